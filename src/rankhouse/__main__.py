@@ -1,0 +1,5 @@
+"""``python -m rankhouse`` runs the CLI."""
+
+from .cli import app
+
+app()

@@ -1,0 +1,60 @@
+"""The ``rankhouse`` command: a thin Typer layer over the library.
+
+Each command group lives in ``rankhouse.commands``; this module holds the root app, the
+global options and the one place where library errors become ``Error: ...`` and exit 1.
+"""
+
+from __future__ import annotations
+
+import sys
+
+import typer
+
+from . import __version__
+from .commands import register_all
+from .commands.common import CliState
+from .errors import RankhouseError
+
+
+class _App(typer.Typer):
+    def __call__(self, *args, **kwargs):
+        try:
+            return super().__call__(*args, **kwargs)
+        except RankhouseError as exc:
+            print(f"Error: {exc}", file=sys.stderr)
+            sys.exit(1)
+
+
+app = _App(
+    name="rankhouse",
+    help="An evaluation warehouse for ranked retrieval: ingest qrels and runs, evaluate, remember.",
+    no_args_is_help=True,
+    pretty_exceptions_enable=False,
+    add_completion=False,
+)
+
+
+def _version(value: bool) -> None:
+    if value:
+        print(f"rankhouse {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def main(
+    ctx: typer.Context,
+    db: str = typer.Option(
+        None,
+        "--db",
+        envvar="RANKHOUSE_DB",
+        help="Warehouse: a DuckDB file or an SQLAlchemy URL [default: ./rankhouse.duckdb].",
+    ),
+    read_only: bool = typer.Option(False, "--read-only", help="Open the warehouse read-only."),
+    version: bool = typer.Option(
+        False, "--version", callback=_version, is_eager=True, help="Print the version and exit."
+    ),
+) -> None:
+    ctx.obj = CliState(db=db, read_only=read_only)
+
+
+register_all(app)

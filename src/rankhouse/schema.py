@@ -1,0 +1,91 @@
+"""Numbered schema migrations: ``migrations/NNNN_name.sql`` applied in order, each recorded."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+
+import sqlalchemy as sa
+
+from .errors import SchemaError
+from .resources import migrations_dir
+
+_MIGRATION_NAME = re.compile(r"^(\d{4})_([a-z0-9_]+)\.sql$")
+
+
+@dataclass(frozen=True)
+class Migration:
+    version: int
+    name: str
+    path: Path
+
+    def statements(self) -> list[str]:
+        """The file's statements, split on ';' at line ends (migrations hold no ';' in strings)."""
+        text = "\n".join(
+            line for line in self.path.read_text(encoding="utf-8").splitlines()
+            if not line.lstrip().startswith("--")
+        )
+        return [part.strip() for part in re.split(r";\s*(?:\n|$)", text) if part.strip()]
+
+
+def known_migrations() -> list[Migration]:
+    """Every migration shipped with this version of rankhouse, in version order."""
+    found = []
+    for path in sorted(migrations_dir().glob("*.sql")):
+        match = _MIGRATION_NAME.match(path.name)
+        if match is None:
+            raise SchemaError(f"migration file {path.name!r} is not named NNNN_name.sql")
+        found.append(Migration(int(match.group(1)), match.group(2), path))
+    versions = [m.version for m in found]
+    if versions != list(range(1, len(found) + 1)):
+        raise SchemaError(f"migrations must be numbered 1..n without gaps, found {versions}")
+    return found
+
+
+def applied_versions(conn: sa.Connection) -> list[int]:
+    """Versions recorded in ``schema_migrations`` (empty for a new warehouse)."""
+    if not sa.inspect(conn).has_table("schema_migrations"):
+        return []
+    rows = conn.execute(sa.text("SELECT version FROM schema_migrations ORDER BY version"))
+    return [row[0] for row in rows]
+
+
+def pending_migrations(conn: sa.Connection) -> list[Migration]:
+    """Migrations not yet applied; raises SchemaError if the warehouse is newer than the code."""
+    applied = applied_versions(conn)
+    known = known_migrations()
+    newest_known = known[-1].version if known else 0
+    if applied and max(applied) > newest_known:
+        raise SchemaError(
+            f"this warehouse has schema version {max(applied)}, newer than this rankhouse "
+            f"understands ({newest_known}); upgrade rankhouse to open it"
+        )
+    return [m for m in known if m.version not in set(applied)]
+
+
+def migrate(engine: sa.Engine) -> list[Migration]:
+    """Apply pending migrations, each in its own transaction with its row. Returns those applied."""
+    with engine.begin() as conn:
+        conn.execute(
+            sa.text(
+                "CREATE TABLE IF NOT EXISTS schema_migrations ("
+                " version INTEGER PRIMARY KEY, name VARCHAR NOT NULL, applied_at TIMESTAMP NOT NULL)"
+            )
+        )
+    with engine.connect() as conn:
+        pending = pending_migrations(conn)
+    for migration in pending:
+        with engine.begin() as conn:
+            for statement in migration.statements():
+                conn.exec_driver_sql(statement)
+            conn.execute(
+                sa.text("INSERT INTO schema_migrations VALUES (:v, :n, :t)"),
+                {"v": migration.version, "n": migration.name, "t": _utc_now()},
+            )
+    return pending
+
+
+def _utc_now() -> datetime:
+    return datetime.now(UTC).replace(tzinfo=None)
