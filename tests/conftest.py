@@ -60,8 +60,13 @@ def run_cli(db_path: Path, tmp_path: Path):
     ``cwd=`` picks the working folder (default: the test's tmp folder).
     """
 
-    def run(*args: str, input: str | None = None, cwd: Path | None = None, db: bool = True,
-            env: dict[str, str] | None = None) -> CliResult:
+    def run(
+        *args: str,
+        input: str | None = None,
+        cwd: Path | None = None,
+        db: bool = True,
+        env: dict[str, str] | None = None,
+    ) -> CliResult:
         command = [sys.executable, "-m", "rankhouse"]
         if db:
             command += ["--db", str(db_path)]

@@ -24,7 +24,8 @@ class Migration:
     def statements(self) -> list[str]:
         """The file's statements, split on ';' at line ends (migrations hold no ';' in strings)."""
         text = "\n".join(
-            line for line in self.path.read_text(encoding="utf-8").splitlines()
+            line
+            for line in self.path.read_text(encoding="utf-8").splitlines()
             if not line.lstrip().startswith("--")
         )
         return [part.strip() for part in re.split(r";\s*(?:\n|$)", text) if part.strip()]
@@ -70,8 +71,8 @@ def migrate(engine: sa.Engine) -> list[Migration]:
     with engine.begin() as conn:
         conn.execute(
             sa.text(
-                "CREATE TABLE IF NOT EXISTS schema_migrations ("
-                " version INTEGER PRIMARY KEY, name VARCHAR NOT NULL, applied_at TIMESTAMP NOT NULL)"
+                "CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY,"
+                " name VARCHAR NOT NULL, applied_at TIMESTAMP NOT NULL)"
             )
         )
     with engine.connect() as conn:

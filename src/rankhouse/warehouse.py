@@ -65,7 +65,9 @@ class Warehouse:
             # Keep DuckDB's ordering byte-wise: trec_eval breaks ties by strcmp of doc ids.
             connect_args["config"] = {"default_collation": ""}
         try:
-            self.engine = sa.create_engine(self.url, poolclass=StaticPool, connect_args=connect_args)
+            self.engine = sa.create_engine(
+                self.url, poolclass=StaticPool, connect_args=connect_args
+            )
             if read_only:
                 with self.engine.connect() as conn:
                     if pending_migrations(conn):

@@ -7,7 +7,17 @@ import importlib
 import typer
 
 # Each module defines ``register(app)``. Listed here so that the order of ``--help`` is stable.
-_MODULES = ("ingest", "catalog", "evaluate", "measures", "trec_eval", "history", "compare", "regress", "sql")
+_MODULES = (
+    "ingest",
+    "catalog",
+    "evaluate",
+    "measures",
+    "trec_eval",
+    "history",
+    "compare",
+    "regress",
+    "sql",
+)
 
 
 def register_all(app: typer.Typer) -> None:

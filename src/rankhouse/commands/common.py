@@ -78,7 +78,9 @@ def print_frame(
     """
     out = file or sys.stdout
     if fmt == OutputFormat.json:
-        records = json.loads(frame.to_json(orient="records", date_format="iso", double_precision=15))
+        records = json.loads(
+            frame.to_json(orient="records", date_format="iso", double_precision=15)
+        )
         out.write(json.dumps(records, indent=2) + "\n")
         return
     if fmt == OutputFormat.csv:

@@ -1,0 +1,208 @@
+#!/usr/bin/env python3
+"""Time `rankhouse eval` against pytrec_eval on an MS MARCO-scale run (7 million lines).
+
+Builds the run with ../shared/tools/make_run.py (6,980 MS MARCO dev queries x 1,000 documents,
+shuffled so that only the score gives the ranking), then alternates, for --repeat rounds:
+
+  file -> numbers    `rankhouse eval QRELS RUN` into a new warehouse file (ingest + evaluate)
+  stored -> numbers  `rankhouse eval qrels run --recompute` on the run already stored
+  pytrec_eval        read both files the usual way (Python dicts) and evaluate
+
+each as a separate process, for P@10, nDCG@10, AP, RR and R@1000, and prints the median wall
+time and peak memory (max RSS of the child process) side by side, plus a check that the
+numbers agree.
+
+  python benchmarks/bench_eval.py [--repeat 5] [--workdir benchmarks/data]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+SHARED = ROOT.parent / "shared"
+QRELS = SHARED / "data" / "qrels" / "qrels.msmarco-passage.dev-subset.txt"
+MEASURES = ["P@10", "nDCG@10", "AP", "RR", "R@1000"]
+PYTREC_MEASURES = {
+    "P@10": "P_10",
+    "nDCG@10": "ndcg_cut_10",
+    "AP": "map",
+    "RR": "recip_rank",
+    "R@1000": "recall_1000",
+}
+
+PYTREC_SCRIPT = r"""
+import json, sys, pytrec_eval
+qrels, run = {}, {}
+with open(sys.argv[1]) as f:
+    for line in f:
+        q, _, d, r = line.split()
+        qrels.setdefault(q, {})[d] = int(r)
+with open(sys.argv[2]) as f:
+    for line in f:
+        q, _, d, _, s, _ = line.split()
+        run.setdefault(q, {})[d] = float(s)
+measures = set(sys.argv[3].split(","))
+results = pytrec_eval.RelevanceEvaluator(qrels, measures).evaluate(run)
+# trec_eval -c: qrels queries without results count as 0 in the mean
+means = {m: sum(r[m] for r in results.values()) / len(qrels) for m in next(iter(results.values()))}
+print(json.dumps(means))
+"""
+
+
+def make_run(workdir: Path) -> Path:
+    run = workdir / "msmarco-dev.run"
+    if not run.exists():
+        print(f"building {run} with make_run.py ...", file=sys.stderr)
+        subprocess.run(
+            [
+                sys.executable,
+                str(SHARED / "tools" / "make_run.py"),
+                str(QRELS),
+                "-o",
+                str(run),
+                "-n",
+                "1000",
+                "--seed",
+                "1",
+                "--shuffle",
+            ],
+            check=True,
+        )
+    return run
+
+
+def measured(command: list[str]) -> tuple[float, float, str]:
+    """Run `command` in a helper process so that RUSAGE_CHILDREN is per command."""
+    probe = (
+        "import json,resource,subprocess,sys,time;"
+        "t=time.perf_counter();d=subprocess.run(sys.argv[1:],capture_output=True,text=True);"
+        "w=time.perf_counter()-t;"
+        "print(json.dumps([w,resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss/1024,"
+        "d.returncode,d.stdout,d.stderr]))"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", probe, *command], capture_output=True, text=True, check=True
+    )
+    wall, peak, code, out, err = json.loads(done.stdout)
+    if code != 0:
+        sys.exit(f"command failed ({code}): {' '.join(command)}\n{err}")
+    return wall, peak, out
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--repeat", type=int, default=5)
+    parser.add_argument("--workdir", type=Path, default=ROOT / "benchmarks" / "data")
+    args = parser.parse_args()
+    if not QRELS.exists():
+        sys.exit(f"needs {QRELS} (../shared beside the checkout)")
+    args.workdir.mkdir(parents=True, exist_ok=True)
+    run = make_run(args.workdir)
+    rankhouse = [sys.executable, "-m", "rankhouse"]
+    m_args = [arg for m in MEASURES for arg in ("-m", m)]
+    stored_db = args.workdir / "stored.duckdb"
+    if stored_db.exists():
+        stored_db.unlink()
+    subprocess.run(
+        [
+            *rankhouse,
+            "--db",
+            str(stored_db),
+            "ingest",
+            "qrels",
+            str(QRELS),
+            "--name",
+            "msmarco-dev",
+        ],
+        check=True,
+        capture_output=True,
+    )
+    subprocess.run(
+        [*rankhouse, "--db", str(stored_db), "ingest", "run", str(run), "--name", "synth"],
+        check=True,
+        capture_output=True,
+    )
+
+    figures: dict[str, list[tuple[float, float]]] = {"file": [], "stored": [], "pytrec": []}
+    outputs: dict[str, str] = {}
+    with tempfile.TemporaryDirectory() as tmp:
+        for round_ in range(args.repeat):
+            fresh = Path(tmp) / f"fresh{round_}.duckdb"
+            wall, peak, out = measured(
+                [
+                    *rankhouse,
+                    "--db",
+                    str(fresh),
+                    "eval",
+                    str(QRELS),
+                    str(run),
+                    *m_args,
+                    "--format",
+                    "json",
+                ]
+            )
+            figures["file"].append((wall, peak))
+            outputs["file"] = out
+            fresh.unlink()
+            wall, peak, out = measured(
+                [
+                    *rankhouse,
+                    "--db",
+                    str(stored_db),
+                    "eval",
+                    "msmarco-dev",
+                    "synth",
+                    *m_args,
+                    "--recompute",
+                    "--format",
+                    "json",
+                ]
+            )
+            figures["stored"].append((wall, peak))
+            outputs["stored"] = out
+            wall, peak, out = measured(
+                [
+                    sys.executable,
+                    "-c",
+                    PYTREC_SCRIPT,
+                    str(QRELS),
+                    str(run),
+                    ",".join(PYTREC_MEASURES.values()),
+                ]
+            )
+            figures["pytrec"].append((wall, peak))
+            outputs["pytrec"] = out
+            print(f"round {round_ + 1}/{args.repeat} done", file=sys.stderr)
+
+    labels = {
+        "file": "rankhouse eval, file -> numbers",
+        "stored": "rankhouse eval, stored run",
+        "pytrec": "pytrec_eval (read files + evaluate)",
+    }
+    print(f"{'command':40s} {'median s':>9s} {'min s':>7s} {'max s':>7s} {'peak MiB':>9s}")
+    for key, rows in figures.items():
+        walls = [w for w, _ in rows]
+        print(
+            f"{labels[key]:40s} {statistics.median(walls):9.2f} {min(walls):7.2f} "
+            f"{max(walls):7.2f} {max(p for _, p in rows):9.0f}"
+        )
+    speedup = statistics.median(w for w, _ in figures["pytrec"]) / statistics.median(
+        w for w, _ in figures["file"]
+    )
+    print(f"file -> numbers is {speedup:.2f}x faster than pytrec_eval")
+
+    ours = json.loads(outputs["file"])[0]
+    theirs = json.loads(outputs["pytrec"])
+    worst = max(abs(ours[m] - theirs[PYTREC_MEASURES[m]]) for m in MEASURES)
+    print(f"largest difference between rankhouse and pytrec_eval means: {worst:.2e}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,119 @@
+-- The one shared ranking: every measure file reads the temporary tables built here.
+--
+-- The evaluation rank of each run row was fixed at ingest (run_rows.position: score
+-- descending, then doc_id descending in byte order, trec_eval's rule). This file applies
+-- trec_eval's -M (keep position <= max_rank) and -J (keep judged documents, renumbered),
+-- joins the ranking to the judgments once, and computes the cutoff-independent statistics.
+--
+-- Tables built (temporary, per connection; replaced at each request):
+--   rh_ranking  (run_id, query_id, doc_id, rank, grade, pooled_upto, judged_upto)
+--               the retrieved documents that have a judgment line (any grade, negatives too).
+--               rank = evaluation rank (after -M/-J); pooled_upto = judged lines at or above
+--               (negative grades included); judged_upto = grades >= 0 at or above.
+--   rh_queries  (run_id, query_id, num_ret, eval_n, in_run)
+--               one row per run and evaluated query: every query of the qrels set (only those
+--               the run answered when :skip_missing). num_ret = n; in_run = the run has lines
+--               for the query; eval_n = the n trec_eval's formulas see (its -c dummy ranking
+--               of one unjudged document for a query the run did not answer, 0 under -J/-M0).
+--   rh_stats    (level, run_id, query_id, num_ret, eval_n, in_run, num_rel, num_nonrel,
+--               num_rel_ret), one row per relevance level and rh_queries row:
+--               num_rel = R (grade >= level), num_nonrel = judged below the level (0 <= grade
+--               < level, retrieved or not), num_rel_ret = relevant retrieved.
+--   rh_relevant (level, run_id, query_id, rank, k, grade, pooled_upto, judged_upto)
+--               the relevant retrieved documents at each level; k = k(rank), the number of
+--               relevant documents at or above (so k / rank is the precision there).
+--
+-- Parameters:
+--   :run_ids       INTEGER[]  the runs evaluated
+--   :qrels_id      INTEGER    the qrels set
+--   :max_rank      INTEGER    trec_eval -M: keep the top max_rank documents; NULL keeps all
+--   :judged_only   BOOLEAN    trec_eval -J: keep only documents judged >= 0, ranks renumbered
+--   :skip_missing  BOOLEAN    evaluate only queries the run answered (else all qrels queries)
+--   :levels        INTEGER[]  the relevance levels the request needs (each >= 0)
+
+CREATE OR REPLACE TEMP TABLE rh_ranking AS
+WITH kept AS (
+    SELECT rr.run_id, rr.query_id, rr.doc_id, rr.position, j.grade
+    FROM run_rows AS rr
+    JOIN judgments AS j
+      ON j.qrels_id = :qrels_id AND j.query_id = rr.query_id AND j.doc_id = rr.doc_id
+    WHERE list_contains(CAST(:run_ids AS INTEGER[]), rr.run_id)
+      AND (CAST(:max_rank AS INTEGER) IS NULL OR rr.position <= CAST(:max_rank AS INTEGER))
+      AND (NOT CAST(:judged_only AS BOOLEAN) OR j.grade >= 0)
+)
+SELECT
+    run_id, query_id, doc_id, grade,
+    CASE WHEN CAST(:judged_only AS BOOLEAN) THEN row_number() OVER w ELSE position END AS rank,
+    row_number() OVER w AS pooled_upto,
+    count(*) FILTER (WHERE grade >= 0) OVER w AS judged_upto
+FROM kept
+WINDOW w AS (PARTITION BY run_id, query_id ORDER BY position ROWS UNBOUNDED PRECEDING);
+
+CREATE OR REPLACE TEMP TABLE rh_queries AS
+WITH qrels_queries AS (
+    SELECT DISTINCT query_id FROM judgments WHERE qrels_id = :qrels_id
+),
+runs AS (
+    SELECT unnest(CAST(:run_ids AS INTEGER[])) AS run_id
+),
+answered AS (
+    SELECT run_id, query_id, count(*) AS n
+    FROM run_rows
+    WHERE list_contains(CAST(:run_ids AS INTEGER[]), run_id)
+    GROUP BY run_id, query_id
+),
+judged AS (
+    SELECT run_id, query_id, count(*) AS n FROM rh_ranking WHERE grade >= 0 GROUP BY ALL
+)
+SELECT
+    runs.run_id,
+    q.query_id,
+    CASE
+        WHEN answered.n IS NULL THEN 0
+        WHEN CAST(:judged_only AS BOOLEAN) THEN coalesce(judged.n, 0)
+        ELSE least(answered.n, coalesce(CAST(:max_rank AS INTEGER), answered.n))
+    END AS num_ret,
+    CASE
+        WHEN answered.n IS NOT NULL THEN num_ret
+        WHEN CAST(:judged_only AS BOOLEAN) OR CAST(:max_rank AS INTEGER) = 0 THEN 0
+        ELSE 1
+    END AS eval_n,
+    answered.n IS NOT NULL AS in_run
+FROM runs
+CROSS JOIN qrels_queries AS q
+LEFT JOIN answered ON answered.run_id = runs.run_id AND answered.query_id = q.query_id
+LEFT JOIN judged ON judged.run_id = runs.run_id AND judged.query_id = q.query_id
+WHERE answered.n IS NOT NULL OR NOT CAST(:skip_missing AS BOOLEAN);
+
+CREATE OR REPLACE TEMP TABLE rh_relevant AS
+SELECT
+    l.level, r.run_id, r.query_id, r.rank, r.grade, r.pooled_upto, r.judged_upto,
+    row_number() OVER (PARTITION BY l.level, r.run_id, r.query_id ORDER BY r.rank) AS k
+FROM rh_ranking AS r
+JOIN (SELECT unnest(CAST(:levels AS INTEGER[])) AS level) AS l ON r.grade >= l.level;
+
+CREATE OR REPLACE TEMP TABLE rh_stats AS
+WITH levels AS (
+    SELECT unnest(CAST(:levels AS INTEGER[])) AS level
+),
+judged AS (
+    SELECT l.level, j.query_id,
+           count(*) FILTER (WHERE j.grade >= l.level) AS num_rel,
+           count(*) FILTER (WHERE j.grade >= 0 AND j.grade < l.level) AS num_nonrel
+    FROM judgments AS j CROSS JOIN levels AS l
+    WHERE j.qrels_id = :qrels_id
+    GROUP BY l.level, j.query_id
+),
+retrieved AS (
+    SELECT level, run_id, query_id, count(*) AS num_rel_ret FROM rh_relevant GROUP BY ALL
+)
+SELECT
+    l.level, q.run_id, q.query_id, q.num_ret, q.eval_n, q.in_run,
+    coalesce(judged.num_rel, 0) AS num_rel,
+    coalesce(judged.num_nonrel, 0) AS num_nonrel,
+    coalesce(retrieved.num_rel_ret, 0) AS num_rel_ret
+FROM rh_queries AS q
+CROSS JOIN levels AS l
+LEFT JOIN judged ON judged.level = l.level AND judged.query_id = q.query_id
+LEFT JOIN retrieved
+  ON retrieved.level = l.level AND retrieved.run_id = q.run_id AND retrieved.query_id = q.query_id;

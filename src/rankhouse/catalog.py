@@ -1,0 +1,150 @@
+"""The catalogue: which qrels sets and runs the warehouse holds, and removing them.
+
+Plain SQL with bound parameters (no DuckDB-only syntax), so it works on any backend.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import TYPE_CHECKING
+
+import pandas as pd
+import sqlalchemy as sa
+
+from .errors import NotFoundError
+
+if TYPE_CHECKING:
+    from .warehouse import Warehouse
+
+_RUN_COLUMNS = (
+    "id, name, system_tag, num_queries, num_rows, order_by, ingested_at, source, "
+    "content_sha256, parse_options, metadata"
+)
+_QRELS_COLUMNS = (
+    "id, name, num_queries, num_judgments, num_relevant, min_grade, max_grade, ingested_at, "
+    "source, content_sha256, parse_options"
+)
+
+
+def list_runs(wh: Warehouse) -> pd.DataFrame:
+    """All stored runs, oldest first (id, name, system_tag, num_queries, num_rows, ...)."""
+    with wh.connect() as conn:
+        result = conn.execute(sa.text(f"SELECT {_RUN_COLUMNS} FROM runs ORDER BY id"))
+        return pd.DataFrame(result.fetchall(), columns=list(result.keys()))
+
+
+def list_qrels(wh: Warehouse) -> pd.DataFrame:
+    """All stored qrels sets, oldest first (id, name, num_queries, num_judgments, ...)."""
+    with wh.connect() as conn:
+        result = conn.execute(sa.text(f"SELECT {_QRELS_COLUMNS} FROM qrels_sets ORDER BY id"))
+        return pd.DataFrame(result.fetchall(), columns=list(result.keys()))
+
+
+def _find(conn: sa.Connection, table: str, columns: str, name_or_id: str | int, label: str):
+    """A catalogue row by name, else by id (a name that looks like a number wins)."""
+    row = (
+        conn.execute(
+            sa.text(f"SELECT {columns} FROM {table} WHERE name = :name"), {"name": str(name_or_id)}
+        )
+        .mappings()
+        .first()
+    )
+    if row is None and str(name_or_id).strip().lstrip("-").isdigit():
+        row = (
+            conn.execute(
+                sa.text(f"SELECT {columns} FROM {table} WHERE id = :id"), {"id": int(name_or_id)}
+            )
+            .mappings()
+            .first()
+        )
+    if row is None:
+        raise NotFoundError(
+            f"no {label} named {str(name_or_id)!r}; "
+            f"'rankhouse {'runs' if label == 'run' else 'qrels'} list' shows what is stored"
+        )
+    return dict(row)
+
+
+def get_run(wh: Warehouse, name_or_id: str | int) -> dict:
+    """One run's catalogue row by name or id; ``metadata`` is decoded into a dict.
+
+    Raises:
+        NotFoundError: no such run.
+    """
+    with wh.connect() as conn:
+        row = _find(conn, "runs", _RUN_COLUMNS, name_or_id, "run")
+    row["metadata"] = json.loads(row["metadata"])
+    return row
+
+
+def get_qrels(wh: Warehouse, name_or_id: str | int) -> dict:
+    """One qrels set's catalogue row by name or id.
+
+    Raises:
+        NotFoundError: no such qrels set.
+    """
+    with wh.connect() as conn:
+        return _find(conn, "qrels_sets", _QRELS_COLUMNS, name_or_id, "qrels set")
+
+
+def run_query_counts(wh: Warehouse, name_or_id: str | int) -> pd.DataFrame:
+    """Rows per query of one run: DataFrame[query_id, num_rows] in query byte order."""
+    run = get_run(wh, name_or_id)
+    with wh.connect() as conn:
+        result = conn.execute(
+            sa.text(
+                "SELECT query_id, count(*) AS num_rows FROM run_rows WHERE run_id = :id "
+                "GROUP BY query_id ORDER BY query_id"
+            ),
+            {"id": run["id"]},
+        )
+        return pd.DataFrame(result.fetchall(), columns=list(result.keys()))
+
+
+def _delete_evaluations(conn: sa.Connection, column: str, value: int) -> None:
+    conn.execute(
+        sa.text(
+            "DELETE FROM evaluation_values WHERE evaluation_id IN "
+            f"(SELECT id FROM evaluations WHERE {column} = :value)"
+        ),
+        {"value": value},
+    )
+    conn.execute(sa.text(f"DELETE FROM evaluations WHERE {column} = :value"), {"value": value})
+
+
+def delete_run(conn: sa.Connection, run_id: int) -> None:
+    """Delete a run, its rows and its stored evaluations inside the caller's transaction."""
+    _delete_evaluations(conn, "run_id", run_id)
+    conn.execute(sa.text("DELETE FROM run_rows WHERE run_id = :id"), {"id": run_id})
+    conn.execute(sa.text("DELETE FROM runs WHERE id = :id"), {"id": run_id})
+
+
+def delete_qrels(conn: sa.Connection, qrels_id: int) -> None:
+    """Delete a qrels set, its judgments and the evaluations made with it (caller's transaction)."""
+    _delete_evaluations(conn, "qrels_id", qrels_id)
+    conn.execute(sa.text("DELETE FROM judgments WHERE qrels_id = :id"), {"id": qrels_id})
+    conn.execute(sa.text("DELETE FROM qrels_sets WHERE id = :id"), {"id": qrels_id})
+
+
+def remove_run(wh: Warehouse, name_or_id: str | int) -> dict:
+    """Delete a run by name or id, with its rows and evaluations; returns its catalogue row.
+
+    Raises:
+        NotFoundError: no such run.
+    """
+    with wh.transaction() as conn:
+        row = _find(conn, "runs", _RUN_COLUMNS, name_or_id, "run")
+        delete_run(conn, row["id"])
+    return row
+
+
+def remove_qrels(wh: Warehouse, name_or_id: str | int) -> dict:
+    """Delete a qrels set by name or id, with its judgments and evaluations; returns its row.
+
+    Raises:
+        NotFoundError: no such qrels set.
+    """
+    with wh.transaction() as conn:
+        row = _find(conn, "qrels_sets", _QRELS_COLUMNS, name_or_id, "qrels set")
+        delete_qrels(conn, row["id"])
+    return row

@@ -1,0 +1,92 @@
+"""``rankhouse eval``: evaluate runs against qrels, print and store the results."""
+
+from __future__ import annotations
+
+import sys
+from enum import StrEnum
+
+import typer
+
+from .common import FORMAT_OPTION, OutputFormat, open_warehouse, print_frame
+
+DEFAULT_MEASURES = ["AP", "nDCG@10", "P@10", "RR", "R@1000"]
+
+
+class MissingQueries(StrEnum):
+    zero = "zero"
+    skip = "skip"
+
+
+def register(app: typer.Typer) -> None:
+    app.command("eval")(eval_command)
+
+
+def eval_command(
+    ctx: typer.Context,
+    qrels: str = typer.Argument(..., help="Qrels: a stored name or id, or a file (ingested)."),
+    runs: list[str] = typer.Argument(..., help="Runs: stored names or ids, or files (ingested)."),
+    measures: list[str] = typer.Option(
+        None,
+        "--measure",
+        "-m",
+        help="Measure, repeatable: nDCG@10, AP(rel=2), P_5, ndcg_cut.10,20 ... "
+        f"[default: {' '.join(DEFAULT_MEASURES)}]",
+    ),
+    relevance_level: int = typer.Option(
+        1,
+        "--relevance-level",
+        "-l",
+        help="Grade from which a document counts as relevant for binary measures.",
+    ),
+    missing_queries: MissingQueries = typer.Option(
+        MissingQueries.zero,
+        "--missing-queries",
+        help="zero: a qrels query the run did not answer scores as an empty ranking "
+        "(trec_eval -c); skip: average over the queries both have.",
+    ),
+    per_query: bool = typer.Option(False, "--per-query", "-q", help="One row per run and query."),
+    recompute: bool = typer.Option(
+        False, "--recompute", help="Compute again even when the evaluation is stored."
+    ),
+    fmt: OutputFormat = FORMAT_OPTION,
+) -> None:
+    """Evaluate RUNS against QRELS; every evaluation is stored and reused when asked again."""
+    wh = open_warehouse(ctx)
+    result = wh.evaluate(
+        runs,
+        qrels,
+        measures or DEFAULT_MEASURES,
+        relevance_level=relevance_level,
+        missing_queries=missing_queries.value,
+        recompute=recompute,
+    )
+    for run, counts in result.query_counts.items():
+        notes = [f"{counts.evaluated} queries evaluated"]
+        if counts.missing_from_run:
+            verb = "scored as empty rankings" if missing_queries == "zero" else "skipped"
+            notes.append(f"{counts.missing_from_run} qrels queries not in the run ({verb})")
+        if counts.ignored:
+            notes.append(f"{counts.ignored} run queries without judgments ignored")
+        if counts.tied_pairs:
+            notes.append(f"{counts.tied_pairs} tied-score pairs ordered by doc id descending")
+        print(f"{run}: " + "; ".join(notes), file=sys.stderr)
+    if result.num_reused:
+        print(
+            f"{result.num_reused} of {len(result.aggregates)} results reused from storage "
+            "(--recompute to compute again)",
+            file=sys.stderr,
+        )
+    if per_query:
+        wide = result.per_query.pivot_table(
+            index=["run", "query"],
+            columns="measure",
+            values="value",
+            sort=False,
+            aggfunc="first",
+            dropna=False,
+        )
+        wide = wide.reindex(columns=list(result.summary.columns[1:])).reset_index()
+        wide.columns.name = None
+        print_frame(wide, fmt, title=f"qrels {result.qrels}, per query")
+    else:
+        print_frame(result.summary, fmt, title=f"qrels {result.qrels}")

@@ -1,0 +1,34 @@
+"""``rankhouse history``: stored evaluations over time, one row per run."""
+
+from __future__ import annotations
+
+import typer
+
+from .common import FORMAT_OPTION, OutputFormat, open_warehouse, print_frame
+
+
+def register(app: typer.Typer) -> None:
+    app.command("history")(history_command)
+
+
+def history_command(
+    ctx: typer.Context,
+    system: str = typer.Option(None, "--system", "-s", help="Only runs with this system tag."),
+    run: str = typer.Option(None, "--run", help="Only this run (name or id)."),
+    qrels: str = typer.Option(None, "--qrels", help="Only evaluations against this qrels set."),
+    measures: list[str] = typer.Option(
+        None, "--measure", "-m", help="Measure columns, repeatable [default: all stored]."
+    ),
+    since: str = typer.Option(
+        None, "--since", help="Only runs ingested at or after this date (YYYY-MM-DD, UTC)."
+    ),
+    fmt: OutputFormat = FORMAT_OPTION,
+) -> None:
+    """Stored evaluations over time: one row per run (newest last), one column per measure.
+
+    Columns: ingest time (UTC), run, system tag, qrels set, the run's --meta keys, the
+    measures, and gate (the newest regress verdict). History reads; it never evaluates.
+    """
+    wh = open_warehouse(ctx, write=False)
+    frame = wh.history(system=system, run=run, qrels=qrels, measures=measures or None, since=since)
+    print_frame(frame, fmt, title="history")

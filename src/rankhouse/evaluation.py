@@ -1,0 +1,480 @@
+"""Evaluate runs against a qrels set, store every evaluation, and reuse stored ones.
+
+An evaluation is identified by (run, qrels set and its content hash, canonical measure,
+effective relevance level, missing-query policy, other options). Asking again for the same
+thing returns the stored per-query values instead of recomputing them, unless ``recompute``.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+import sqlalchemy as sa
+
+from .errors import NotFoundError, RankhouseError
+
+MISSING_QUERY_POLICIES = ("zero", "skip")
+
+
+@dataclass
+class QueryCounts:
+    """How the query sets of one run and the qrels set met."""
+
+    evaluated: int
+    """Queries averaged over (all qrels queries, or run ∩ qrels with ``missing_queries='skip'``)."""
+    missing_from_run: int
+    """Qrels queries the run did not answer (scored as an empty ranking under ``'zero'``)."""
+    ignored: int
+    """Run queries without any judgment (not evaluated)."""
+    tied_pairs: int
+    """Adjacent pairs of documents with equal scores, ordered by doc id descending (trec_eval)."""
+
+
+@dataclass
+class EvaluationResult:
+    """What :func:`evaluate` returns. DataFrames have fixed columns whatever was asked.
+
+    Attributes:
+        per_query: long form, columns ``run, query, measure, value``.
+        aggregates: columns ``run, run_id, measure, value, num_q, evaluation_id, reused``.
+        summary: wide form, column ``run`` then one column per measure in request order.
+        query_counts: per run name, the :class:`QueryCounts`.
+        qrels: the name of the qrels set evaluated against.
+    """
+
+    per_query: pd.DataFrame
+    aggregates: pd.DataFrame
+    summary: pd.DataFrame
+    query_counts: dict[str, QueryCounts] = field(default_factory=dict)
+    qrels: str = ""
+
+    @property
+    def num_reused(self) -> int:
+        """Number of (run, measure) aggregates taken from storage rather than computed."""
+        return int(self.aggregates["reused"].sum())
+
+
+def evaluate(
+    wh,
+    runs: Any,
+    qrels: Any,
+    measures: Iterable[Any],
+    *,
+    relevance_level: int = 1,
+    missing_queries: str = "zero",
+    recompute: bool = False,
+    options: dict[str, Any] | None = None,
+) -> EvaluationResult:
+    """Evaluate runs against a qrels set, storing per-query values and aggregates.
+
+    Args:
+        wh: the :class:`~rankhouse.Warehouse`.
+        runs: one run or a list of runs; each a stored name or id, a file path (ingested on
+            the fly, deduplicated by content hash; a multi-tag file gives one run per tag) or
+            a pandas DataFrame.
+        qrels: a stored qrels set's name or id, a file path or a DataFrame.
+        measures: names in ir_measures' or trec_eval's grammar (``"nDCG@10"``, ``"P_5"``,
+            ``"ndcg_cut.10,20"``) or :class:`~rankhouse.measures.Measure` objects.
+        relevance_level: grade from which a judgment counts as relevant for binary measures
+            that do not set their own (``AP(rel=2)``).
+        missing_queries: ``"zero"`` scores a qrels query the run did not answer as an empty
+            ranking and counts it in the mean (trec_eval ``-c``); ``"skip"`` averages over the
+            queries both have.
+        recompute: compute and store again even when an identical evaluation is stored.
+        options: further options that change values (for example trec_eval's ``-M`` as
+            ``{"max_rank": 100}`` and ``-J`` as ``{"judged_only": True}``); part of the key.
+
+    Returns:
+        An :class:`EvaluationResult`.
+
+    Raises:
+        MeasureError: an unknown measure name.
+        NotFoundError: a run or qrels name that is neither stored nor a file.
+        InputError: a file that cannot be ingested.
+    """
+    from .measures import parse_measures
+
+    if missing_queries not in MISSING_QUERY_POLICIES:
+        raise RankhouseError(
+            f"missing_queries must be one of {', '.join(MISSING_QUERY_POLICIES)}, "
+            f"not {missing_queries!r}"
+        )
+    measure_list = parse_measures([measures] if isinstance(measures, str) else measures)
+    if not measure_list:
+        raise RankhouseError("no measure requested")
+    options = dict(sorted((options or {}).items()))
+    qrels_row = resolve_qrels(wh, qrels)
+    run_rows = resolve_runs(wh, runs)
+    if not run_rows:
+        raise RankhouseError("no run to evaluate")
+
+    keys = {
+        (run["id"], m.name): _EvaluationKey(
+            run_id=run["id"],
+            qrels_id=qrels_row["id"],
+            qrels_sha256=qrels_row["content_sha256"],
+            measure=m.name,
+            relevance_level=_effective_level(m, relevance_level),
+            missing_queries=missing_queries,
+            options=json.dumps(options, sort_keys=True),
+        )
+        for run in run_rows
+        for m in measure_list
+    }
+    stored = {} if recompute else _find_stored(wh, keys.values())
+    to_compute = [k for k in keys.values() if k not in stored]
+    if to_compute:
+        _compute_and_store(wh, to_compute, measure_list, relevance_level, missing_queries, options)
+        stored.update(_find_stored(wh, to_compute))
+
+    computed = set(to_compute)
+    run_names = {run["id"]: run["name"] for run in run_rows}
+    aggregates = pd.DataFrame(
+        [
+            {
+                "run": run_names[key.run_id],
+                "run_id": key.run_id,
+                "measure": key.measure,
+                "value": stored[key]["value"],
+                "num_q": stored[key]["num_q"],
+                "evaluation_id": stored[key]["id"],
+                "reused": key not in computed,
+            }
+            for key in keys.values()
+        ],
+        columns=["run", "run_id", "measure", "value", "num_q", "evaluation_id", "reused"],
+    )
+    per_query = _load_values(wh, aggregates)
+    summary = aggregates.pivot(index="run", columns="measure", values="value")
+    summary = summary.reindex(
+        index=list(dict.fromkeys(aggregates["run"])), columns=[m.name for m in measure_list]
+    )
+    summary = summary.reset_index()
+    summary.columns.name = None
+    counts = {
+        run["name"]: query_counts(wh, run["id"], qrels_row["id"], missing_queries)
+        for run in run_rows
+    }
+    return EvaluationResult(per_query, aggregates, summary, counts, qrels_row["name"])
+
+
+def evaluate_frames(
+    run: Any,
+    qrels: Any,
+    measures: Iterable[Any],
+    *,
+    columns=None,
+    qrels_columns=None,
+    **options: Any,
+) -> EvaluationResult:
+    """Evaluate DataFrames (or files) without a warehouse file: notebooks, quick checks.
+
+    Args:
+        run: a pandas DataFrame (any column names that ingest recognises, or mapped with
+            ``columns``) or a file path. Several system tags give several runs.
+        qrels: a DataFrame or file path (column mapping ``qrels_columns``).
+        measures: measure names, as for :func:`evaluate`.
+        columns: column mapping for the run, e.g. ``{"qid": "query", "score": "sim"}``.
+        qrels_columns: column mapping for the qrels.
+        **options: passed to :func:`evaluate` (``relevance_level``, ``missing_queries``).
+
+    Returns:
+        An :class:`EvaluationResult` (the in-memory warehouse is discarded).
+    """
+    from .warehouse import Warehouse
+
+    with Warehouse(":memory:") as wh:
+        qrels_result = wh.ingest_qrels(qrels, columns=qrels_columns)
+        run_results = wh.ingest_run(run, columns=columns)
+        return evaluate(wh, [r.id for r in run_results], qrels_result.id, measures, **options)
+
+
+# --- resolving names, ids, files and frames -------------------------------------------------
+
+
+def resolve_qrels(wh, qrels: Any) -> dict[str, Any]:
+    """The catalogue row of a qrels set given by name, id, file path or DataFrame."""
+    if isinstance(qrels, pd.DataFrame):
+        return wh.qrels(wh.ingest_qrels(qrels).id)
+    if _is_existing_file(qrels):
+        return wh.qrels(wh.ingest_qrels(qrels).id)
+    try:
+        return wh.qrels(qrels)
+    except NotFoundError as exc:
+        raise NotFoundError(f"{exc}; it is not a file either") from None
+
+
+def resolve_runs(wh, runs: Any) -> list[dict[str, Any]]:
+    """Catalogue rows of runs given by names, ids, file paths or DataFrames (in order)."""
+    if isinstance(runs, (str, int, os.PathLike, pd.DataFrame)):
+        runs = [runs]
+    rows: list[dict[str, Any]] = []
+    for run in runs:
+        if isinstance(run, pd.DataFrame) or _is_existing_file(run):
+            rows.extend(wh.run(result.id) for result in wh.ingest_run(run))
+            continue
+        try:
+            rows.append(wh.run(run))
+        except NotFoundError as exc:
+            raise NotFoundError(f"{exc}; it is not a file either") from None
+    unique = {row["id"]: row for row in rows}
+    return list(unique.values())
+
+
+def _is_existing_file(value: Any) -> bool:
+    if isinstance(value, (int, bool)):
+        return False
+    try:
+        return Path(value).is_file()
+    except (TypeError, OSError):
+        return False
+
+
+# --- the stored evaluations -----------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class _EvaluationKey:
+    run_id: int
+    qrels_id: int
+    qrels_sha256: str
+    measure: str
+    relevance_level: int
+    missing_queries: str
+    options: str
+
+
+def _effective_level(measure, default_level: int) -> int:
+    level = getattr(measure, "relevance_level", None)
+    return default_level if level is None else int(level)
+
+
+_FIND_STORED = sa.text(
+    """
+    SELECT id, run_id, measure, relevance_level, value, num_q
+    FROM evaluations
+    WHERE qrels_id = :qrels_id AND qrels_sha256 = :qrels_sha256
+      AND missing_queries = :missing_queries AND options = :options
+      AND run_id IN :run_ids AND measure IN :measures
+    ORDER BY id
+    """
+).bindparams(sa.bindparam("run_ids", expanding=True), sa.bindparam("measures", expanding=True))
+
+
+def _find_stored(wh, keys: Iterable[_EvaluationKey]) -> dict[_EvaluationKey, dict[str, Any]]:
+    keys = list(keys)
+    if not keys:
+        return {}
+    wanted = set(keys)
+    found: dict[_EvaluationKey, dict[str, Any]] = {}
+    groups: dict[tuple, list[_EvaluationKey]] = {}
+    for key in keys:
+        groups.setdefault(
+            (key.qrels_id, key.qrels_sha256, key.missing_queries, key.options), []
+        ).append(key)
+    with wh.connect() as conn:
+        for (qrels_id, sha, policy, opts), group in groups.items():
+            rows = conn.execute(
+                _FIND_STORED,
+                {
+                    "qrels_id": qrels_id,
+                    "qrels_sha256": sha,
+                    "missing_queries": policy,
+                    "options": opts,
+                    "run_ids": sorted({k.run_id for k in group}),
+                    "measures": sorted({k.measure for k in group}),
+                },
+            ).mappings()
+            for row in rows:  # the newest wins (ORDER BY id)
+                key = _EvaluationKey(
+                    row["run_id"],
+                    qrels_id,
+                    sha,
+                    row["measure"],
+                    row["relevance_level"],
+                    policy,
+                    opts,
+                )
+                if key in wanted:
+                    found[key] = dict(row)
+    return found
+
+
+def _compute_and_store(
+    wh,
+    keys: Sequence[_EvaluationKey],
+    measures,
+    relevance_level: int,
+    missing_queries: str,
+    options: dict[str, Any],
+) -> None:
+    """One engine pass for every run and measure not stored yet, then one transaction."""
+    from . import __version__
+    from .engine import aggregate, compute
+
+    by_name = {m.name: m for m in measures}
+    run_ids = sorted({k.run_id for k in keys})
+    wanted = [by_name[name] for name in dict.fromkeys(k.measure for k in keys)]
+    qrels_id = keys[0].qrels_id
+    with wh.connect() as conn:
+        per_query = compute(
+            conn,
+            run_ids,
+            qrels_id,
+            wanted,
+            relevance_level=relevance_level,
+            missing_queries=missing_queries,
+            **options,
+        )
+    totals = aggregate(per_query, wanted)
+    now = datetime.now(UTC).replace(tzinfo=None)
+    with wh.transaction() as conn:
+        for key in keys:
+            measure = by_name[key.measure]
+            conn.execute(
+                sa.text(
+                    "DELETE FROM evaluation_values WHERE evaluation_id IN (SELECT id FROM "
+                    "evaluations WHERE run_id = :run_id AND qrels_id = :qrels_id AND measure = "
+                    ":measure AND relevance_level = :level AND missing_queries = :policy AND "
+                    "options = :options)"
+                ),
+                _key_params(key),
+            )
+            conn.execute(
+                sa.text(
+                    "DELETE FROM evaluations WHERE run_id = :run_id AND qrels_id = :qrels_id AND "
+                    "measure = :measure AND relevance_level = :level AND missing_queries = "
+                    ":policy AND options = :options"
+                ),
+                _key_params(key),
+            )
+            total = totals[(totals["run_id"] == key.run_id) & (totals["measure"] == key.measure)]
+            value = float(total["value"].iloc[0]) if len(total) else math.nan
+            num_q = int(total["num_q"].iloc[0]) if len(total) else 0
+            evaluation_id = conn.execute(
+                sa.text(
+                    "INSERT INTO evaluations (run_id, qrels_id, qrels_sha256, measure, parameters, "
+                    "relevance_level, missing_queries, options, aggregate, value, num_q, "
+                    "rankhouse_version, created_at) VALUES (:run_id, :qrels_id, :sha, :measure, "
+                    ":parameters, :level, :policy, :options, :aggregate, :value, :num_q, "
+                    ":version, :created_at) RETURNING id"
+                ),
+                {
+                    **_key_params(key),
+                    "sha": key.qrels_sha256,
+                    "parameters": json.dumps(_jsonable(measure.params), sort_keys=True),
+                    "aggregate": measure.aggregate,
+                    "value": value,
+                    "num_q": num_q,
+                    "version": __version__,
+                    "created_at": now,
+                },
+            ).scalar_one()
+            values = per_query[
+                (per_query["run_id"] == key.run_id) & (per_query["measure"] == key.measure)
+            ]
+            _insert_values(wh, conn, evaluation_id, values)
+
+
+def _key_params(key: _EvaluationKey) -> dict[str, Any]:
+    return {
+        "run_id": key.run_id,
+        "qrels_id": key.qrels_id,
+        "measure": key.measure,
+        "level": key.relevance_level,
+        "policy": key.missing_queries,
+        "options": key.options,
+    }
+
+
+def _jsonable(params: dict[str, Any]) -> dict[str, Any]:
+    return {k: (list(v) if isinstance(v, tuple) else v) for k, v in (params or {}).items()}
+
+
+def _insert_values(wh, conn: sa.Connection, evaluation_id: int, values: pd.DataFrame) -> None:
+    frame = pd.DataFrame(
+        {
+            "evaluation_id": evaluation_id,
+            "query_id": values["query_id"].astype(str).to_numpy(),
+            "value": values["value"].astype(float).to_numpy(),
+        }
+    )
+    if wh.dialect == "duckdb":  # bulk path: DuckDB reads the frame directly
+        raw = wh.duckdb_connection(conn)
+        raw.register("_rankhouse_new_values", frame)
+        try:
+            raw.execute(
+                "INSERT INTO evaluation_values SELECT evaluation_id, query_id, value "
+                "FROM _rankhouse_new_values"
+            )
+        finally:
+            raw.unregister("_rankhouse_new_values")
+    else:
+        conn.execute(
+            sa.text("INSERT INTO evaluation_values VALUES (:evaluation_id, :query_id, :value)"),
+            frame.to_dict("records"),
+        )
+
+
+def _load_values(wh, aggregates: pd.DataFrame) -> pd.DataFrame:
+    columns = ["run", "query", "measure", "value"]
+    if aggregates.empty:
+        return pd.DataFrame(columns=columns)
+    labels = aggregates[["evaluation_id", "run", "measure"]]
+    with wh.connect() as conn:
+        rows = conn.execute(
+            sa.text(
+                "SELECT evaluation_id, query_id, value FROM evaluation_values "
+                "WHERE evaluation_id IN :ids"
+            ).bindparams(sa.bindparam("ids", expanding=True)),
+            {"ids": [int(i) for i in labels["evaluation_id"]]},
+        ).all()
+    values = pd.DataFrame(rows, columns=["evaluation_id", "query", "value"])
+    merged = labels.merge(values, on="evaluation_id", how="inner")
+    order = {name: i for i, name in enumerate(dict.fromkeys(aggregates["measure"]))}
+    run_order = {name: i for i, name in enumerate(dict.fromkeys(aggregates["run"]))}
+    merged["_m"] = merged["measure"].map(order)
+    merged["_r"] = merged["run"].map(run_order)
+    merged["_q"] = merged["query"].map(lambda q: q.encode("utf-8"))
+    merged = merged.sort_values(["_r", "_q", "_m"], kind="stable")
+    return merged[columns].reset_index(drop=True)
+
+
+# --- query bookkeeping ----------------------------------------------------------------------
+
+_QUERY_COUNTS = sa.text(
+    """
+    WITH run_q AS (SELECT DISTINCT query_id FROM run_rows WHERE run_id = :run_id),
+         qrels_q AS (SELECT DISTINCT query_id FROM judgments WHERE qrels_id = :qrels_id)
+    SELECT
+        (SELECT count(*) FROM qrels_q) AS qrels_queries,
+        (SELECT count(*) FROM qrels_q WHERE query_id NOT IN (SELECT query_id FROM run_q))
+            AS missing_from_run,
+        (SELECT count(*) FROM run_q WHERE query_id NOT IN (SELECT query_id FROM qrels_q))
+            AS ignored,
+        (SELECT coalesce(sum(n - 1), 0) FROM (
+            SELECT count(*) AS n FROM run_rows WHERE run_id = :run_id GROUP BY query_id, score
+         ) AS score_groups) AS tied_pairs
+    """
+)
+
+
+def query_counts(wh, run_id: int, qrels_id: int, missing_queries: str) -> QueryCounts:
+    """How the run's queries and the qrels set's queries met (see :class:`QueryCounts`)."""
+    with wh.connect() as conn:
+        row = conn.execute(_QUERY_COUNTS, {"run_id": run_id, "qrels_id": qrels_id}).one()
+    evaluated = row.qrels_queries - (row.missing_from_run if missing_queries == "skip" else 0)
+    return QueryCounts(
+        evaluated=int(evaluated),
+        missing_from_run=int(row.missing_from_run),
+        ignored=int(row.ignored),
+        tied_pairs=int(row.tied_pairs),
+    )

@@ -1,0 +1,176 @@
+"""Stored evaluations over time: one row per run (and qrels set), one column per measure.
+
+History only reads what ``evaluate`` stored (the ``latest_evaluations`` view); it never
+computes. A nightly series is the runs of one system tag ordered by ingest time.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable
+from datetime import date, datetime
+from typing import Any
+
+import pandas as pd
+import sqlalchemy as sa
+
+from .errors import RankhouseError
+
+FIXED_COLUMNS = ("ingested_at", "run", "system", "qrels")
+"""The leading columns of :func:`history`; metadata columns, measures and ``gate`` follow."""
+
+HIDDEN_METADATA = frozenset({"source", "content_sha256"})
+"""Metadata keys every run has; left out of history's columns (they are in ``run_catalog``)."""
+
+
+def history(
+    wh,
+    *,
+    system: str | None = None,
+    run: str | int | None = None,
+    qrels: str | int | None = None,
+    measures: Iterable[Any] | None = None,
+    since: str | date | datetime | None = None,
+) -> pd.DataFrame:
+    """The stored evaluations over time, oldest run first.
+
+    Each row is one run evaluated against one qrels set: its ingest time (UTC), name, system
+    tag, qrels set, one column per ``--meta`` key given at ingest (``commit``, ...), one
+    column per measure (the newest stored evaluation of that measure, whatever its options)
+    and ``gate``: the verdict of the newest ``regress`` check of that run against that qrels
+    set (``'pass'``, ``'fail'``, or None when it was never gated).
+
+    Args:
+        wh: the :class:`~rankhouse.Warehouse`.
+        system: only runs with this system tag.
+        run: only this run (name or id).
+        qrels: only evaluations against this qrels set (name or id).
+        measures: only these measures, as columns in this order (any accepted spelling);
+            default every stored measure, sorted by name.
+        since: only runs ingested at or after this date or time (ISO text, UTC).
+
+    Returns:
+        A DataFrame with columns ``ingested_at, run, system, qrels``, the metadata keys, the
+        measures, then ``gate``.
+
+    Raises:
+        NotFoundError: ``run`` or ``qrels`` is not stored.
+        MeasureError: an unknown measure name.
+        RankhouseError: ``since`` is not a date.
+    """
+    conditions: list[str] = []
+    params: dict[str, Any] = {}
+    if system is not None:
+        conditions.append("le.system_tag = :system")
+        params["system"] = system
+    if run is not None:
+        conditions.append("le.run_id = :run_id")
+        params["run_id"] = int(wh.run(run)["id"])
+    if qrels is not None:
+        conditions.append("le.qrels_id = :qrels_id")
+        params["qrels_id"] = int(wh.qrels(qrels)["id"])
+    if since is not None:
+        conditions.append("le.run_ingested_at >= :since")
+        params["since"] = _parse_since(since)
+    wanted = _canonical_names(measures) if measures is not None else None
+    query = (
+        "SELECT le.run_id, le.run_name, le.system_tag, le.run_ingested_at, le.run_metadata, "
+        "le.qrels_id, le.qrels_name, le.measure, le.value, le.created_at, le.evaluation_id "
+        "FROM latest_evaluations le"
+    )
+    statement = sa.text(query)
+    if wanted:
+        conditions.append("le.measure IN :measures")
+        params["measures"] = wanted
+        statement = sa.text(query + " WHERE " + " AND ".join(conditions)).bindparams(
+            sa.bindparam("measures", expanding=True)
+        )
+    elif conditions:
+        statement = sa.text(query + " WHERE " + " AND ".join(conditions))
+    with wh.connect() as conn:
+        rows = pd.DataFrame(conn.execute(statement, params).mappings().all())
+        gates = _gates(conn)
+    return _shape(rows, wanted, gates)
+
+
+def _parse_since(since: str | date | datetime) -> datetime:
+    if isinstance(since, datetime):
+        return since
+    if isinstance(since, date):
+        return datetime(since.year, since.month, since.day)
+    try:
+        return datetime.fromisoformat(str(since))
+    except ValueError:
+        raise RankhouseError(
+            f"--since {since!r} is not a date; write it as YYYY-MM-DD or YYYY-MM-DDTHH:MM"
+        ) from None
+
+
+def _canonical_names(measures: Iterable[Any]) -> list[str]:
+    from .measures import parse_measures
+
+    items = [measures] if isinstance(measures, str) else list(measures)
+    return list(dict.fromkeys(m.name for m in parse_measures(items)))
+
+
+def _gates(conn: sa.Connection) -> dict[tuple[int, int], str]:
+    """The newest regress verdict per (run, qrels set)."""
+    rows = conn.execute(
+        sa.text("SELECT run_id, qrels_id, passed FROM regress_checks ORDER BY created_at, id")
+    )
+    return {(row.run_id, row.qrels_id): "pass" if row.passed else "fail" for row in rows}
+
+
+def _metadata(text: str | None) -> dict[str, Any]:
+    try:
+        value = json.loads(text or "{}")
+    except ValueError:
+        return {}
+    if not isinstance(value, dict):
+        return {}
+    return {
+        key: item
+        for key, item in value.items()
+        if key not in HIDDEN_METADATA and not isinstance(item, dict | list)
+    }
+
+
+def _shape(
+    rows: pd.DataFrame, wanted: list[str] | None, gates: dict[tuple[int, int], str]
+) -> pd.DataFrame:
+    measure_columns = list(wanted) if wanted else []
+    if rows.empty:
+        return pd.DataFrame(columns=[*FIXED_COLUMNS, *measure_columns, "gate"])
+    # Several option sets of one measure (e.g. two relevance levels): the newest is shown.
+    rows = rows.sort_values(["created_at", "evaluation_id"])
+    rows = rows.drop_duplicates(["run_id", "qrels_id", "measure"], keep="last")
+    if not wanted:
+        measure_columns = sorted(rows["measure"].unique())
+    values = rows.pivot(index=["run_id", "qrels_id"], columns="measure", values="value")
+    runs = (
+        rows.drop_duplicates(["run_id", "qrels_id"])
+        .set_index(["run_id", "qrels_id"])
+        .sort_values(["run_ingested_at", "run_id", "qrels_name"])
+    )
+    metadata = [_metadata(text) for text in runs["run_metadata"]]
+    meta_keys = [
+        key
+        for key in dict.fromkeys(k for m in metadata for k in m)
+        if key not in FIXED_COLUMNS and key not in measure_columns and key != "gate"
+    ]
+    frame = pd.DataFrame(
+        {
+            "ingested_at": runs["run_ingested_at"].to_numpy(),
+            "run": runs["run_name"].to_numpy(),
+            "system": runs["system_tag"].to_numpy(),
+            "qrels": runs["qrels_name"].to_numpy(),
+        }
+    )
+    for key in meta_keys:
+        texts = [None if m.get(key) is None else str(m[key]) for m in metadata]
+        frame[key] = pd.Series(texts, dtype=object)
+    aligned = values.reindex(index=runs.index, columns=measure_columns)
+    for name in measure_columns:
+        frame[name] = aligned[name].astype(float).to_numpy()
+    frame["gate"] = pd.Series([gates.get(key) for key in runs.index], dtype=object)
+    return frame

@@ -1,0 +1,402 @@
+"""ingest_qrels and ingest_run: read, check, deduplicate and store one source in one transaction."""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+import duckdb
+
+from ..errors import InputError
+from . import staging, store, tabular, trec_text
+from .hashing import BackgroundHash, frame_sha256
+from .progress import IngestProgress, wanted
+from .sources import ORDERS, Source, base_name, open_source, parse_columns, resolve_columns
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+    from ..warehouse import Warehouse
+
+_FRAME_TAG = "run"
+
+
+@dataclass(frozen=True)
+class IngestResult:
+    """What one ingest stored (or found already stored).
+
+    Attributes:
+        kind: ``'qrels'`` or ``'run'``.
+        id: the qrels set's or run's id.
+        name: its name in the warehouse.
+        system_tag: the run tag (None for qrels).
+        created: False when identical content was already stored and is reused.
+        num_queries: distinct queries.
+        num_rows: judgments (qrels) or ranked rows (run).
+        source: the path as given, or ``'DataFrame'``.
+    """
+
+    kind: str
+    id: int
+    name: str
+    system_tag: str | None
+    created: bool
+    num_queries: int
+    num_rows: int
+    source: str
+
+    def describe(self) -> str:
+        """One line for people: ``stored run 'x' (id 3): 43 queries, 1,500 rows``."""
+        what = "qrels set" if self.kind == "qrels" else "run"
+        unit = "judgments" if self.kind == "qrels" else "rows"
+        if not self.created:
+            return f"already stored as {what} {self.name!r} (id {self.id}), nothing new"
+        return (
+            f"stored {what} {self.name!r} (id {self.id}): {self.num_queries:,} queries, "
+            f"{self.num_rows:,} {unit}"
+        )
+
+
+@dataclass
+class _Parsed:
+    """A source read into the stage: its identity and where to look when something is wrong."""
+
+    source: Source
+    sha256: str
+    options: str
+    columns: dict[str, str] | None  # logical field -> column (tabular sources only)
+
+
+def ingest_qrels(
+    wh: Warehouse,
+    source: str | os.PathLike[str] | pd.DataFrame,
+    *,
+    name: str | None = None,
+    columns: str | dict[str, str] | None = None,
+    format: str | None = None,
+    replace: bool = False,
+    progress: bool | None = None,
+) -> IngestResult:
+    """Ingest relevance judgments from a TREC qrels file, a tabular file or a DataFrame.
+
+    Args:
+        wh: the warehouse.
+        source: a path (plain or ``.gz``) or a DataFrame.
+        name: the qrels set's name (default: the file name without extensions, or
+            ``dataframe-<sha8>``).
+        columns: column mapping ``"qid=Q,docid=D,rel=R"`` (or a dict) for tabular sources;
+            common names (query_id, docno, relevance, ...) are recognised without it.
+        format: trec, csv, tsv, parquet or jsonl (default: from the extension; other = trec).
+        replace: overwrite a qrels set of the same name with different content.
+        progress: show a progress bar (default: for big files when stderr is a terminal).
+
+    Returns:
+        An IngestResult; ``created`` is False when the same content was already stored.
+
+    Raises:
+        InputError: the source is missing, empty or malformed (message names line and field).
+        ConflictError: the name is taken by different content and ``replace`` is false.
+    """
+    src = open_source(source, format)
+    mapping = parse_columns(columns)
+    with _progress(src, progress) as bar, wh.transaction() as conn:
+        duck = wh.duckdb_connection(conn)
+        parsed = _parse(duck, src, "qrels", "score", mapping, bar, default_tag=_FRAME_TAG)
+        try:
+            existing = store.same_qrels(conn, parsed.sha256, parsed.options)
+            if existing is not None:
+                return IngestResult(
+                    "qrels",
+                    existing["id"],
+                    existing["name"],
+                    None,
+                    False,
+                    existing["num_queries"],
+                    existing["num_judgments"],
+                    src.label,
+                )
+            [summary] = staging.summarize(duck, "qrels")
+            qrels_name = name or _default_qrels_name(src, parsed.sha256)
+            store.claim_name(conn, "qrels", qrels_name, replace=replace)
+            bar.phase("writing judgments")
+            qrels_id = store.insert_qrels_set(
+                conn,
+                {
+                    "name": qrels_name,
+                    "source": _source_text(src),
+                    "content_sha256": parsed.sha256,
+                    "parse_options": parsed.options,
+                    "ingested_at": store.utc_now(),
+                    "num_queries": summary.num_queries,
+                    "num_judgments": summary.num_rows,
+                    **staging.qrels_statistics(duck),
+                },
+            )
+            store.copy_judgments(duck, qrels_id)
+            bar.phase("committing")
+        finally:
+            staging.drop(duck)
+    return IngestResult(
+        "qrels", qrels_id, qrels_name, None, True, summary.num_queries, summary.num_rows, src.label
+    )
+
+
+def ingest_run(
+    wh: Warehouse,
+    source: str | os.PathLike[str] | pd.DataFrame,
+    *,
+    name: str | None = None,
+    columns: str | dict[str, str] | None = None,
+    format: str | None = None,
+    order: str = "score",
+    meta: dict[str, str] | None = None,
+    replace: bool = False,
+    progress: bool | None = None,
+) -> list[IngestResult]:
+    """Ingest a run file or DataFrame; each system tag in it becomes one stored run.
+
+    Args:
+        wh: the warehouse.
+        source: a path (plain or ``.gz``) or a DataFrame.
+        name: the run's name with one tag; with several tags, runs are named ``<name>/<tag>``.
+            Default: the tag (a DataFrame or tabular file without a tag column gets tag
+            ``run`` and name ``dataframe-<sha8>`` or the file's base name).
+        columns: column mapping ``"qid=Q,docid=D,score=S"`` (or a dict) for tabular sources.
+        format: trec, csv, tsv, parquet or jsonl (default: from the extension; other = trec).
+        order: ``'score'`` (rank by score) or ``'rank'`` (the given ranks are the ranking;
+            stored score = -rank, and the metadata says so).
+        meta: extra metadata pairs stored with every run of this ingest.
+        replace: overwrite runs of the same names holding different content.
+        progress: show a progress bar (default: for big files when stderr is a terminal).
+
+    Returns:
+        One IngestResult per tag, in tag byte order.
+
+    Raises:
+        InputError: the source is missing, empty or malformed (message names line and field).
+        ConflictError: a name is taken by different content and ``replace`` is false.
+    """
+    if order not in ORDERS:
+        raise InputError(f"unknown order {order!r}", hint="use --order score or --order rank")
+    src = open_source(source, format)
+    mapping = parse_columns(columns)
+    default_tag = _FRAME_TAG if src.is_frame else base_name(src.path)
+    results: list[IngestResult] = []
+    with _progress(src, progress) as bar, wh.transaction() as conn:
+        duck = wh.duckdb_connection(conn)
+        parsed = _parse(duck, src, "run", order, mapping, bar, default_tag=default_tag)
+        try:
+            summaries = staging.summarize(duck, "run")
+            names = _run_names(src, parsed, name, [s.tag for s in summaries], default_tag)
+            metadata = dict(meta or {})
+            metadata.update(source=_source_text(src), content_sha256=parsed.sha256)
+            if order == "rank":
+                metadata["score_derived_from"] = "rank"
+            to_store: dict[str, int] = {}
+            for summary in summaries:
+                existing = store.same_run(conn, parsed.sha256, parsed.options, summary.tag)
+                if existing is not None:
+                    results.append(
+                        IngestResult(
+                            "run",
+                            existing["id"],
+                            existing["name"],
+                            summary.tag,
+                            False,
+                            existing["num_queries"],
+                            existing["num_rows"],
+                            src.label,
+                        )
+                    )
+                    continue
+                run_name = names[summary.tag]
+                store.claim_name(conn, "run", run_name, replace=replace)
+                run_id = store.insert_run(
+                    conn,
+                    {
+                        "name": run_name,
+                        "system_tag": summary.tag,
+                        "source": _source_text(src),
+                        "content_sha256": parsed.sha256,
+                        "parse_options": parsed.options,
+                        "ingested_at": store.utc_now(),
+                        "metadata": json.dumps(metadata),
+                        "order_by": order,
+                        "num_queries": summary.num_queries,
+                        "num_rows": summary.num_rows,
+                    },
+                )
+                to_store[summary.tag] = run_id
+                results.append(
+                    IngestResult(
+                        "run",
+                        run_id,
+                        run_name,
+                        summary.tag,
+                        True,
+                        summary.num_queries,
+                        summary.num_rows,
+                        src.label,
+                    )
+                )
+            bar.phase("ranking and writing rows")
+            store.copy_run_rows(duck, to_store)
+            bar.phase("committing")
+        finally:
+            staging.drop(duck)
+    return results
+
+
+def _progress(src: Source, requested: bool | None) -> IngestProgress:
+    return IngestProgress(wanted(requested, src.size), os.path.basename(src.label), src.size)
+
+
+def _source_text(src: Source) -> str:
+    return "dataframe" if src.is_frame else str(src.path)
+
+
+def _default_qrels_name(src: Source, sha: str) -> str:
+    return f"dataframe-{sha[:8]}" if src.is_frame else base_name(src.path)
+
+
+def _run_names(
+    src: Source, parsed: _Parsed, name: str | None, tags: list[str], default_tag: str
+) -> dict[str, str]:
+    if len(tags) == 1:
+        [tag] = tags
+        if name:
+            return {tag: name}
+        if src.is_frame and parsed.columns is not None and "tag" not in parsed.columns:
+            return {tag: f"dataframe-{parsed.sha256[:8]}"}
+        return {tag: tag}
+    return {tag: f"{name}/{tag}" if name else tag for tag in tags}
+
+
+def _options(src: Source, kind: str, order: str, columns: dict[str, str] | None) -> str:
+    options: dict[str, Any] = {"format": "trec" if src.format == "trec" else src.format}
+    if columns is not None:
+        options["columns"] = dict(sorted(columns.items()))
+    if kind == "run":
+        options["order"] = order
+    return json.dumps(options, sort_keys=True)
+
+
+def _parse(
+    duck,
+    src: Source,
+    kind: str,
+    order: str,
+    mapping: dict[str, str],
+    bar: IngestProgress,
+    *,
+    default_tag: str,
+) -> _Parsed:
+    """Fill the stage from ``src`` and check it; raises InputError naming the first problem."""
+    if src.is_frame:
+        return _parse_frame(duck, src, kind, order, mapping, bar, default_tag)
+    if src.format == "trec" and mapping:
+        raise InputError(
+            "--columns applies to csv, tsv, parquet and jsonl sources",
+            source=src.label,
+            hint="TREC text has fixed fields; drop --columns",
+        )
+    compression = _compression(src)
+    hasher = BackgroundHash(src.path, bar.bytes_done)
+    bar.phase("reading")
+    columns = None
+    try:
+        if src.format == "trec":
+            bad = trec_text.stage(duck, src, kind, order, compression)
+        else:
+            columns, types = tabular.resolve(duck, src, kind, order, mapping, compression)
+            bad = tabular.stage(duck, src, kind, order, columns, types, compression, default_tag)
+    except duckdb.Error as exc:
+        _raise_located(src, kind, order, columns, exc)
+    sha = _hash_result(hasher, src)
+    bar.phase("validating")
+    _check(duck, src, kind, order, columns, bad, default_tag)
+    return _Parsed(src, sha, _options(src, kind, order, columns), columns)
+
+
+def _parse_frame(
+    duck,
+    src: Source,
+    kind: str,
+    order: str,
+    mapping: dict[str, str],
+    bar: IngestProgress,
+    default_tag: str,
+) -> _Parsed:
+    import pandas as pd
+
+    frame = src.frame
+    found = resolve_columns([str(c) for c in frame.columns], mapping, kind, order, src.label)
+    canonical = pd.DataFrame(
+        {field: frame[column].reset_index(drop=True) for field, column in found.items()}
+    )
+    for field in ("qid", "docid", "tag"):
+        if field in canonical:
+            column = canonical[field]
+            canonical[field] = column.astype(str).where(column.notna(), None)
+    normalized = Source(src.label, None, canonical, "dataframe")
+    identity = {field: field for field in canonical.columns}
+    sha = frame_sha256(canonical)
+    bar.phase("validating")
+    try:
+        types = tabular.describe(duck, normalized, "none")
+        bad = tabular.stage(duck, normalized, kind, order, identity, types, "none", default_tag)
+    except duckdb.Error as exc:
+        _raise_located(normalized, kind, order, identity, exc)
+    _check(duck, normalized, kind, order, identity, bad, default_tag)
+    return _Parsed(src, sha, _options(src, kind, order, found), identity)
+
+
+def _compression(src: Source) -> str:
+    with open(src.path, "rb") as stream:
+        return "gzip" if stream.read(2) == b"\x1f\x8b" else "none"
+
+
+def _hash_result(hasher: BackgroundHash, src: Source) -> str:
+    try:
+        return hasher.result()
+    except (OSError, EOFError) as exc:
+        raise InputError(f"cannot read the file: {exc}", source=src.label) from None
+
+
+def _raise_located(src: Source, kind: str, order: str, columns, exc: duckdb.Error):
+    """DuckDB could not read the source: find the line in Python, else pass DuckDB's words on."""
+    located = _locate(src, kind, order, columns)
+    if located is not None:
+        raise located from None
+    first_line = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+    raise InputError(f"cannot read the file: {first_line}", source=src.label) from None
+
+
+def _locate(src: Source, kind: str, order: str, columns) -> InputError | None:
+    if src.format == "trec":
+        try:
+            return trec_text.locate_problem(src, kind, order)
+        except InputError as exc:  # bad UTF-8 is found while scanning
+            return exc
+    if columns is None:
+        return None
+    return tabular.locate_problem(src, kind, order, columns)
+
+
+def _check(duck, src: Source, kind: str, order: str, columns, bad: str, default_tag: str) -> None:
+    total, bad_rows = staging.count_bad_rows(duck, bad)
+    if bad_rows:
+        raise _locate(src, kind, order, columns) or InputError(
+            f"{bad_rows:,} rows cannot be read", source=src.label
+        )
+    if total == 0:
+        if src.format == "trec":
+            raise trec_text.empty_error(src)
+        raise InputError("no rows: the source is empty", source=src.label)
+    duplicate = staging.find_duplicate(duck, kind)
+    if duplicate is not None:
+        if src.format == "trec":
+            raise trec_text.locate_duplicate(src, kind, duplicate)
+        raise tabular.locate_duplicate(src, kind, columns, duplicate, default_tag)

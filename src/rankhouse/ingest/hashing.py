@@ -1,0 +1,85 @@
+"""Content hashes: the identity of an ingested source, used to recognise it when it comes again."""
+
+from __future__ import annotations
+
+import gzip
+import hashlib
+import threading
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+_CHUNK = 1 << 20
+_GZIP_MAGIC = b"\x1f\x8b"
+
+
+def open_decompressed(path: Path):
+    """A binary file object over the decompressed bytes (gzip recognised by its magic bytes)."""
+    with path.open("rb") as probe:
+        magic = probe.read(2)
+    return gzip.open(path, "rb") if magic == _GZIP_MAGIC else path.open("rb")
+
+
+def file_sha256(path: Path, on_bytes: Callable[[int], None] | None = None) -> str:
+    """sha256 of the file's decompressed bytes, so ``x`` and ``x.gz`` hash the same.
+
+    ``on_bytes`` is called with the number of compressed bytes read so far (for progress).
+    """
+    digest = hashlib.sha256()
+    with path.open("rb") as raw:
+        magic = raw.read(2)
+        raw.seek(0)
+        stream = gzip.GzipFile(fileobj=raw, mode="rb") if magic == _GZIP_MAGIC else raw
+        while chunk := stream.read(_CHUNK):
+            digest.update(chunk)
+            if on_bytes is not None:
+                on_bytes(raw.tell())
+    return digest.hexdigest()
+
+
+class BackgroundHash:
+    """Hash a file in a thread while DuckDB reads it (hashlib and zlib release the GIL)."""
+
+    def __init__(self, path: Path, on_bytes: Callable[[int], None] | None = None) -> None:
+        self._result: str | None = None
+        self._error: BaseException | None = None
+        self._thread = threading.Thread(target=self._run, args=(path, on_bytes), daemon=True)
+        self._thread.start()
+
+    def _run(self, path: Path, on_bytes: Callable[[int], None] | None) -> None:
+        try:
+            self._result = file_sha256(path, on_bytes)
+        except BaseException as exc:  # re-raised in the caller's thread by result()
+            self._error = exc
+
+    def result(self) -> str:
+        """Wait for the hash; re-raises what the thread raised (e.g. a corrupt gzip stream)."""
+        self._thread.join()
+        if self._error is not None:
+            raise self._error
+        assert self._result is not None
+        return self._result
+
+
+def frame_sha256(frame: pd.DataFrame) -> str:
+    """sha256 of a canonical serialization of the mapped (already normalised) columns.
+
+    The frame's columns are the logical fields in a fixed order, ids as strings, so two frames
+    with the same content hash the same whatever their original column names or dtypes.
+    """
+    digest = hashlib.sha256()
+    digest.update("\t".join(frame.columns).encode())
+    for name in frame.columns:
+        column = frame[name]
+        digest.update(b"\x00" + name.encode() + b"\x00")
+        if column.dtype.kind == "f":
+            digest.update(column.to_numpy(dtype="float64").tobytes())
+        elif column.dtype.kind in "iu":
+            digest.update(column.to_numpy(dtype="int64").tobytes())
+        else:
+            for value in column.astype(str):
+                digest.update(value.encode("utf-8", "surrogatepass") + b"\x1f")
+    return digest.hexdigest()

@@ -1,0 +1,205 @@
+"""What an ingest reads: the source (a file or a DataFrame), its format and its columns.
+
+Everything here is decided before any data is read, so that a wrong option fails at once
+with a hint instead of half-way through a large file.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from ..errors import InputError
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+FORMATS = ("trec", "csv", "tsv", "parquet", "jsonl")
+_FORMAT_BY_EXTENSION = {".csv": "csv", ".tsv": "tsv", ".parquet": "parquet", ".jsonl": "jsonl"}
+DATA_EXTENSIONS = (".txt", ".tsv", ".csv", ".parquet", ".jsonl", ".json", ".trec", ".qrels", ".run")
+
+# Logical fields and the column names recognised for each without a mapping (case-insensitive).
+FIELD_ALIASES: dict[str, tuple[str, ...]] = {
+    "qid": ("qid", "query", "query_id", "q_id"),
+    "docid": ("docid", "docno", "doc_id"),
+    "rel": ("rel", "label", "relevance", "grade", "y_true"),
+    "score": ("score", "sim", "predicted_relevance"),
+    "rank": ("rank",),
+    "tag": ("tag", "system", "run_id"),
+}
+FIELDS_BY_KIND = {
+    "qrels": ("qid", "docid", "rel"),
+    "run": ("qid", "docid", "score", "rank", "tag"),
+}
+ORDERS = ("score", "rank")
+
+
+@dataclass(frozen=True)
+class Source:
+    """One thing to ingest.
+
+    Attributes:
+        label: how messages name it (the path as given, or ``'DataFrame'``).
+        path: absolute path of a file, None for a DataFrame.
+        frame: the DataFrame, None for a file.
+        format: one of FORMATS, or ``'dataframe'``.
+    """
+
+    label: str
+    path: Path | None
+    frame: pd.DataFrame | None
+    format: str
+
+    @property
+    def is_frame(self) -> bool:
+        return self.frame is not None
+
+    @property
+    def size(self) -> int:
+        """Size in bytes on disk (0 for a DataFrame)."""
+        return self.path.stat().st_size if self.path is not None else 0
+
+
+def open_source(source: str | os.PathLike[str] | pd.DataFrame, format: str | None) -> Source:
+    """Check that ``source`` exists and decide its format.
+
+    Raises:
+        InputError: missing file, a folder, or an unknown format.
+    """
+    import pandas as pd
+
+    if isinstance(source, pd.DataFrame):
+        if format not in (None, "dataframe"):
+            raise InputError(f"format {format!r} does not apply to a DataFrame", source="DataFrame")
+        return Source("DataFrame", None, source, "dataframe")
+    if not isinstance(source, str | os.PathLike):
+        raise InputError(
+            f"cannot ingest a {type(source).__name__}",
+            hint="pass a file path or a pandas DataFrame",
+        )
+    label = os.fspath(source)
+    path = Path(label).expanduser()
+    if not path.exists():
+        raise InputError("no such file", source=label, hint="check the path")
+    if not path.is_file():
+        raise InputError("not a file", source=label, hint="pass a qrels or run file, not a folder")
+    return Source(label, path.resolve(), None, detect_format(path, format, label))
+
+
+def detect_format(path: Path, format: str | None, label: str) -> str:
+    """The explicit ``format``, else the one the extension says (``.gz`` stripped), else trec."""
+    if format is not None:
+        if format not in FORMATS:
+            raise InputError(
+                f"unknown format {format!r}", source=label, hint=f"use one of {', '.join(FORMATS)}"
+            )
+        return format
+    name = path.name.lower().removesuffix(".gz")
+    return _FORMAT_BY_EXTENSION.get(Path(name).suffix, "trec")
+
+
+def base_name(path: Path) -> str:
+    """The file name without ``.gz`` and a data extension: ``q.dl19.txt.gz`` -> ``q.dl19``."""
+    name = path.name.removesuffix(".gz")
+    for extension in DATA_EXTENSIONS:
+        if name.lower().endswith(extension) and len(name) > len(extension):
+            return name[: -len(extension)]
+    return name
+
+
+def parse_columns(spec: str | dict[str, str] | None) -> dict[str, str]:
+    """Parse a column mapping ``qid=QUERY_KEY,docid=DOC_KEY`` into {logical field: column}.
+
+    The logical side may be any recognised alias (``query_id=...`` means ``qid=...``).
+
+    Raises:
+        InputError: a pair without ``=`` or an unknown logical field.
+    """
+    if spec is None:
+        return {}
+    pairs = spec.items() if isinstance(spec, dict) else _split_pairs(spec)
+    mapping: dict[str, str] = {}
+    for key, column in pairs:
+        field = _logical_field(key.strip())
+        if field is None:
+            known = ", ".join(FIELD_ALIASES)
+            raise InputError(
+                f"unknown field {key.strip()!r} in the column mapping",
+                hint=f"map one of {known}, e.g. --columns qid=QUERY,docid=DOC",
+            )
+        mapping[field] = column.strip()
+    return mapping
+
+
+def _split_pairs(spec: str) -> list[tuple[str, str]]:
+    pairs = []
+    for item in filter(None, (part.strip() for part in spec.split(","))):
+        key, equals, column = item.partition("=")
+        if not equals or not key.strip() or not column.strip():
+            raise InputError(
+                f"column mapping item {item!r} is not FIELD=COLUMN",
+                hint="write e.g. --columns qid=QUERY_KEY,docid=DOC_KEY,score=SCORE",
+            )
+        pairs.append((key, column))
+    return pairs
+
+
+def _logical_field(name: str) -> str | None:
+    lowered = name.lower()
+    for field, aliases in FIELD_ALIASES.items():
+        if lowered == field or lowered in aliases:
+            return field
+    return None
+
+
+def resolve_columns(
+    available: list[str], mapping: dict[str, str], kind: str, order: str, source: str
+) -> dict[str, str]:
+    """Match the source's columns to the logical fields of ``kind``.
+
+    Mapped fields must exist; the others are found by their common names. Returns
+    {logical field: source column} for the fields found.
+
+    Raises:
+        InputError: a mapped column is absent, or a required field has no column.
+    """
+    fields = FIELDS_BY_KIND[kind]
+    by_lower = {column.lower(): column for column in available}
+    resolved: dict[str, str] = {}
+    for field, column in mapping.items():
+        if field not in fields:
+            raise InputError(
+                f"field {field!r} does not apply to {kind}",
+                source=source,
+                hint=f"{kind} fields are {', '.join(fields)}",
+            )
+        if column not in available:
+            raise InputError(
+                f"column {column!r} (mapped to {field}) is not in the source",
+                source=source,
+                hint=f"its columns are {', '.join(available)}",
+            )
+        resolved[field] = column
+    for field in fields:
+        if field in resolved:
+            continue
+        for alias in (field, *FIELD_ALIASES[field]):
+            if alias in by_lower and by_lower[alias] not in resolved.values():
+                resolved[field] = by_lower[alias]
+                break
+    required = ["qid", "docid"]
+    if kind == "qrels":
+        required.append("rel")
+    else:
+        required.append(order)
+    missing = [field for field in required if field not in resolved]
+    if missing:
+        if kind == "run" and missing == ["score"] and "rank" in resolved:
+            hint = "this run has ranks but no scores: pass --order rank"
+        else:
+            example = ",".join(f"{field}=<column>" for field in missing)
+            hint = f"its columns are {', '.join(available)}; pass --columns {example}"
+        raise InputError(f"no column for {', '.join(missing)}", source=source, hint=hint)
+    return resolved

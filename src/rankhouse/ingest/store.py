@@ -1,0 +1,119 @@
+"""Writing an ingest into the warehouse: catalogue rows (plain SQL) and bulk rows (from the stage).
+
+All functions take the connection of the one ingest transaction; nothing here commits.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+import sqlalchemy as sa
+
+from ..catalog import delete_qrels, delete_run
+from ..errors import ConflictError
+from .staging import STAGE
+
+
+def utc_now() -> datetime:
+    return datetime.now(UTC).replace(tzinfo=None)
+
+
+def same_qrels(conn: sa.Connection, sha: str, options: str) -> dict | None:
+    """The stored qrels set with this content and parse options, if any."""
+    row = (
+        conn.execute(
+            sa.text(
+                "SELECT id, name, num_queries, num_judgments FROM qrels_sets "
+                "WHERE content_sha256 = :sha AND parse_options = :options ORDER BY id LIMIT 1"
+            ),
+            {"sha": sha, "options": options},
+        )
+        .mappings()
+        .first()
+    )
+    return dict(row) if row else None
+
+
+def same_run(conn: sa.Connection, sha: str, options: str, tag: str) -> dict | None:
+    """The stored run with this content, parse options and tag, if any."""
+    row = (
+        conn.execute(
+            sa.text(
+                "SELECT id, name, num_queries, num_rows FROM runs WHERE content_sha256 = :sha "
+                "AND parse_options = :options AND system_tag = :tag ORDER BY id LIMIT 1"
+            ),
+            {"sha": sha, "options": options, "tag": tag},
+        )
+        .mappings()
+        .first()
+    )
+    return dict(row) if row else None
+
+
+def claim_name(conn: sa.Connection, kind: str, name: str, *, replace: bool) -> None:
+    """Make ``name`` free for a new qrels set or run, deleting its holder when ``replace``.
+
+    Raises:
+        ConflictError: the name holds different content and ``replace`` is false.
+    """
+    table = "qrels_sets" if kind == "qrels" else "runs"
+    holder = conn.execute(
+        sa.text(f"SELECT id FROM {table} WHERE name = :name"), {"name": name}
+    ).scalar()
+    if holder is None:
+        return
+    if not replace:
+        label = "qrels set" if kind == "qrels" else "run"
+        raise ConflictError(
+            f"{label} name {name!r} is already used by different content (id {holder}); "
+            "pass --replace (replace=True) to overwrite it, or --name to choose another name"
+        )
+    (delete_qrels if kind == "qrels" else delete_run)(conn, holder)
+
+
+def insert_qrels_set(conn: sa.Connection, values: dict) -> int:
+    """Insert a qrels_sets row; returns its id."""
+    return conn.execute(
+        sa.text(
+            "INSERT INTO qrels_sets (name, source, content_sha256, parse_options, ingested_at, "
+            "num_queries, num_judgments, num_relevant, min_grade, max_grade) VALUES (:name, "
+            ":source, :content_sha256, :parse_options, :ingested_at, :num_queries, "
+            ":num_judgments, :num_relevant, :min_grade, :max_grade) RETURNING id"
+        ),
+        values,
+    ).scalar_one()
+
+
+def insert_run(conn: sa.Connection, values: dict) -> int:
+    """Insert a runs row; returns its id."""
+    return conn.execute(
+        sa.text(
+            "INSERT INTO runs (name, system_tag, source, content_sha256, parse_options, "
+            "ingested_at, metadata, order_by, num_queries, num_rows) VALUES (:name, :system_tag, "
+            ":source, :content_sha256, :parse_options, :ingested_at, :metadata, :order_by, "
+            ":num_queries, :num_rows) RETURNING id"
+        ),
+        values,
+    ).scalar_one()
+
+
+def copy_judgments(duck, qrels_id: int) -> None:
+    """Move the staged judgments into ``judgments``."""
+    duck.execute(
+        f"INSERT INTO judgments SELECT ?, query_id, doc_id, grade FROM {STAGE}", [qrels_id]
+    )
+
+
+def copy_run_rows(duck, run_ids: dict[str, int]) -> None:
+    """Move the staged rows of the given tags into ``run_rows`` with their evaluation rank.
+
+    position = row_number() over (score descending, then doc_id descending in byte order):
+    trec_eval's ranking, computed once here so every measure reads the same order.
+    """
+    for tag, run_id in run_ids.items():
+        duck.execute(
+            "INSERT INTO run_rows SELECT ?, query_id, doc_id, rank, score, "
+            "row_number() OVER (PARTITION BY query_id ORDER BY score DESC, doc_id DESC) "
+            f"FROM {STAGE} WHERE tag = ?",
+            [run_id, tag],
+        )

@@ -1,0 +1,227 @@
+"""Tabular sources: CSV, TSV, Parquet, JSON lines and pandas DataFrames.
+
+Files are read by DuckDB's own readers; columns are matched to the logical fields by the
+mapping or by their common names (``sources.resolve_columns``). Ids are always read as text.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from collections.abc import Iterator
+
+from ..errors import InputError
+from .checks import INTEGER_TEXT, id_problem, integer_problem, score_problem
+from .hashing import open_decompressed
+from .sources import Source, resolve_columns
+from .staging import STAGE
+from .trec_text import duplicate_error
+
+_FRAME_VIEW = "_rankhouse_frame"
+_INTEGER_TYPES = {
+    "TINYINT",
+    "SMALLINT",
+    "INTEGER",
+    "BIGINT",
+    "HUGEINT",
+    "UTINYINT",
+    "USMALLINT",
+    "UINTEGER",
+    "UBIGINT",
+}
+
+
+def _reader(source: Source, compression: str) -> tuple[str, list]:
+    """The FROM clause reading ``source`` and its bound parameters."""
+    path = str(source.path)
+    if source.format in ("csv", "tsv"):
+        delimiter = "," if source.format == "csv" else "\t"
+        return (
+            "read_csv(?, header=true, all_varchar=true, delim=?, compression=?)",
+            [path, delimiter, compression],
+        )
+    if source.format == "parquet":
+        return "read_parquet(?)", [path]
+    if source.format == "jsonl":
+        return "read_json(?, format='newline_delimited', compression=?)", [path, compression]
+    return _FRAME_VIEW, []
+
+
+def _quote(column: str) -> str:
+    return '"' + column.replace('"', '""') + '"'
+
+
+def describe(duck, source: Source, compression: str) -> dict[str, str]:
+    """{column name: DuckDB type} of the source, in source order."""
+    if source.is_frame:
+        duck.register(_FRAME_VIEW, source.frame)
+    reader, params = _reader(source, compression)
+    rows = duck.execute(f"DESCRIBE SELECT * FROM {reader}", params).fetchall()
+    return {row[0]: row[1] for row in rows}
+
+
+def _integer(column: str, type_name: str) -> str:
+    if type_name in _INTEGER_TYPES:
+        return f"TRY_CAST({column} AS INTEGER)"
+    if type_name == "VARCHAR":
+        text = f"trim({column})"
+        return (
+            f"CASE WHEN regexp_full_match({text}, '{INTEGER_TEXT}') "
+            f"THEN TRY_CAST({text} AS INTEGER) END"
+        )
+    number = f"TRY_CAST({column} AS DOUBLE)"
+    return f"CASE WHEN {number} = trunc({number}) THEN TRY_CAST({number} AS INTEGER) END"
+
+
+def stage(
+    duck,
+    source: Source,
+    kind: str,
+    order: str,
+    columns: dict[str, str],
+    types: dict[str, str],
+    compression: str,
+    default_tag: str,
+) -> str:
+    """Read ``source`` into the stage with the resolved ``columns``; returns the bad-row SQL."""
+    col = {field: _quote(name) for field, name in columns.items()}
+    typ = {field: types[name] for field, name in columns.items()}
+    ids = f"CAST({col['qid']} AS VARCHAR) AS query_id, CAST({col['docid']} AS VARCHAR) AS doc_id"
+    bad_ids = "query_id IS NULL OR query_id = '' OR doc_id IS NULL OR doc_id = ''"
+    params: list = []
+    if kind == "qrels":
+        select = f"{ids}, {_integer(col['rel'], typ['rel'])} AS grade"
+        bad = f"{bad_ids} OR grade IS NULL"
+    else:
+        if "tag" in col:
+            tag = f"CAST({col['tag']} AS VARCHAR)"
+        else:
+            tag, params = "CAST(? AS VARCHAR)", [default_tag]
+        rank = _integer(col["rank"], typ["rank"]) if "rank" in col else "CAST(NULL AS INTEGER)"
+        score = (
+            f"TRY_CAST({col['score']} AS DOUBLE)"
+            if order == "score"
+            else f"-CAST({rank} AS DOUBLE)"
+        )
+        select = f"{tag} AS tag, {ids}, {rank} AS rank, {score} AS score"
+        bad = f"{bad_ids} OR tag IS NULL OR tag = '' OR score IS NULL OR isnan(score)"
+    reader, reader_params = _reader(source, compression)
+    duck.execute(
+        f"CREATE OR REPLACE TEMP TABLE {STAGE} AS SELECT {select} FROM {reader}",
+        params + reader_params,
+    )
+    return bad
+
+
+def resolve(
+    duck, source: Source, kind: str, order: str, mapping: dict[str, str], compression: str
+) -> tuple[dict[str, str], dict[str, str]]:
+    """(logical field -> column, column -> type) for the source; raises InputError."""
+    types = describe(duck, source, compression)
+    return resolve_columns(list(types), mapping, kind, order, source.label), types
+
+
+# --- locating a problem (error path only) ---------------------------------------------------
+
+
+def _records(source: Source) -> Iterator[tuple[int, dict]]:
+    """(line or row number, record) of every record of the source."""
+    if source.is_frame:
+        for position, record in enumerate(source.frame.to_dict("records")):
+            yield position, record
+        return
+    if source.format == "parquet":
+        import pyarrow.parquet as pq
+
+        number = 0
+        for batch in pq.ParquetFile(source.path).iter_batches():
+            for record in batch.to_pylist():
+                number += 1
+                yield number, record
+        return
+    with open_decompressed(source.path) as raw:
+        text = io.TextIOWrapper(raw, encoding="utf-8", newline="")
+        if source.format == "jsonl":
+            for number, line in enumerate(text, start=1):
+                if line.strip():
+                    yield number, json.loads(line)
+            return
+        reader = csv.DictReader(text, delimiter="," if source.format == "csv" else "\t")
+        for record in reader:
+            yield reader.line_num, record
+
+
+def _unit(source: Source) -> str:
+    return "row" if source.is_frame or source.format == "parquet" else "line"
+
+
+def _error(source: Source, number: int, field: str, text: str, hint: str | None = None):
+    if _unit(source) == "line":
+        return InputError(text, source=source.label, line=number, field=field, hint=hint)
+    return InputError(f"{text} at row {number}", source=source.label, field=field, hint=hint)
+
+
+def locate_problem(source: Source, kind: str, order: str, columns: dict[str, str]) -> InputError:
+    """The first bad record of ``source`` (the bulk checks said there is one)."""
+    try:
+        for number, record in _records(source):
+            problem = _record_problem(source, kind, order, columns, number, record)
+            if problem is not None:
+                return problem
+    except UnicodeDecodeError:
+        return InputError(
+            "the file is not UTF-8",
+            source=source.label,
+            hint="convert it to UTF-8 (e.g. iconv -f latin1 -t utf-8)",
+        )
+    except (ValueError, csv.Error) as exc:
+        return InputError(f"cannot parse the file: {exc}", source=source.label)
+    return InputError("a value cannot be read (the rescan did not find which)", source=source.label)
+
+
+def _record_problem(source, kind, order, columns, number, record) -> InputError | None:
+    checks = [("qid", id_problem, "query id"), ("docid", id_problem, "document id")]
+    if kind == "qrels":
+        checks.append(("rel", integer_problem, "grade"))
+    else:
+        if "tag" in columns:
+            checks.append(("tag", id_problem, "run tag"))
+        if order == "score":
+            checks.append(("score", score_problem, "score"))
+        else:
+            checks.append(("rank", integer_problem, "rank"))
+    for field, check, label in checks:
+        column = columns[field]
+        problem = check(record.get(column))
+        if problem:
+            return _error(
+                source,
+                number,
+                column,
+                f"{label} {problem}",
+                hint=f"column {column!r} is used as {field}; map another with --columns "
+                f"{field}=<column>",
+            )
+    return None
+
+
+def locate_duplicate(
+    source: Source, kind: str, columns: dict[str, str], key: tuple, default_tag: str
+) -> InputError:
+    """The error for a duplicated (query, doc) pair, naming where it occurs."""
+    *tag, query_id, doc_id = key
+    places = []
+    for number, record in _records(source):
+        if str(record.get(columns["qid"])) != query_id:
+            continue
+        if str(record.get(columns["docid"])) != doc_id:
+            continue
+        if tag:
+            record_tag = str(record.get(columns["tag"])) if "tag" in columns else default_tag
+            if record_tag != tag[0]:
+                continue
+        places.append(number)
+        if len(places) == 2:
+            break
+    return duplicate_error(source.label, kind, key, places, unit=_unit(source))

@@ -1,0 +1,255 @@
+"""TREC text: qrels (``qid iter docid rel``) and runs (``qid Q0 docid rank score tag``).
+
+The fast path hands the file to DuckDB's CSV reader as one VARCHAR column per line (read in
+parallel, gzip-transparent) and splits fields in SQL. Lines separated by single spaces or by
+single tabs take a plain string split; only irregular lines pay for a regular expression.
+When the bulk checks find a problem, :func:`locate_problem` rescans the file in Python to name
+the first bad physical line and field.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import duckdb
+
+from ..errors import InputError
+from .checks import INTEGER_TEXT, integer_problem, score_problem
+from .hashing import open_decompressed
+from .sources import Source
+from .staging import STAGE
+
+_WHITESPACE = r"E' \t\r\x0b\x0c'"
+_SPACE = "' '"
+_OTHER_THAN_SPACE = (r"E'\t'", r"E'\r'", r"E'\x0b'", r"E'\x0c'")
+_OTHER_THAN_TAB = ("' '", r"E'\r'", r"E'\x0b'", r"E'\x0c'")
+
+# One VARCHAR column per physical line: \x01 never separates fields in a TREC file, no quoting.
+_LINES = (
+    "read_csv(?, columns={'line': 'VARCHAR'}, delim=E'\\x01', header=false, quote='', "
+    "escape='', auto_detect=false, strict_mode=false, compression=?)"
+)
+
+
+def _fields_expression() -> str:
+    def clean(separator: str, others: tuple[str, ...]) -> str:
+        absent = " AND ".join(f"NOT contains(line, {other})" for other in others)
+        return f"{absent} AND NOT list_contains(string_split(line, {separator}), '')"
+
+    return (
+        f"CASE WHEN {clean(_SPACE, _OTHER_THAN_SPACE)} THEN string_split(line, ' ')"
+        f" WHEN {clean(_OTHER_THAN_SPACE[0], _OTHER_THAN_TAB)} "
+        f"THEN string_split(line, {_OTHER_THAN_SPACE[0]})"
+        f" ELSE string_split_regex(trim(line, {_WHITESPACE}), '[ \\t\\r\\x0b\\x0c]+') END"
+    )
+
+
+def _integer(field: str) -> str:
+    return (
+        f"CASE WHEN regexp_full_match({field}, '{INTEGER_TEXT}') "
+        f"THEN TRY_CAST({field} AS INTEGER) END"
+    )
+
+
+def stage(duck, source: Source, kind: str, order: str, compression: str) -> str:
+    """Read ``source`` into the temporary stage table; returns the SQL condition of a bad row.
+
+    Stage columns: qrels (query_id, doc_id, grade); runs (tag, query_id, doc_id, rank, score).
+    Files whose every line is fields joined by one space (or one tab) are read by DuckDB's CSV
+    reader as fixed columns; any other file (or any surprise) goes through the general split.
+    """
+    separator = _regular_separator(source)
+    if separator is not None:
+        try:
+            if _stage_regular(duck, source, kind, order, compression, separator):
+                return _bad_condition(kind, order)
+        except duckdb.Error:
+            pass  # e.g. a line with more fields: the general reader handles it
+    columns = _stage_columns(kind, order, lambda i: f"f[{i}]", "len(f)")
+    duck.execute(
+        f"CREATE OR REPLACE TEMP TABLE {STAGE} AS SELECT {columns} FROM "
+        f"(SELECT {_fields_expression()} AS f FROM {_LINES} WHERE line IS NOT NULL) "
+        "WHERE f[1] <> '' AND NOT starts_with(f[1], '#')",
+        [str(source.path), compression],
+    )
+    return _bad_condition(kind, order)
+
+
+def _stage_columns(kind: str, order: str, field, count: str) -> str:
+    """Stage columns; ``field(i)`` is the SQL of the i-th field, ``count`` of the field count."""
+    rank = _integer(field(4))
+    if kind == "qrels":
+        return f"{field(1)} AS query_id, {field(3)} AS doc_id, {rank} AS grade, {count} AS nf"
+    score = f"TRY_CAST({field(5)} AS DOUBLE)" if order == "score" else f"-CAST({rank} AS DOUBLE)"
+    return (
+        f"{field(6)} AS tag, {field(1)} AS query_id, {field(3)} AS doc_id, {rank} AS rank, "
+        f"{score} AS score, {count} AS nf"
+    )
+
+
+def _bad_condition(kind: str, order: str) -> str:
+    if kind == "qrels":
+        return "nf <> 4 OR grade IS NULL"
+    if order == "score":
+        return "nf < 6 OR score IS NULL OR isnan(score)"
+    return "nf < 6 OR rank IS NULL"
+
+
+def _regular_separator(source: Source) -> str | None:
+    """' ' or '\\t' when the first line looks like fields joined by that one character."""
+    assert source.path is not None
+    with open_decompressed(source.path) as stream:
+        first = stream.readline(65536).rstrip(b"\n")
+    if not first or first != first.strip() or first.startswith(b"#"):
+        return None
+    if b"\t" not in first and b"  " not in first and b"\r" not in first:
+        return " "
+    if b" " not in first and b"\t\t" not in first and b"\r" not in first:
+        return "\t"
+    return None
+
+
+def _stage_regular(duck, source: Source, kind: str, order: str, compression: str, sep: str):
+    """Fast path: fixed columns split by ``sep``. False (stage unusable) if a line is irregular."""
+    count = 4 if kind == "qrels" else 6
+    names = [f"c{i}" for i in range(1, count + 1)]
+    spec = "{" + ", ".join(f"'{name}': 'VARCHAR'" for name in names) + "}"
+    other_whitespace = "[ \\t\\r\\x0b\\x0c]"
+    columns = _stage_columns(kind, order, lambda i: f"c{i}", str(count))
+    irregular = " OR ".join(f"{name} IS NULL OR {name} = ''" for name in names)
+    irregular += (
+        f" OR starts_with(c1, '#') OR regexp_matches({' || '.join(names)}, '{other_whitespace}')"
+    )
+    duck.execute(
+        f"CREATE OR REPLACE TEMP TABLE {STAGE} AS SELECT {columns}, "
+        f"({irregular}) AS irregular FROM read_csv(?, delim=?, "
+        f"columns={spec}, header=false, quote='', escape='', auto_detect=false, "
+        "strict_mode=false, compression=?)",
+        [str(source.path), sep, compression],
+    )
+    if duck.execute(f"SELECT count(*) FROM {STAGE} WHERE irregular").fetchone()[0]:
+        return False
+    duck.execute(f"ALTER TABLE {STAGE} DROP COLUMN irregular")
+    return True
+
+
+def _numbered_lines(source: Source) -> Iterator[tuple[int, list[str]]]:
+    """(physical line number, fields) of every data line; raises InputError on bad UTF-8."""
+    assert source.path is not None  # only files are rescanned
+    with open_decompressed(source.path) as stream:
+        for number, raw in enumerate(stream, start=1):
+            try:
+                raw.decode("utf-8")
+            except UnicodeDecodeError as exc:
+                raise InputError(
+                    f"bytes that are not UTF-8 at column {exc.start + 1}",
+                    source=source.label,
+                    line=number,
+                    hint="convert the file to UTF-8 (e.g. iconv -f latin1 -t utf-8)",
+                ) from None
+            fields = raw.split()  # ASCII whitespace only, as trec_eval's isspace
+            if fields and not fields[0].startswith(b"#"):
+                yield number, [field.decode("utf-8") for field in fields]
+
+
+def locate_problem(source: Source, kind: str, order: str) -> InputError | None:
+    """The first bad line of ``source`` as an InputError (None if the rescan finds none)."""
+    any_line = False
+    for number, fields in _numbered_lines(source):
+        any_line = True
+        problem = _line_problem(source, kind, order, number, fields)
+        if problem is not None:
+            return problem
+    if not any_line:
+        return empty_error(source)
+    return None
+
+
+def empty_error(source: Source) -> InputError:
+    return InputError(
+        "no data lines: the file is empty or holds only comments and blank lines",
+        source=source.label,
+    )
+
+
+def _line_problem(
+    source: Source, kind: str, order: str, number: int, fields: list[str]
+) -> InputError | None:
+    where = {"source": source.label, "line": number}
+    if kind == "qrels":
+        if len(fields) != 4:
+            hint = "a qrels line is 'qid iter docid rel'"
+            if len(fields) >= 6:
+                hint += "; this looks like a run line: use 'rankhouse ingest run'"
+            return InputError(f"expected 4 fields, found {len(fields)}", **where, hint=hint)
+        problem = integer_problem(fields[3])
+        if problem:
+            return InputError(
+                f"grade {problem}",
+                **where,
+                field="rel",
+                hint="the 4th field of a qrels line must be an integer grade such as 0, 1, 2 or -1",
+            )
+        return None
+    if len(fields) < 6:
+        hint = "a run line is 'qid Q0 docid rank score tag'"
+        if len(fields) == 4:
+            hint += "; this looks like a qrels line: use 'rankhouse ingest qrels'"
+        return InputError(f"expected at least 6 fields, found {len(fields)}", **where, hint=hint)
+    if order == "rank":
+        problem = integer_problem(fields[3])
+        if problem:
+            return InputError(
+                f"rank {problem}",
+                **where,
+                field="rank",
+                hint="with --order rank the 4th field must be an integer rank",
+            )
+        return None
+    problem = score_problem(fields[4])
+    if problem:
+        return InputError(
+            f"score {problem}",
+            **where,
+            field="score",
+            hint="the 5th field of a run line must be a number; for ranks only use --order rank",
+        )
+    return None
+
+
+def locate_duplicate(source: Source, kind: str, key: tuple[str, ...]) -> InputError:
+    """The error for a duplicated (query, doc) pair, naming the two lines where it occurs."""
+    *tag, query_id, doc_id = key
+    lines = []
+    for number, fields in _numbered_lines(source):
+        if len(fields) < 3 or fields[0] != query_id or fields[2] != doc_id:
+            continue
+        if tag and (len(fields) < 6 or fields[5] != tag[0]):
+            continue
+        lines.append(number)
+        if len(lines) == 2:
+            break
+    return duplicate_error(source.label, kind, key, lines, unit="line")
+
+
+def duplicate_error(
+    label: str, kind: str, key: tuple[str, ...], places: list[int], *, unit: str
+) -> InputError:
+    """Error for a (query, doc) pair seen twice; ``places`` are its first two lines or rows."""
+    *tag, query_id, doc_id = key
+    what = f"document {doc_id!r} appears twice for query {query_id!r}"
+    if tag:
+        what += f" of run {tag[0]!r}"
+    hint = "keep one line per query and document"
+    if kind == "run":
+        hint += " (trec_eval stops with 'duplicate docs')"
+    if len(places) < 2:
+        return InputError(what, source=label, field="docid", hint=hint)
+    first, second = places
+    if unit == "line":
+        return InputError(
+            f"{what}, first at line {first}", source=label, line=second, field="docid", hint=hint
+        )
+    return InputError(
+        f"{what}: {unit}s {first} and {second}", source=label, field="docid", hint=hint
+    )

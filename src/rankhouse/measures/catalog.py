@@ -1,0 +1,129 @@
+"""The core measures: counts, precision and recall, AP, RR, nDCG, Rprec, bpref, infAP, ERR...
+
+Each family is one file under ``sql/measures/``; each measure says which family computes it.
+trec_eval's other measures are declared in ``catalog_trec.py``.
+"""
+
+from __future__ import annotations
+
+from .model import Family, MeasureDef, Param, TrecName
+from .registry import REGISTRY
+
+#: trec_eval's default cutoffs for P, recall, map_cut, ndcg_cut.
+TREC_CUTOFFS = (5, 10, 15, 20, 30, 100, 200, 500, 1000)
+#: trec_eval's default recall points for iprec_at_recall.
+TREC_RECALLS = tuple(i / 10 for i in range(11))
+
+REL = Param("rel", int, None, "relevance level; default: the evaluation's level", minimum=0)
+CUTOFF = Param("cutoff", int, None, "rank cutoff; default: the whole ranking", minimum=1)
+CUTOFF_REQUIRED = Param("cutoff", int, None, "rank cutoff", minimum=1, required=True)
+
+for _family in (
+    Family("counts", "measures/counts.sql", key="measure", list_bind="names"),
+    Family("precision", "measures/precision.sql", key="cutoff", list_bind="cutoffs"),
+    Family("recall", "measures/recall.sql", key="cutoff", list_bind="cutoffs"),
+    Family("success", "measures/success.sql", key="cutoff", list_bind="cutoffs"),
+    Family("ap", "measures/ap.sql", key="cutoff", list_bind="cutoffs"),
+    Family("rr", "measures/rr.sql", key="cutoff", list_bind="cutoffs"),
+    Family("ndcg", "measures/ndcg.sql", key="cutoff", list_bind="cutoffs"),
+    Family("rprec", "measures/rprec.sql"),
+    Family("bpref", "measures/bpref.sql"),
+    Family("iprec", "measures/iprec.sql", key="recall", list_bind="recalls"),
+    Family("infap", "measures/infap.sql"),
+    Family("judged", "measures/judged.sql", key="cutoff", list_bind="cutoffs"),
+    Family("err", "measures/err.sql", key="cutoff", list_bind="cutoffs"),
+):
+    REGISTRY.family(_family)
+
+for _definition in (
+    MeasureDef(
+        "NumQ", "counts", aggregate="sum", doc="1 per evaluated query (summed: the number of queries)",
+        trec=(TrecName("num_q"),),
+    ),
+    MeasureDef(
+        "NumRet", "counts", aggregate="sum", doc="n, the number of documents retrieved",
+        trec=(TrecName("num_ret"),),
+    ),
+    MeasureDef(
+        "NumRel", "counts", (REL,), aggregate="sum",
+        doc="R, the number of judged relevant documents (grade >= rel)",
+        trec=(TrecName("num_rel"),),
+    ),
+    MeasureDef(
+        "NumRelRet", "counts", (REL,), aggregate="sum",
+        doc="the number of relevant documents retrieved",
+        trec=(TrecName("num_rel_ret"),),
+    ),
+    MeasureDef(
+        "P", "precision", (CUTOFF_REQUIRED, REL), at="cutoff",
+        doc="K(k) / k: relevant in the top k over k (k even when fewer are retrieved)",
+        trec=(TrecName("P", "cutoff", TREC_CUTOFFS),),
+    ),
+    MeasureDef(
+        "R", "recall", (CUTOFF_REQUIRED, REL), at="cutoff",
+        doc="K(k) / R: relevant in the top k over all relevant (0 if R = 0)",
+        trec=(TrecName("recall", "cutoff", TREC_CUTOFFS),),
+    ),
+    MeasureDef(
+        "Success", "success", (CUTOFF_REQUIRED, REL), at="cutoff",
+        doc="1 if a relevant document is in the top k, else 0",
+        trec=(TrecName("success", "cutoff", (1, 5, 10)),),
+    ),
+    MeasureDef(
+        "AP", "ap", (CUTOFF, REL), at="cutoff", aliases=("MAP",),
+        doc="(1/R) * sum over relevant retrieved (within k) of k(i)/i",
+        trec=(TrecName("map"), TrecName("map_cut", "cutoff", TREC_CUTOFFS)),
+    ),
+    MeasureDef(
+        "GMAP", "ap", (REL,), aggregate="gmean", aliases=("gmAP",),
+        doc="AP aggregated as exp(mean(ln(max(AP, 1e-5))))",
+        trec=(TrecName("gm_map"),),
+    ),
+    MeasureDef(
+        "RR", "rr", (CUTOFF, REL), at="cutoff", aliases=("MRR",),
+        doc="1 / rank of the first relevant document (within k), 0 if none",
+        trec=(TrecName("recip_rank"),),
+    ),
+    MeasureDef(
+        "nDCG", "ndcg",
+        (CUTOFF, Param("dcg", str, "log2", "gain: log2 = linear (grade), exp-log2 = 2^grade - 1",
+                       choices=("log2", "exp-log2"))),
+        at="cutoff",
+        doc="DCG@k / ideal DCG@k, discount log2(i+1), ideal over all judged documents",
+        trec=(TrecName("ndcg"), TrecName("ndcg_cut", "cutoff", TREC_CUTOFFS)),
+    ),
+    MeasureDef(
+        "Rprec", "rprec", (REL,), doc="K(R) / R: precision at rank R",
+        trec=(TrecName("Rprec"),),
+    ),
+    MeasureDef(
+        "Bpref", "bpref", (REL,),
+        doc="(1/R) * sum over relevant retrieved of 1 - min(nonrel above, R) / min(N, R)",
+        trec=(TrecName("bpref"),),
+    ),
+    MeasureDef(
+        "IPrec", "iprec",
+        (Param("recall", float, None, "recall point in [0, 1]", minimum=0.0, required=True), REL),
+        at="recall",
+        doc="interpolated precision at recall r: max precision at or after relevant round(r*R)",
+        trec=(TrecName("iprec_at_recall", "recall", TREC_RECALLS),),
+    ),
+    MeasureDef(
+        "infAP", "infap", (REL,),
+        doc="inferred AP (Yilmaz & Aslam 2006), negative grades = pooled but unjudged",
+        trec=(TrecName("infAP"),),
+    ),
+    MeasureDef(
+        "Judged", "judged", (CUTOFF,), at="cutoff",
+        doc="share of the top k (of min(k, n)) with a judgment >= 0",
+    ),
+    MeasureDef(
+        "ERR", "err",
+        (CUTOFF, Param("max_grade", int, None, "grade of a perfect document; default: the "
+                       "qrels set's highest grade", minimum=1)),
+        at="cutoff",
+        doc="sum_i (1/i) R_i prod_{j<i} (1 - R_j), R_i = (2^g_i - 1) / 2^max_grade "
+            "(Chapelle et al. 2009)",
+    ),
+):
+    REGISTRY.declare(_definition)

@@ -1,0 +1,66 @@
+"""The measure catalogue as a table, for ``rankhouse measures`` and ``docs/measures.md``.
+
+Regenerate the documentation with ``python -m rankhouse.measures.docs > docs/measures.md``;
+a test fails when the file and the registry drift apart.
+"""
+
+from __future__ import annotations
+
+import pandas as pd
+
+from .model import MeasureDef
+from .registry import REGISTRY
+
+COLUMNS = ["measure", "parameters", "aggregate", "trec_eval", "definition"]
+
+_HEADER = """\
+# Measures
+
+Generated from the registry by `python -m rankhouse.measures.docs > docs/measures.md`
+(`rankhouse measures` prints the same table). Names follow ir_measures' grammar:
+`Name(param=value,...)@cutoff`, e.g. `nDCG@10`, `AP(rel=2)`, `P(rel=2)@5`,
+`nDCG(dcg='exp-log2')@10`; trec_eval's names (`ndcg_cut_10`, `ndcg_cut.10,20`, `P_5`, `map`,
+`recip_rank`, `iprec_at_recall_0.50`) parse to the same measures. `rel` defaults to the
+evaluation's relevance level (trec_eval `-l`, default 1). Values match trec_eval 10.
+
+"""
+
+
+def _parameters(definition: MeasureDef) -> str:
+    parts = []
+    for param in definition.params:
+        text = f"@{param.name}" if param.name == definition.at else param.name
+        text += f": {param.type.__name__}"
+        if param.required:
+            text += " (required)"
+        elif param.default is not None:
+            text += f" = {param.default!r}"
+        parts.append(text)
+    return "; ".join(parts)
+
+
+def _trec_names(definition: MeasureDef) -> str:
+    return ", ".join(t.name + ("_k" if t.key else "") for t in definition.trec)
+
+
+def catalogue() -> pd.DataFrame:
+    """One row per declared measure: name, parameters, aggregate, trec_eval names, formula."""
+    rows = [
+        (d.name, _parameters(d), d.aggregate, _trec_names(d), d.doc) for d in REGISTRY
+    ]
+    return pd.DataFrame(rows, columns=COLUMNS)
+
+
+def markdown() -> str:
+    """The text of ``docs/measures.md``."""
+    frame = catalogue()
+    lines = ["| " + " | ".join(COLUMNS) + " |", "|" + " --- |" * len(COLUMNS)]
+    for row in frame.itertuples(index=False):
+        cells = [str(cell).replace("|", "\\|") for cell in row]
+        cells[0] = f"`{cells[0]}`"
+        lines.append("| " + " | ".join(cells) + " |")
+    return _HEADER + "\n".join(lines) + "\n"
+
+
+if __name__ == "__main__":
+    print(markdown(), end="")

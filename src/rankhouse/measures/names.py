@@ -1,0 +1,243 @@
+"""Measure names: ir_measures' grammar and trec_eval's names in, canonical names out.
+
+Accepted forms (all resolve to the same canonical :class:`Measure`):
+
+* ir_measures: ``nDCG@10``, ``AP(rel=2)``, ``P(rel=2)@5``, ``nDCG(dcg='exp-log2')@10``.
+* trec_eval: ``ndcg_cut_10``, ``P_5``, ``map``, ``recip_rank``, ``iprec_at_recall_0.50``, and
+  the list form ``ndcg_cut.10,20`` or a bare cutoff name (``P``) with trec_eval's default
+  cutoffs, which expand to several measures (:func:`parse_measures`).
+"""
+
+from __future__ import annotations
+
+import ast
+import difflib
+import re
+from collections.abc import Iterable
+from typing import Any
+
+from ..errors import MeasureError
+from .model import Measure, MeasureDef, Param, TrecName
+from .registry import REGISTRY
+
+_IR_NAME = re.compile(r"^(?P<name>[A-Za-z_][A-Za-z0-9_]*)(?:\((?P<params>[^()]*)\))?(?:@(?P<at>[^@()]+))?$")
+
+
+def parse_measure(text: str) -> Measure:
+    """Parse one measure name into its canonical :class:`Measure`.
+
+    Args:
+        text: an ir_measures name (``P(rel=2)@5``) or a trec_eval name for one measure
+            (``P_5``, ``map``).
+
+    Returns:
+        The measure; ``str()`` of it is the canonical name.
+
+    Raises:
+        MeasureError: unknown name (the message lists the closest known names), bad
+            parameter, or a trec_eval name that stands for several measures.
+    """
+    measures = _parse(text)
+    if len(measures) != 1:
+        raise MeasureError(
+            f"{text!r} stands for {len(measures)} measures "
+            f"({', '.join(m.name for m in measures)}); use parse_measures or name one"
+        )
+    return measures[0]
+
+
+def parse_measures(texts: Iterable[str] | str) -> list[Measure]:
+    """Parse several names; trec_eval lists (``ndcg_cut.10,20``) expand, duplicates drop.
+
+    Args:
+        texts: names, or one string of names separated by whitespace.
+
+    Returns:
+        The measures in the order first requested.
+
+    Raises:
+        MeasureError: as :func:`parse_measure`.
+    """
+    if isinstance(texts, str):
+        texts = texts.split()
+    seen: dict[str, Measure] = {}
+    for text in texts:
+        for measure in _parse(text):
+            seen.setdefault(measure.name, measure)
+    return list(seen.values())
+
+
+def make_measure(definition: MeasureDef, **params: Any) -> Measure:
+    """The measure ``definition`` with ``params`` set (validated) and defaults filled in."""
+    values: dict[str, Any] = {}
+    for param in definition.params:
+        value = params.pop(param.name, param.default)
+        values[param.name] = _check(definition, param, value)
+    if params:
+        raise MeasureError(
+            f"{definition.name} has no parameter {sorted(params)[0]!r}; "
+            f"it takes: {', '.join(p.name for p in definition.params) or 'none'}"
+        )
+    return Measure(
+        name=format_name(definition, values),
+        family=definition.family,
+        params=values,
+        aggregate=definition.aggregate,
+        empty_value=definition.empty_value,
+        relevance_level=values.get("rel"),
+        definition=definition,
+    )
+
+
+def format_name(definition: MeasureDef, values: dict[str, Any]) -> str:
+    """The canonical name: ``Name(k=v,...)@at`` with defaults left out, as ir_measures prints."""
+    shown = [
+        f"{p.name}={_repr(values[p.name])}"
+        for p in definition.params
+        if p.name != definition.at and values[p.name] != p.default
+    ]
+    name = definition.name + (f"({','.join(shown)})" if shown else "")
+    if definition.at is not None and values.get(definition.at) is not None:
+        name += f"@{_repr(values[definition.at])}"
+    return name
+
+
+def trec_name(measure: Measure) -> str | None:
+    """trec_eval's printed name for ``measure`` (``P_5``, ``iprec_at_recall_0.50``), or ``None``.
+
+    ``None`` when trec_eval has no such measure (``RR@10``, ``AP(rel=2)``: trec_eval has
+    only the global ``-l``).
+    """
+    definition = measure.definition
+    for trec in definition.trec:
+        expected = {p.name: p.default for p in definition.params} | dict(trec.fixed)
+        if trec.key is not None:
+            if measure.params.get(trec.key) is None:
+                continue
+            expected[trec.key] = measure.params[trec.key]
+        if expected == measure.params:
+            if trec.key is None:
+                return trec.name
+            value = measure.params[trec.key]
+            suffix = f"{value:3.2f}" if isinstance(value, float) else str(value)
+            return f"{trec.name}_{suffix}"
+    return None
+
+
+# --- parsing ------------------------------------------------------------------------------------
+
+
+def _parse(text: str) -> list[Measure]:
+    text = text.strip()
+    if not text:
+        raise MeasureError("empty measure name")
+    if "(" in text or "@" in text:
+        return [_parse_ir(text)]
+    found = REGISTRY.lookup_trec(text)
+    if found is not None:
+        definition, trec = found
+        if trec.key is None:
+            return [make_measure(definition, **dict(trec.fixed))]
+        return [_from_trec(definition, trec, value) for value in trec.defaults]
+    definition = REGISTRY.lookup(text)
+    if definition is not None:
+        return [make_measure(definition)]
+    if "." in text:
+        head, _, rest = text.partition(".")
+        found = REGISTRY.lookup_trec(head)
+        if found is not None and found[1].key is not None:
+            if not rest:
+                raise MeasureError(f"{text!r}: no parameters after '.'; e.g. {head}.5,10")
+            definition, trec = found
+            return [_from_trec(definition, trec, value) for value in rest.split(",")]
+    head, _, suffix = text.rpartition("_")
+    found = REGISTRY.lookup_trec(head) if head else None
+    if found is not None and found[1].key is not None:
+        definition, trec = found
+        return [_from_trec(definition, trec, suffix)]
+    raise _unknown(text)
+
+
+def _parse_ir(text: str) -> Measure:
+    match = _IR_NAME.match(text)
+    if match is None:
+        raise MeasureError(
+            f"cannot read measure name {text!r}; write it as Name(param=value,...)@cutoff, "
+            "e.g. P(rel=2)@5"
+        )
+    definition = REGISTRY.lookup(match["name"])
+    if definition is None:
+        raise _unknown(match["name"])
+    params: dict[str, Any] = {}
+    if match["params"]:
+        for item in match["params"].split(","):
+            key, sep, raw = item.partition("=")
+            key = key.strip()
+            param = definition.param(key)
+            if not sep or param is None:
+                raise MeasureError(
+                    f"{text!r}: {definition.name} takes parameters "
+                    f"{', '.join(p.name for p in definition.params) or '(none)'}, not {item!r}"
+                )
+            params[key] = _literal(raw.strip(), param)
+    if match["at"] is not None:
+        if definition.at is None:
+            raise MeasureError(f"{text!r}: {definition.name} takes no @cutoff")
+        params[definition.at] = _literal(match["at"].strip(), definition.param(definition.at))
+    return make_measure(definition, **params)
+
+
+def _from_trec(definition: MeasureDef, trec: TrecName, raw: Any) -> Measure:
+    param = definition.param(trec.key)
+    value = _literal(str(raw).strip(), param) if isinstance(raw, str) else raw
+    return make_measure(definition, **dict(trec.fixed), **{trec.key: value})
+
+
+def _literal(raw: str, param: Param) -> Any:
+    try:
+        value = ast.literal_eval(raw)
+    except (ValueError, SyntaxError):
+        if param.type is not str:
+            raise MeasureError(f"parameter {param.name}: {raw!r} is not a {param.type.__name__}") from None
+        value = raw
+    if param.type is float and isinstance(value, int) and not isinstance(value, bool):
+        value = float(value)
+    return value
+
+
+def _check(definition: MeasureDef, param: Param, value: Any) -> Any:
+    if value is None:
+        if param.required:
+            example = f"{definition.name}@10" if param.name == definition.at else definition.name
+            raise MeasureError(f"{definition.name} needs its {param.name} parameter, e.g. {example}")
+        return None
+    if param.type is float and isinstance(value, int) and not isinstance(value, bool):
+        value = float(value)
+    if not isinstance(value, param.type) or isinstance(value, bool) != (param.type is bool):
+        raise MeasureError(
+            f"{definition.name}: parameter {param.name} must be a {param.type.__name__}, "
+            f"not {value!r}"
+        )
+    if param.choices is not None and value not in param.choices:
+        raise MeasureError(
+            f"{definition.name}: parameter {param.name} must be one of "
+            f"{', '.join(map(repr, param.choices))}, not {value!r}"
+        )
+    if param.minimum is not None and value < param.minimum:
+        raise MeasureError(
+            f"{definition.name}: parameter {param.name} must be >= {param.minimum:g}, not {value!r}"
+        )
+    return value
+
+
+def _repr(value: Any) -> str:
+    return repr(value)
+
+
+def _unknown(name: str) -> MeasureError:
+    close = difflib.get_close_matches(name, REGISTRY.known_names(), n=5, cutoff=0.5)
+    if not close:
+        lowered = {n.lower(): n for n in REGISTRY.known_names()}
+        close = [lowered[n] for n in difflib.get_close_matches(name.lower(), lowered, n=5, cutoff=0.5)]
+    hint = f"; did you mean {', '.join(close)}?" if close else ""
+    return MeasureError(f"unknown measure {name!r}{hint} (`rankhouse measures` lists them all)")

@@ -1,0 +1,346 @@
+"""The regression gate: does a run score significantly worse than its baseline?
+
+A measure *regresses* when its mean drops by more than the tolerance (``max_drop``, absolute
+or relative to the baseline's mean) **and** the drop is significant (corrected p-value at
+most ``alpha``). Improvements never fail the gate. Every measure here is "higher is better",
+as all of trec_eval's effectiveness measures are. Every check is stored (tables
+``regress_checks`` and ``regress_verdicts``) so that ``history`` shows the verdicts.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import Any
+
+import pandas as pd
+import sqlalchemy as sa
+
+from .compare import compare_pair
+from .errors import InputError, NotFoundError, RankhouseError
+from .stats import (
+    DEFAULT_PERMUTATIONS,
+    DEFAULT_SEED,
+    check_alpha,
+    check_correction,
+    check_test,
+    correct,
+)
+
+PREVIOUS = "previous"
+"""The baseline spelling that means the latest earlier run of the same system tag."""
+
+STATUSES = ("regressed", "not_significant", "within_tolerance", "unchanged", "improved")
+
+VERDICT_COLUMNS = (
+    "measure",
+    "baseline_value",
+    "run_value",
+    "delta",
+    "drop",
+    "tolerance",
+    "num_q",
+    "improved",
+    "degraded",
+    "p_value",
+    "p_corrected",
+    "significant",
+    "status",
+    "regressed",
+    "run_evaluation_id",
+    "baseline_evaluation_id",
+)
+
+
+class NoBaselineError(NotFoundError):
+    """``previous`` was asked for but the run is the first of its system."""
+
+
+@dataclass
+class RegressResult:
+    """The outcome of one :func:`regress` check.
+
+    Attributes:
+        check_id: ``regress_checks.id`` of the stored check.
+        run: the run's name.
+        baseline: the baseline run's name.
+        qrels: the qrels set's name.
+        passed: no measure regressed.
+        verdicts: one row per measure, columns :data:`VERDICT_COLUMNS`.
+        settings: test, correction, alpha, max_drop, relative, permutations, seed.
+    """
+
+    check_id: int
+    run: str
+    baseline: str
+    qrels: str
+    passed: bool
+    verdicts: pd.DataFrame
+    settings: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def regressed(self) -> list[str]:
+        """Names of the measures that regressed."""
+        return [str(m) for m in self.verdicts.loc[self.verdicts["regressed"], "measure"]]
+
+
+def regress(
+    wh,
+    run: Any,
+    *,
+    baseline: Any = PREVIOUS,
+    qrels: Any,
+    measures: Iterable[Any],
+    max_drop: float = 0.01,
+    relative: bool = False,
+    alpha: float = 0.05,
+    test: str = "t",
+    correction: str = "none",
+    permutations: int = DEFAULT_PERMUTATIONS,
+    seed: int = DEFAULT_SEED,
+    relevance_level: int = 1,
+    missing_queries: str = "zero",
+) -> RegressResult:
+    """Gate ``run`` against ``baseline`` and store the verdict.
+
+    Args:
+        wh: the :class:`~rankhouse.Warehouse`.
+        run: the run under test: a stored name or id, or a file (ingested; one run tag).
+        baseline: a run (name, id or file), or ``'previous'``: the latest run of the same
+            system tag ingested before ``run``.
+        qrels: the qrels set (name, id or file).
+        measures: measure names (any accepted spelling).
+        max_drop: the tolerated drop of a mean (absolute, or a fraction with ``relative``).
+        relative: read ``max_drop`` as a fraction of the baseline's mean.
+        alpha: significance level of the (corrected) p-values.
+        test: the paired test (see :mod:`rankhouse.stats`).
+        correction: correction over the measures of this check.
+        permutations: resamples of the randomization and bootstrap tests.
+        seed: seed of the randomization and bootstrap tests.
+        relevance_level: as for evaluate.
+        missing_queries: as for evaluate.
+
+    Returns:
+        A :class:`RegressResult`; ``passed`` is False when any measure regressed.
+
+    Raises:
+        NoBaselineError: ``baseline='previous'`` and no earlier run of the system exists.
+        InputError: ``run`` or ``baseline`` stands for several runs; a negative ``max_drop``.
+        NotFoundError, MeasureError, RankhouseError: unknown names or options.
+    """
+    from .evaluation import evaluate, resolve_qrels, resolve_runs
+
+    check_test(test)
+    check_correction(correction)
+    check_alpha(alpha)
+    if permutations < 1:
+        raise RankhouseError(f"permutations must be at least 1, got {permutations}")
+    if not max_drop >= 0:
+        raise InputError(f"max_drop must be zero or positive, got {max_drop}", field="max_drop")
+    run_row = _one_run(resolve_runs(wh, run), run)
+    baseline_row = (
+        previous_run(wh, run_row)
+        if isinstance(baseline, str) and baseline == PREVIOUS
+        else _one_run(resolve_runs(wh, baseline), baseline)
+    )
+    qrels_row = resolve_qrels(wh, qrels)
+    options = {"relevance_level": relevance_level, "missing_queries": missing_queries}
+    aggregates = evaluate(
+        wh, [baseline_row["id"], run_row["id"]], qrels_row["id"], measures, **options
+    ).aggregates
+    settings = {
+        "test": test,
+        "correction": correction,
+        "alpha": alpha,
+        "max_drop": max_drop,
+        "relative": relative,
+        "permutations": permutations,
+        "seed": seed,
+        **options,
+    }
+    verdicts = _verdicts(wh, aggregates, run_row["id"], baseline_row["id"], settings)
+    passed = not verdicts["regressed"].any()
+    check_id = _store(wh, run_row, baseline_row, baseline, qrels_row, settings, verdicts, passed)
+    return RegressResult(
+        check_id=check_id,
+        run=run_row["name"],
+        baseline=baseline_row["name"],
+        qrels=qrels_row["name"],
+        passed=bool(passed),
+        verdicts=verdicts,
+        settings=settings,
+    )
+
+
+def previous_run(wh, run_row: dict[str, Any]) -> dict[str, Any]:
+    """The latest run of ``run_row``'s system tag ingested before it (ties: lower id).
+
+    Raises:
+        NoBaselineError: there is none.
+    """
+    with wh.connect() as conn:
+        found = conn.execute(
+            sa.text(
+                "SELECT id FROM runs WHERE system_tag = :tag AND id <> :id "
+                "AND (ingested_at < :at OR (ingested_at = :at AND id < :id)) "
+                "ORDER BY ingested_at DESC, id DESC LIMIT 1"
+            ),
+            {"tag": run_row["system_tag"], "id": run_row["id"], "at": run_row["ingested_at"]},
+        ).scalar()
+    if found is None:
+        raise NoBaselineError(
+            f"run {run_row['name']!r} is the first of system {run_row['system_tag']!r}: there "
+            f"is no previous run to compare with; name a baseline run, or pass "
+            f"--allow-missing-baseline to let the first run of a series pass"
+        )
+    return wh.run(int(found))
+
+
+def _one_run(rows: list[dict[str, Any]], given: Any) -> dict[str, Any]:
+    if len(rows) != 1:
+        raise InputError(
+            f"{given!r} stands for {len(rows)} runs",
+            hint="name one stored run (a file with several run tags holds several runs)",
+        )
+    return rows[0]
+
+
+def _verdicts(
+    wh, aggregates: pd.DataFrame, run_id: int, baseline_id: int, settings: dict[str, Any]
+) -> pd.DataFrame:
+    by_run = {rid: group.set_index("measure") for rid, group in aggregates.groupby("run_id")}
+    ours, theirs = by_run[run_id], by_run.get(baseline_id, by_run[run_id])
+    rows = []
+    for measure in dict.fromkeys(aggregates["measure"]):
+        run_value = float(ours.at[measure, "value"])
+        baseline_value = float(theirs.at[measure, "value"])
+        paired = compare_pair(
+            wh,
+            ours.at[measure, "evaluation_id"],
+            theirs.at[measure, "evaluation_id"],
+            test=settings["test"],
+            permutations=settings["permutations"],
+            seed=settings["seed"],
+        )
+        delta = run_value - baseline_value
+        rows.append(
+            {
+                "measure": measure,
+                "baseline_value": baseline_value,
+                "run_value": run_value,
+                "delta": delta,
+                "drop": _drop(delta, baseline_value, settings["relative"]),
+                "tolerance": float(settings["max_drop"]),
+                "num_q": paired.num_paired,
+                "improved": paired.improved,
+                "degraded": paired.degraded,
+                "p_value": paired.p_value,
+                "run_evaluation_id": int(ours.at[measure, "evaluation_id"]),
+                "baseline_evaluation_id": int(theirs.at[measure, "evaluation_id"]),
+            }
+        )
+    frame = pd.DataFrame(rows)
+    corrected, reject = correct(
+        frame["p_value"].tolist(), settings["correction"], alpha=settings["alpha"]
+    )
+    frame["p_corrected"] = corrected
+    frame["significant"] = reject
+    frame["status"] = [
+        _status(row.delta, row.drop, row.tolerance, row.significant)
+        for row in frame.itertuples(index=False)
+    ]
+    frame["regressed"] = frame["status"] == "regressed"
+    return frame[list(VERDICT_COLUMNS)]
+
+
+def _drop(delta: float, baseline_value: float, relative: bool) -> float:
+    """How much worse the run is (positive = worse), absolute or relative to the baseline."""
+    drop = -delta
+    if not relative or math.isnan(drop):
+        return drop
+    if baseline_value == 0:
+        return 0.0 if drop <= 0 else math.inf
+    return drop / abs(baseline_value)
+
+
+def _status(delta: float, drop: float, tolerance: float, significant: bool) -> str:
+    if math.isnan(delta) or delta == 0:
+        return "unchanged"
+    if delta > 0:
+        return "improved"
+    if drop <= tolerance:
+        return "within_tolerance"
+    return "regressed" if significant else "not_significant"
+
+
+def _store(
+    wh,
+    run_row: dict[str, Any],
+    baseline_row: dict[str, Any],
+    baseline_spec: Any,
+    qrels_row: dict[str, Any],
+    settings: dict[str, Any],
+    verdicts: pd.DataFrame,
+    passed: bool,
+) -> int:
+    spec = baseline_spec if isinstance(baseline_spec, str | int) else "dataframe"
+    extra = {
+        k: v
+        for k, v in settings.items()
+        if k not in ("test", "correction", "alpha", "max_drop", "relative")
+    }
+    with wh.transaction() as conn:
+        check_id = conn.execute(
+            sa.text(
+                "INSERT INTO regress_checks (run_id, baseline_run_id, baseline_spec, qrels_id, "
+                "test, correction, alpha, max_drop, relative, options, passed, created_at) "
+                "VALUES (:run_id, :baseline_id, :spec, :qrels_id, :test, :correction, :alpha, "
+                ":max_drop, :relative, :options, :passed, :created_at) RETURNING id"
+            ),
+            {
+                "run_id": int(run_row["id"]),
+                "baseline_id": int(baseline_row["id"]),
+                "spec": str(spec),
+                "qrels_id": int(qrels_row["id"]),
+                "test": settings["test"],
+                "correction": settings["correction"],
+                "alpha": float(settings["alpha"]),
+                "max_drop": float(settings["max_drop"]),
+                "relative": bool(settings["relative"]),
+                "options": json.dumps(extra, sort_keys=True),
+                "passed": bool(passed),
+                "created_at": datetime.now(UTC).replace(tzinfo=None),
+            },
+        ).scalar_one()
+        conn.execute(
+            sa.text(
+                "INSERT INTO regress_verdicts (check_id, measure, baseline_value, run_value, "
+                "delta, num_q, improved, degraded, p_value, p_corrected, status, regressed, "
+                "run_evaluation_id, baseline_evaluation_id) VALUES (:check_id, :measure, "
+                ":baseline_value, :run_value, :delta, :num_q, :improved, :degraded, :p_value, "
+                ":p_corrected, :status, :regressed, :run_evaluation, :baseline_evaluation)"
+            ),
+            [
+                {
+                    "check_id": check_id,
+                    "measure": row.measure,
+                    "baseline_value": row.baseline_value,
+                    "run_value": row.run_value,
+                    "delta": row.delta,
+                    "num_q": int(row.num_q),
+                    "improved": int(row.improved),
+                    "degraded": int(row.degraded),
+                    "p_value": row.p_value,
+                    "p_corrected": row.p_corrected,
+                    "status": row.status,
+                    "regressed": bool(row.regressed),
+                    "run_evaluation": int(row.run_evaluation_id),
+                    "baseline_evaluation": int(row.baseline_evaluation_id),
+                }
+                for row in verdicts.itertuples(index=False)
+            ],
+        )
+    return int(check_id)

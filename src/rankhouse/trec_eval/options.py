@@ -1,0 +1,385 @@
+"""trec_eval 10's command line: its short options, ``-m`` requests, nicknames and parameters.
+
+Everything here follows TREC_EVAL_SEMANTICS sections 1 and 1.1: getopt-style short options
+(``-q -c -n -J -l N -M N -N N -m spec``, attached or separate values, GNU permutation),
+``-m name.params`` split at the first dot, four parameter kinds with their own parsing and
+sorting rules, and the fixed output order of the measure table.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from enum import Enum
+
+
+class TrecEvalExit(Exception):
+    """trec_eval stops: ``stderr`` is printed as is and the process exits with ``code``."""
+
+    def __init__(self, code: int, stderr: str) -> None:
+        super().__init__(stderr.rstrip())
+        self.code = code
+        self.stderr = stderr
+
+
+class Kind(Enum):
+    """How a measure's ``-m name.params`` text is parsed (spec 1.1)."""
+
+    PLAIN = "plain"
+    INT_CUTOFFS = "int_cutoffs"
+    REAL_CUTOFFS = "real_cutoffs"
+    REAL_LIST = "real_list"
+    PAIRS = "pairs"
+
+
+class Summary(Enum):
+    """How the ``all`` line of a measure is formed (spec 6)."""
+
+    MEAN = "mean"
+    SUM = "sum"
+    COUNT = "count"
+    GMEAN = "gmean"
+    NONE = "none"  # per topic only (relstring)
+    RUNID = "runid"  # summary only, the run tag
+
+
+@dataclass(frozen=True)
+class MeasureDef:
+    """One entry of trec_eval's measure table."""
+
+    name: str
+    kind: Kind = Kind.PLAIN
+    summary: Summary = Summary.MEAN
+    default: str | None = None  # default parameter text
+    integer: bool = False  # printed with %ld
+    per_topic: bool = True  # printed in -q blocks
+
+    @property
+    def needs_ranking(self) -> bool:
+        """Whether trec_eval builds the topic's ranking for it (all but runid and num_q)."""
+        return self.name not in ("runid", "num_q")
+
+
+_CUTS = "5,10,15,20,30,100,200,500,1000"
+_RECALL_POINTS = "0.0,0.1,0.2,0.3,0.4,0.5,0.6,0.7,0.8,0.9,1.0"
+
+# The table order is the output order (spec 7); it never depends on the order of -m options.
+MEASURES: tuple[MeasureDef, ...] = (
+    MeasureDef("runid", summary=Summary.RUNID, per_topic=False),
+    MeasureDef("num_q", summary=Summary.COUNT, integer=True, per_topic=False),
+    MeasureDef("num_ret", summary=Summary.SUM, integer=True),
+    MeasureDef("num_rel", summary=Summary.SUM, integer=True),
+    MeasureDef("num_rel_ret", summary=Summary.SUM, integer=True),
+    MeasureDef("map"),
+    MeasureDef("gm_map", summary=Summary.GMEAN, per_topic=False),
+    MeasureDef("Rprec"),
+    MeasureDef("bpref"),
+    MeasureDef("recip_rank"),
+    MeasureDef("iprec_at_recall", Kind.REAL_CUTOFFS, default=_RECALL_POINTS),
+    MeasureDef("P", Kind.INT_CUTOFFS, default=_CUTS),
+    MeasureDef("relstring", Kind.REAL_LIST, Summary.NONE, default="10"),
+    MeasureDef("recall", Kind.INT_CUTOFFS, default=_CUTS),
+    MeasureDef("infAP"),
+    MeasureDef("gm_bpref", summary=Summary.GMEAN, per_topic=False),
+    MeasureDef("Rprec_mult", Kind.REAL_CUTOFFS, default="0.2,0.4,0.6,0.8,1.0,1.2,1.4,1.6,1.8,2.0"),
+    MeasureDef("utility", Kind.REAL_LIST, default="1,-1,0,0"),
+    MeasureDef("11pt_avg", Kind.REAL_LIST, default=_RECALL_POINTS),
+    MeasureDef("binG"),
+    MeasureDef("G", Kind.PAIRS),
+    MeasureDef("ndcg", Kind.PAIRS),
+    MeasureDef("ndcg_rel", Kind.PAIRS),
+    MeasureDef("Rndcg", Kind.PAIRS),
+    MeasureDef("ndcg_cut", Kind.INT_CUTOFFS, default=_CUTS),
+    MeasureDef("map_cut", Kind.INT_CUTOFFS, default=_CUTS),
+    MeasureDef("relative_P", Kind.INT_CUTOFFS, default=_CUTS),
+    MeasureDef("success", Kind.INT_CUTOFFS, default="1,5,10"),
+    MeasureDef("set_P"),
+    MeasureDef("set_relative_P"),
+    MeasureDef("set_recall"),
+    MeasureDef("set_map"),
+    MeasureDef("set_F", Kind.REAL_LIST, default="1.0"),
+    MeasureDef("num_nonrel_judged_ret", summary=Summary.SUM, integer=True),
+    MeasureDef("rbp", Kind.PAIRS),
+    MeasureDef("rbp_resid", Kind.PAIRS),
+    MeasureDef("unj", Kind.INT_CUTOFFS, default="5,10,20"),
+)
+BY_NAME: dict[str, MeasureDef] = {m.name: m for m in MEASURES}
+
+OFFICIAL = (
+    "runid",
+    "num_q",
+    "num_ret",
+    "num_rel",
+    "num_rel_ret",
+    "map",
+    "gm_map",
+    "Rprec",
+    "bpref",
+    "recip_rank",
+    "iprec_at_recall",
+    "P",
+)
+NICKNAMES: dict[str, tuple[str, ...]] = {
+    "official": OFFICIAL,
+    "all_trec": tuple(m.name for m in MEASURES),
+    "set": (
+        "runid",
+        "num_q",
+        "num_ret",
+        "num_rel",
+        "num_rel_ret",
+        "utility",
+        "set_P",
+        "set_recall",
+        "set_relative_P",
+        "set_map",
+        "set_F",
+    ),
+}
+
+
+# --- C conversions -------------------------------------------------------------------------
+
+_ATOL = re.compile(r"[ \t\n\r\f\v]*([+-]?[0-9]+)")
+_ATOF_DEC = re.compile(r"[ \t\n\r\f\v]*([+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?)")
+_ATOF_HEX = re.compile(
+    r"[ \t\n\r\f\v]*([+-]?)0[xX]"
+    r"((?:[0-9a-fA-F]+\.?[0-9a-fA-F]*|\.[0-9a-fA-F]+)(?:[pP][+-]?[0-9]+)?)"
+)
+_ATOF_SPECIAL = re.compile(r"[ \t\n\r\f\v]*([+-]?)(inf(?:inity)?|nan)", re.IGNORECASE)
+_LONG_MIN, _LONG_MAX = -(2**63), 2**63 - 1
+
+
+def atol(text: str) -> int:
+    """C ``atol`` (glibc ``strtol``): leading digits with an optional sign, else 0.
+
+    ``"1.7"`` gives 1, ``"2e1"`` 2, ``"abc"`` 0; out-of-range values saturate.
+    """
+    match = _ATOL.match(text)
+    if not match:
+        return 0
+    return max(_LONG_MIN, min(_LONG_MAX, int(match.group(1))))
+
+
+def atof(text: str) -> float:
+    """C ``atof`` (glibc ``strtod``): the longest numeric prefix, else 0.0.
+
+    Accepts decimal and hexadecimal forms, ``inf``/``infinity``/``nan`` in any case;
+    ``"1.5abc"`` gives 1.5, ``"0x10"`` 16.0, ``"1e400"`` inf, ``"abc"`` 0.0.
+    """
+    match = _ATOF_HEX.match(text)
+    if match:
+        value = float.fromhex("0x" + match.group(2))
+        return -value if match.group(1) == "-" else value
+    match = _ATOF_SPECIAL.match(text)
+    if match:
+        value = math.inf if match.group(2).lower().startswith("inf") else math.nan
+        return -value if match.group(1) == "-" else value
+    match = _ATOF_DEC.match(text)
+    if not match:
+        return 0.0
+    return float(match.group(1))
+
+
+# --- parameters ----------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Request:
+    """One measure as it will be computed and printed: its parameters and printed names."""
+
+    measure: MeasureDef
+    text: str  # parameter text (the default one when not given)
+    explicit: bool  # parameters were given with -m
+    values: tuple  # parsed parameters (kind-dependent, see parse_params)
+
+    @property
+    def name(self) -> str:
+        return self.measure.name
+
+    def line_names(self) -> list[str]:
+        """The names printed for this measure, in output order."""
+        name, kind = self.measure.name, self.measure.kind
+        if kind is Kind.INT_CUTOFFS:
+            return [f"{name}_{c}" for c in self.values]
+        if kind is Kind.REAL_CUTOFFS:
+            return [f"{name}_{c:3.2f}" for c in self.values]
+        if kind in (Kind.REAL_LIST, Kind.PAIRS) and self.explicit:
+            return [f"{name}_{self.text}"]
+        return [name]
+
+
+def _fail_init(name: str, message: str) -> TrecEvalExit:
+    return TrecEvalExit(2, f"trec_eval: {message}\ntrec_eval: Cannot initialize measure '{name}'\n")
+
+
+def parse_params(measure: MeasureDef, text: str) -> tuple:
+    """Parse parameter text the way trec_eval does for the measure's kind.
+
+    Returns sorted integer cutoffs, sorted real cutoffs, the real list in given order, or
+    ``(gain pairs, persistence)`` for name=value measures.
+
+    Raises:
+        TrecEvalExit: a cutoff that is not positive or is repeated (exit 2).
+    """
+    kind = measure.kind
+    parts = text.split(",")
+    if kind is Kind.INT_CUTOFFS:
+        cutoffs = sorted(atol(p) for p in parts)
+        if any(a == b for a, b in zip(cutoffs, cutoffs[1:], strict=False)):
+            raise _fail_init(measure.name, f"duplicate cutoffs detected: '{text}'")
+        if cutoffs[0] <= 0:
+            raise _fail_init(measure.name, f"Negative cutoff detected: '{text}'")
+        return tuple(cutoffs)
+    if kind is Kind.REAL_CUTOFFS:
+        cutoffs = sorted(atof(p) for p in parts)
+        if any(a == b for a, b in zip(cutoffs, cutoffs[1:], strict=False)):
+            raise _fail_init(measure.name, f"duplicate cutoffs detected: '{text}'")
+        return tuple(cutoffs)
+    if kind is Kind.REAL_LIST:
+        return tuple(atof(p) for p in parts)
+    if kind is Kind.PAIRS:
+        return parse_pairs(measure.name, text)
+    return ()
+
+
+_INTEGER_KEY = re.compile(r"[+-]?[0-9]+\Z")
+
+
+def parse_pairs(name: str, text: str | None) -> tuple[tuple[tuple[int, float], ...], float]:
+    """``k=v`` pairs: integer keys are (level, gain) pairs in given order, ``p`` the persistence.
+
+    Returns ``(gains, p)`` with p defaulting to 0.9. Other keys are ignored, as by trec_eval.
+
+    Raises:
+        TrecEvalExit: an item without ``=`` (exit 2).
+    """
+    gains: list[tuple[int, float]] = []
+    persistence = 0.9
+    for item in (text or "").split(",") if text else []:
+        key, sep, value = item.partition("=")
+        if not sep:
+            raise _fail_init(name, f"parameter '{item}' is not of the form name=value")
+        if _INTEGER_KEY.match(key):
+            gains.append((atol(key), atof(value)))
+        elif key == "p":
+            persistence = atof(value)
+    return tuple(gains), persistence
+
+
+# --- the command line ----------------------------------------------------------------------
+
+USAGE = (
+    "Usage: trec-eval [-q] [-c] [-n] [-J] [-l N] [-M N] [-N N] [-m measure[.params]]... "
+    "qrels_file results_file\n"
+)
+
+
+@dataclass
+class Options:
+    """The parsed command line of ``trec-eval``."""
+
+    qrels: str
+    results: str
+    per_topic: bool = False  # -q
+    no_summary: bool = False  # -n
+    complete: bool = False  # -c
+    judged_only: bool = False  # -J
+    level: int = 1  # -l
+    max_docs: int | None = None  # -M (None: unlimited)
+    num_docs_in_coll: int = 0  # -N
+    specs: list[str] = field(default_factory=list)  # -m texts in given order
+
+    def requests(self) -> list[Request]:
+        """The measures to compute, in output (table) order, with their parameters."""
+        return resolve_measures(self.specs)
+
+
+def parse_args(argv: Sequence[str]) -> Options:
+    """Parse trec_eval's command line (getopt with argument permutation).
+
+    Raises:
+        TrecEvalExit: an unknown option, a missing value, or not exactly two files (exit 1).
+    """
+    flags = {"q": "per_topic", "n": "no_summary", "c": "complete", "J": "judged_only"}
+    valued = "lMNm"
+    values: dict[str, object] = {}
+    specs: list[str] = []
+    files: list[str] = []
+    args = list(argv)
+    i = 0
+    while i < len(args):
+        arg = args[i]
+        i += 1
+        if arg == "--":
+            files.extend(args[i:])
+            break
+        if not arg.startswith("-") or arg == "-":
+            files.append(arg)
+            continue
+        j = 1
+        while j < len(arg):
+            letter = arg[j]
+            j += 1
+            if letter in flags:
+                values[flags[letter]] = True
+                continue
+            if letter not in valued:
+                raise TrecEvalExit(1, f"trec_eval: invalid option -- '{letter}'\n{USAGE}")
+            if j < len(arg):
+                value = arg[j:]
+            elif i < len(args):
+                value = args[i]
+                i += 1
+            else:
+                raise TrecEvalExit(
+                    1, f"trec_eval: option requires an argument -- '{letter}'\n{USAGE}"
+                )
+            if letter == "m":
+                specs.append(value)
+            elif letter == "l":
+                values["level"] = atol(value)
+            elif letter == "M":
+                values["max_docs"] = atol(value)
+            else:
+                values["num_docs_in_coll"] = atol(value)
+            break
+    if len(files) != 2:
+        raise TrecEvalExit(1, f"trec_eval: expected a qrels file and a results file\n{USAGE}")
+    return Options(qrels=files[0], results=files[1], specs=specs, **values)  # type: ignore[arg-type]
+
+
+def resolve_measures(specs: Sequence[str]) -> list[Request]:
+    """Turn ``-m`` texts into requests in table order (spec 1.1).
+
+    No ``-m`` means ``official``. Parameters given for a nickname are ignored; when several
+    ``-m`` give parameters for one measure the first wins.
+
+    Raises:
+        TrecEvalExit: an unknown name or empty parameter text (exit 1), bad cutoffs (exit 2).
+    """
+    wanted: set[str] = set()
+    params: dict[str, str] = {}
+    for spec in specs or ["official"]:
+        name, dot, text = spec.partition(".")
+        if dot and not text:
+            raise TrecEvalExit(1, f"trec_eval: illegal measure '{spec}'\n")
+        if name in NICKNAMES:
+            wanted.update(NICKNAMES[name])
+        elif name in BY_NAME:
+            wanted.add(name)
+            if dot:
+                params.setdefault(name, text)
+        else:
+            raise TrecEvalExit(1, f"trec_eval: illegal measure '{spec}'\n")
+    requests = []
+    for measure in MEASURES:
+        if measure.name not in wanted:
+            continue
+        explicit = measure.name in params
+        text = params.get(measure.name, measure.default or "")
+        values = parse_params(measure, text) if (text or measure.kind is Kind.PAIRS) else ()
+        requests.append(Request(measure, text, explicit, values))
+    return requests

@@ -1,0 +1,212 @@
+"""Qrels and run files read with trec_eval 10's rules (TREC_EVAL_SEMANTICS sections 2 and 3).
+
+Qrels are small and have quirks (one comment line at a time, blank lines fatal), so they are
+read in Python. Runs can hold millions of lines, so DuckDB reads and splits them; only the
+scores DuckDB cannot cast exactly like C ``atof`` go through the Python emulation.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import sys
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+import pandas as pd
+
+from .options import TrecEvalExit, atof, atol
+
+_WHITESPACE = re.compile(rb"[ \t\r\v\f]+")
+
+
+def _quit(message: str, path: str) -> TrecEvalExit:
+    return TrecEvalExit(2, f"{message}trec_eval: Quit in file '{path}'\n")
+
+
+def _read_bytes(path: str, what: str) -> bytes:
+    try:
+        data = Path(path).read_bytes()
+    except OSError as exc:
+        raise _quit(
+            f"trec_eval.get_{what}: Cannot read {what} file '{path}': {exc.strerror}\n", path
+        ) from exc
+    if not data:
+        raise _quit(f"trec_eval.get_{what}: Empty {what} file '{path}'\n", path)
+    return data
+
+
+@dataclass
+class Qrels:
+    """Judgments in file order: ``frame`` has columns qid, docno, rel (C ``atol`` of field 4)."""
+
+    frame: pd.DataFrame
+    num_positive: int  # lines with judgment > 0 (the -c summary of num_rel)
+
+
+def read_qrels(path: str) -> Qrels:
+    """Read a qrels file like trec_eval: exactly 4 fields, ``#`` comment quirk, atol grades.
+
+    A line starting with ``#`` is skipped, but the line right after a skipped comment is
+    always data (trec_eval's quirk). Unlike trec_eval, a comment on the last line is accepted.
+
+    Raises:
+        TrecEvalExit: unreadable or empty file, or a malformed line (exit 2).
+    """
+    data = _read_bytes(path, "qrels")
+    lines = data.split(b"\n")
+    if lines[-1] == b"":
+        lines.pop()
+    qids: list[str] = []
+    docnos: list[str] = []
+    rels: list[int] = []
+    data_line = 0
+    after_comment = False
+    for raw in lines:
+        if raw.startswith(b"#") and not after_comment:
+            after_comment = True
+            continue
+        after_comment = False
+        data_line += 1
+        fields = _WHITESPACE.split(raw.strip(b" \t\r\v\f"))
+        if len(fields) != 4 or fields == [b""] * len(fields):
+            raise _quit(f"trec_eval.get_qrels: Malformed line {data_line}\n", path)
+        qids.append(fields[0].decode("utf-8", "surrogateescape"))
+        docnos.append(fields[2].decode("utf-8", "surrogateescape"))
+        rels.append(atol(fields[3].decode("ascii", "replace")))
+    if not qids:
+        raise _quit("trec_eval.get_qrels: No judgments in qrels file\n", path)
+    frame = pd.DataFrame(
+        {
+            "qid": pd.Series(qids, dtype=object),
+            "docno": pd.Series(docnos, dtype=object),
+            "rel": pd.Series(rels, dtype="int64"),
+        }
+    )
+    return Qrels(frame, int((frame["rel"] > 0).sum()))
+
+
+@dataclass
+class Run:
+    """A run read into the DuckDB table ``table`` (qid, docno, score) and its run tag."""
+
+    table: str
+    runid: str
+
+
+_SPLIT_SQL = r"""
+CREATE OR REPLACE TEMP TABLE {table} AS
+WITH lines AS (
+    SELECT line,
+           contains(line, chr(9)) OR contains(line, chr(13)) OR contains(line, chr(11))
+           OR contains(line, chr(12)) OR contains(line, '  ') OR starts_with(line, ' ')
+           OR ends_with(line, ' ') AS irregular
+    FROM read_csv(?, delim = chr(1), header = false, columns = {{'line': 'VARCHAR'}},
+                  quote = '', escape = '', auto_detect = false, strict_mode = false)
+    WHERE line IS NOT NULL
+), split AS (
+    SELECT CASE WHEN irregular
+                THEN regexp_split_to_array(
+                         trim(regexp_replace(line, '[\t\r\x0b\x0c]', ' ', 'g')), ' +')
+                ELSE string_split(line, ' ') END AS f
+    FROM lines
+)
+SELECT f[1] AS qid, f[3] AS docno, f[5] AS score_text, len(f) AS num_fields,
+       CASE WHEN NOT contains(f[5], '_') THEN try_cast(f[5] AS DOUBLE) END AS score
+FROM split
+WHERE f[1] <> '' AND NOT starts_with(f[1], '#')
+"""
+
+
+def read_run(con, path: str, table: str = "te_run") -> Run:
+    """Read a TREC run into DuckDB table ``table`` with trec_eval's rules.
+
+    Blank lines and lines whose first non-blank character is ``#`` are skipped; a data line
+    needs at least 6 fields (iter, rank and fields past the 6th are ignored); scores follow C
+    ``atof``. A name starting with ``-`` reads standard input.
+
+    Raises:
+        TrecEvalExit: unreadable or empty file, a malformed line, no data line (exit 2).
+    """
+    if path.startswith("-"):
+        with tempfile.NamedTemporaryFile(suffix=".run", delete=False) as tmp:
+            tmp.write(sys.stdin.buffer.read())
+        try:
+            return _read_run_file(con, tmp.name, path, table)
+        finally:
+            os.unlink(tmp.name)
+    return _read_run_file(con, path, path, table)
+
+
+def _read_run_file(con, file: str, shown: str, table: str) -> Run:
+    _read_bytes_head(file, shown)
+    try:
+        con.execute(_SPLIT_SQL.format(table=table), [file])
+    except Exception as exc:  # duckdb raises its own error classes (e.g. invalid UTF-8)
+        raise _quit(f"trec_eval.get_results: cannot read '{shown}': {exc}\n", shown) from exc
+    count, min_fields = con.execute(f"SELECT count(*), min(num_fields) FROM {table}").fetchone()
+    if count == 0:
+        raise _quit(f"trec_eval.get_results: No data lines in results file '{shown}'\n", shown)
+    if min_fields < 6:
+        raise _quit(f"trec_eval.get_results: Malformed line {_malformed_line(file)}\n", shown)
+    bad = con.execute(f"SELECT DISTINCT score_text FROM {table} WHERE score IS NULL").fetchall()
+    if bad:
+        fixes = pd.DataFrame(
+            {"score_text": [t for (t,) in bad], "fixed": [atof(t) for (t,) in bad]}
+        )
+        con.register("te_score_fixes", fixes)
+        con.execute(
+            f"UPDATE {table} SET score = fixed FROM te_score_fixes "
+            f"WHERE {table}.score IS NULL AND {table}.score_text = "
+            "te_score_fixes.score_text"
+        )
+        con.unregister("te_score_fixes")
+    return Run(table, _last_tag(file))
+
+
+def _read_bytes_head(file: str, shown: str) -> None:
+    try:
+        size = os.path.getsize(file)
+    except OSError as exc:
+        raise _quit(
+            f"trec_eval.get_results: Cannot read results file '{shown}': {exc.strerror}\n", shown
+        ) from exc
+    if size == 0:
+        raise _quit(f"trec_eval.get_results: Empty results file '{shown}'\n", shown)
+
+
+def _data_fields(raw: bytes) -> list[bytes] | None:
+    fields = _WHITESPACE.split(raw.strip(b" \t\r\v\f"))
+    if fields == [b""] or fields[0].startswith(b"#"):
+        return None
+    return fields
+
+
+def _malformed_line(file: str) -> int:
+    with open(file, "rb") as handle:
+        for number, raw in enumerate(handle, start=1):
+            fields = _data_fields(raw.rstrip(b"\n"))
+            if fields is not None and len(fields) < 6:
+                return number
+    return 0
+
+
+def _last_tag(file: str) -> str:
+    """The tag (field 6) of the last data line: trec_eval's ``runid``."""
+    size = os.path.getsize(file)
+    block = 1 << 16
+    with open(file, "rb") as handle:
+        while True:
+            start = max(0, size - block)
+            handle.seek(start)
+            lines = handle.read().split(b"\n")
+            if start > 0:
+                lines = lines[1:]  # possibly cut
+            for raw in reversed(lines):
+                fields = _data_fields(raw)
+                if fields is not None:
+                    return fields[5].decode("utf-8", "surrogateescape")
+            if start == 0:
+                return ""
+            block *= 4

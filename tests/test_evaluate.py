@@ -1,0 +1,222 @@
+"""Warehouse.evaluate and rankhouse.evaluate: results, query bookkeeping, stored evaluations."""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+
+import pandas as pd
+import pytest
+import pytrec_eval
+import sqlalchemy as sa
+
+import rankhouse
+from rankhouse import MeasureError, NotFoundError
+
+EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
+
+QRELS = EXAMPLES / "qrels.txt"
+BM25 = EXAMPLES / "run.bm25.txt"
+DENSE = EXAMPLES / "run.dense.txt"
+# our canonical name -> pytrec_eval's measure
+REFERENCE = {"nDCG@10": "ndcg_cut_10", "AP": "map", "P@5": "P_5", "RR": "recip_rank"}
+
+
+def _read_qrels(path):
+    qrels = {}
+    for line in path.read_text().splitlines():
+        if line.strip() and not line.startswith("#"):
+            q, _, d, g = line.split()
+            qrels.setdefault(q, {})[d] = int(g)
+    return qrels
+
+
+def _read_run(path):
+    run = {}
+    for line in path.read_text().splitlines():
+        q, _, d, _, s, _ = line.split()
+        run.setdefault(q, {})[d] = float(s)
+    return run
+
+
+def _reference(run_path, relevance_level=1):
+    """Per-query values from pytrec_eval (queries missing from the run are absent)."""
+    evaluator = pytrec_eval.RelevanceEvaluator(
+        _read_qrels(QRELS), set(REFERENCE.values()), relevance_level=relevance_level
+    )
+    return evaluator.evaluate(_read_run(run_path))
+
+
+def _count(wh, table):
+    with wh.connect() as conn:
+        return conn.execute(sa.text(f"SELECT count(*) FROM {table}")).scalar_one()
+
+
+def test_values_match_pytrec_eval_and_missing_queries_score_zero(warehouse):
+    result = warehouse.evaluate([BM25, DENSE], QRELS, list(REFERENCE))
+    qrels_queries = set(_read_qrels(QRELS))
+    for run_name, path in (("bm25", BM25), ("dense", DENSE)):
+        expected = _reference(path)
+        ours = result.per_query[result.per_query["run"] == run_name]
+        assert set(ours["query"]) == qrels_queries
+        for row in ours.itertuples():
+            want = expected.get(row.query, {}).get(REFERENCE[row.measure], 0.0)
+            assert row.value == pytest.approx(want, abs=1e-9), (run_name, row.query, row.measure)
+        summary = result.summary.set_index("run").loc[run_name]
+        for measure, theirs in REFERENCE.items():
+            mean = sum(v[theirs] for v in expected.values()) / len(qrels_queries)
+            assert summary[measure] == pytest.approx(mean, abs=1e-9)
+    assert list(result.summary.columns) == ["run", *REFERENCE]
+    assert list(result.per_query.columns) == ["run", "query", "measure", "value"]
+
+
+def test_skip_policy_averages_over_answered_queries(warehouse):
+    result = warehouse.evaluate(DENSE, QRELS, ["AP"], missing_queries="skip")
+    expected = _reference(DENSE)
+    mean = sum(v["map"] for v in expected.values()) / len(expected)
+    assert result.summary.loc[0, "AP"] == pytest.approx(mean, abs=1e-9)
+    counts = result.query_counts["dense"]
+    assert counts.evaluated == len(expected) == 7
+    assert counts.missing_from_run == 1
+
+
+def test_relevance_level_is_passed_to_binary_measures(warehouse):
+    result = warehouse.evaluate(BM25, QRELS, ["AP", "AP(rel=2)"], relevance_level=1)
+    at_two = _reference(BM25, relevance_level=2)
+    n = len(_read_qrels(QRELS))
+    assert result.summary.loc[0, "AP(rel=2)"] == pytest.approx(
+        sum(v["map"] for v in at_two.values()) / n, abs=1e-9
+    )
+    assert result.summary.loc[0, "AP"] != result.summary.loc[0, "AP(rel=2)"]
+
+
+def test_query_counts_ignored_queries_and_ties(warehouse):
+    run = pd.DataFrame(
+        {
+            "qid": ["q1", "q1", "q1", "q1", "zz", "zz"],
+            "docid": ["doc023", "a", "b", "c", "x", "y"],
+            "score": [3.0, 2.0, 2.0, 2.0, 1.0, 1.0],
+            "tag": "tied",
+        }
+    )
+    result = warehouse.evaluate(run, QRELS, ["P@5"])
+    counts = result.query_counts["tied"]
+    assert counts.ignored == 1  # zz has no judgments
+    assert counts.missing_from_run == 7
+    assert counts.tied_pairs == 3  # (a,b), (b,c) in q1 and (x,y) in zz
+    assert counts.evaluated == 8
+
+
+def test_second_evaluation_is_reused_unless_recompute(warehouse):
+    first = warehouse.evaluate([BM25, DENSE], QRELS, ["AP", "nDCG@10"])
+    stored = _count(warehouse, "evaluations")
+    values = _count(warehouse, "evaluation_values")
+    assert stored == 4 and values == 4 * 8
+    assert first.num_reused == 0
+
+    again = warehouse.evaluate(["bm25", "dense"], "qrels", ["AP", "nDCG@10"])
+    assert again.num_reused == 4
+    assert list(again.aggregates["evaluation_id"]) == list(first.aggregates["evaluation_id"])
+    pd.testing.assert_frame_equal(again.summary, first.summary)
+
+    recomputed = warehouse.evaluate("bm25", "qrels", ["AP"], recompute=True)
+    assert recomputed.num_reused == 0
+    assert _count(warehouse, "evaluations") == stored  # replaced, not duplicated
+    assert recomputed.summary.loc[0, "AP"] == first.summary.loc[0, "AP"]
+
+    other_level = warehouse.evaluate("bm25", "qrels", ["AP"], relevance_level=2)
+    assert other_level.num_reused == 0
+    assert _count(warehouse, "evaluations") == stored + 1
+
+
+def test_stored_evaluation_records_what_produced_it(warehouse):
+    warehouse.evaluate(BM25, QRELS, ["nDCG@10"], relevance_level=2, missing_queries="skip")
+    with warehouse.connect() as conn:
+        row = conn.execute(sa.text("SELECT * FROM evaluations")).mappings().one()
+        sha = conn.execute(sa.text("SELECT content_sha256 FROM qrels_sets")).scalar_one()
+    assert row["measure"] == "nDCG@10"
+    assert row["relevance_level"] == 2
+    assert row["missing_queries"] == "skip"
+    assert row["qrels_sha256"] == sha
+    assert row["rankhouse_version"] == rankhouse.__version__
+    assert row["aggregate"] == "mean"
+    assert row["num_q"] == 8
+    assert json.loads(row["parameters"])["cutoff"] == 10
+
+
+def test_unknown_measure_and_unknown_run(warehouse):
+    with pytest.raises(MeasureError, match="nDCG@10"):
+        warehouse.evaluate(BM25, QRELS, ["nDGC@10"])
+    with pytest.raises(NotFoundError, match="no-such-run"):
+        warehouse.evaluate("no-such-run", QRELS, ["AP"])
+
+
+def test_evaluate_frames_with_any_column_names():
+    qrels = pd.DataFrame({"QUERY": ["1", "1", "2"], "DOC": ["a", "b", "c"], "LABEL": [1, 0, 2]})
+    run = pd.DataFrame(
+        {"QUERY": ["1", "1", "2", "2"], "DOC": ["a", "b", "c", "d"], "SIM": [0.2, 0.9, 0.5, 0.7]}
+    )
+    result = rankhouse.evaluate(
+        run,
+        qrels,
+        ["RR", "P@2"],
+        columns={"qid": "QUERY", "docid": "DOC", "score": "SIM"},
+        qrels_columns={"qid": "QUERY", "docid": "DOC", "rel": "LABEL"},
+    )
+    values = result.per_query.set_index(["query", "measure"])["value"]
+    # query 1: b (0.9, non-relevant) then a (relevant) -> RR 1/2; query 2: d then c -> 1/2
+    assert values[("1", "RR")] == 0.5 and values[("2", "RR")] == 0.5
+    assert values[("1", "P@2")] == 0.5 and values[("2", "P@2")] == 0.5
+    assert result.summary.loc[0, "RR"] == 0.5
+
+
+# --- the CLI, in a subprocess ----------------------------------------------------------------
+
+
+def test_cli_eval_table_then_reuse(run_cli):
+    first = run_cli("eval", QRELS, BM25, DENSE, "-m", "AP", "-m", "nDCG@10")
+    assert first.exit_code == 0, first.stderr
+    assert "bm25" in first.stdout and "dense" in first.stdout and "nDCG@10" in first.stdout
+    assert "1 qrels queries not in the run (scored as empty rankings)" in first.stderr
+    again = run_cli("eval", "qrels", "bm25", "dense", "-m", "AP", "-m", "nDCG@10")
+    assert again.exit_code == 0
+    assert "4 of 4 results reused from storage" in again.stderr
+
+
+def test_cli_eval_json_and_tsv_values(run_cli):
+    reference = _reference(BM25)
+    expected_ap = sum(v["map"] for v in reference.values()) / 8
+    as_json = run_cli("eval", QRELS, BM25, "-m", "AP", "--format", "json")
+    assert as_json.exit_code == 0, as_json.stderr
+    records = json.loads(as_json.stdout)
+    assert records[0]["run"] == "bm25"
+    assert records[0]["AP"] == pytest.approx(expected_ap, abs=1e-12)
+
+    as_tsv = run_cli("eval", "qrels", "bm25", "-m", "AP", "--per-query", "--format", "tsv")
+    lines = as_tsv.stdout.splitlines()
+    assert lines[0] == "run\tquery\tAP"
+    rows = {line.split("\t")[1]: line.split("\t")[2] for line in lines[1:]}
+    assert rows["q1"] == f"{reference['q1']['map']:.4f}"
+    assert len(rows) == 8
+
+
+def test_cli_eval_errors(run_cli):
+    unknown = run_cli("eval", QRELS, BM25, "-m", "nDGC@10")
+    assert unknown.exit_code == 1
+    assert unknown.stderr.startswith("Error: ")
+    assert "nDCG@10" in unknown.stderr  # the closest known name is suggested
+    missing = run_cli("eval", QRELS, "no-such-run")
+    assert missing.exit_code == 1
+    assert "no-such-run" in missing.stderr
+    usage = run_cli("eval")
+    assert usage.exit_code == 2
+
+
+def test_cli_eval_csv_is_full_precision(run_cli):
+    result = run_cli("eval", QRELS, BM25, "-m", "nDCG@10", "--format", "csv")
+    header, row = result.stdout.splitlines()
+    assert header == "run,nDCG@10"
+    value = float(row.split(",")[1])
+    expected = sum(v["ndcg_cut_10"] for v in _reference(BM25).values()) / 8
+    assert math.isclose(value, expected, abs_tol=1e-15)

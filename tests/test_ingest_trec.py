@@ -1,0 +1,142 @@
+"""TREC text ingest: trec_eval's own files, gzip, dedup, several tags, --order rank."""
+
+from __future__ import annotations
+
+import gzip
+import shutil
+from collections import Counter
+from pathlib import Path
+
+import pytest
+import sqlalchemy as sa
+
+
+def _data_lines(path: Path) -> list[list[str]]:
+    return [
+        line.split()
+        for line in path.read_text().splitlines()
+        if line.strip() and not line.lstrip().startswith("#")
+    ]
+
+
+def _scalar(wh, sql: str, **params):
+    with wh.connect() as conn:
+        return conn.execute(sa.text(sql), params).scalar()
+
+
+@pytest.mark.parametrize("name", ["qrels.test", "qrels.rel_level"])
+def test_trec_eval_qrels_counts(warehouse, trec_eval_tests, name):
+    lines = _data_lines(trec_eval_tests / name)
+    result = warehouse.ingest_qrels(trec_eval_tests / name)
+    assert result.created and result.kind == "qrels" and result.name == name
+    assert result.num_rows == len(lines)
+    assert result.num_queries == len({f[0] for f in lines})
+    with warehouse.connect() as conn:
+        grades = dict(
+            conn.execute(
+                sa.text("SELECT grade, count(*) FROM judgments WHERE qrels_id = :i GROUP BY grade"),
+                {"i": result.id},
+            ).fetchall()
+        )
+    assert grades == dict(Counter(int(f[3]) for f in lines))
+    row = warehouse.qrels(name)
+    assert row["num_relevant"] == sum(int(f[3]) >= 1 for f in lines)
+    assert row["min_grade"] == min(int(f[3]) for f in lines)
+
+
+@pytest.mark.parametrize("name", ["results.test", "results.trunc"])
+def test_trec_eval_runs_counts_and_positions(warehouse, trec_eval_tests, name):
+    lines = _data_lines(trec_eval_tests / name)
+    [result] = warehouse.ingest_run(trec_eval_tests / name, name=name)
+    assert (result.system_tag, result.num_rows) == ("STANDARD", len(lines))
+    assert result.num_queries == len({f[0] for f in lines})
+    # positions follow trec_eval's order: score descending, then docno descending
+    query = lines[0][0]
+    expected = sorted(
+        (f for f in lines if f[0] == query), key=lambda f: (-float(f[4]), [-b for b in f[2].encode()])
+    )
+    with warehouse.connect() as conn:
+        got = conn.execute(
+            sa.text(
+                "SELECT doc_id FROM run_rows WHERE run_id = :r AND query_id = :q ORDER BY position"
+            ),
+            {"r": result.id, "q": query},
+        ).scalars().all()
+    assert got == [f[2] for f in expected]
+
+
+def test_gzip_and_plain_share_hash_and_dedup(warehouse, trec_eval_tests, tmp_path):
+    plain = tmp_path / "run.txt"
+    shutil.copy(trec_eval_tests / "results.test", plain)
+    packed = tmp_path / "other.run.gz"
+    packed.write_bytes(gzip.compress(plain.read_bytes()))
+    [first] = warehouse.ingest_run(plain)
+    [second] = warehouse.ingest_run(packed)
+    assert first.created and not second.created and second.id == first.id
+    assert _scalar(warehouse, "SELECT count(*) FROM run_rows") == 1500
+    q1 = warehouse.ingest_qrels(trec_eval_tests / "qrels.test")
+    gz = tmp_path / "q.txt.gz"
+    gz.write_bytes(gzip.compress((trec_eval_tests / "qrels.test").read_bytes()))
+    q2 = warehouse.ingest_qrels(gz)
+    assert not q2.created and q2.id == q1.id
+
+
+def test_multi_tag_file_gives_one_run_per_tag_and_reingest_is_noop(warehouse, tmp_path):
+    path = tmp_path / "systems.txt"
+    lines = [f"{q} Q0 d{d} {d} {10 - d}.5 sys{s}" for s in "abc" for q in (1, 2) for d in range(4)]
+    path.write_text("# three systems\n" + "\n".join(lines) + "\n\n")
+    results = warehouse.ingest_run(path, name="exp")
+    assert [(r.name, r.system_tag, r.num_queries, r.num_rows) for r in results] == [
+        (f"exp/sys{s}", f"sys{s}", 2, 8) for s in "abc"
+    ]
+    again = warehouse.ingest_run(path, name="exp")
+    assert [r.created for r in again] == [False] * 3
+    assert [r.id for r in again] == [r.id for r in results]
+    assert _scalar(warehouse, "SELECT count(*) FROM run_rows") == 24
+    assert _scalar(warehouse, "SELECT count(*) FROM runs") == 3
+    without_name = warehouse.ingest_run(path, order="rank")  # other parse options: new runs
+    assert [r.name for r in without_name] == ["sysa", "sysb", "sysc"]
+
+
+def test_order_rank_positions_follow_given_ranks(warehouse, tmp_path):
+    path = tmp_path / "ranked.run"
+    # scores disagree with ranks; with --order rank the ranks win
+    path.write_text("7 Q0 a 3 9.0 t\n7 Q0 b 1 0.0 t\n7 Q0 c 2 5.0 t\n")
+    [result] = warehouse.ingest_run(path, order="rank", meta={"model": "bm25"})
+    with warehouse.connect() as conn:
+        rows = conn.execute(
+            sa.text("SELECT doc_id, rank, score, position FROM run_rows ORDER BY position")
+        ).fetchall()
+    assert rows == [("b", 1, -1.0, 1), ("c", 2, -2.0, 2), ("a", 3, -3.0, 3)]
+    meta = warehouse.run(result.id)["metadata"]
+    assert meta["score_derived_from"] == "rank" and meta["model"] == "bm25"
+    assert meta["source"] == str(path.resolve()) and len(meta["content_sha256"]) == 64
+
+
+def test_whitespace_comments_and_ids_stay_strings(warehouse, tmp_path):
+    path = tmp_path / "mixed.txt"
+    path.write_bytes(
+        b"# comment\r\n010\t0  d1 1\r\n\n   # indented comment\n10 0 d1   2\n  \n10 0 D2 0\n"
+    )
+    result = warehouse.ingest_qrels(path)
+    assert (result.num_queries, result.num_rows) == (2, 3)
+    with warehouse.connect() as conn:
+        rows = conn.execute(
+            sa.text("SELECT query_id, doc_id, grade FROM judgments ORDER BY query_id, doc_id")
+        ).fetchall()
+    assert rows == [("010", "d1", 1), ("10", "D2", 0), ("10", "d1", 2)]
+
+
+def test_same_name_different_content_conflicts_unless_replace(warehouse, tmp_path):
+    from rankhouse import ConflictError
+
+    one, two = tmp_path / "a.txt", tmp_path / "b.txt"
+    one.write_text("1 Q0 d 1 1.0 t\n")
+    two.write_text("1 Q0 e 1 1.0 t\n")
+    [first] = warehouse.ingest_run(one, name="x")
+    with pytest.raises(ConflictError, match="'x' is already used by different content"):
+        warehouse.ingest_run(two, name="x")
+    [second] = warehouse.ingest_run(two, name="x", replace=True)
+    assert second.created and second.id != first.id
+    assert warehouse.runs()["name"].tolist() == ["x"]
+    assert _scalar(warehouse, "SELECT doc_id FROM run_rows") == "e"

@@ -1,0 +1,131 @@
+"""Differential tests: hypothesis-generated qrels and runs against pytrec_eval and by-hand formulas.
+
+pytrec_eval (pytrec-eval-terrier) wraps trec_eval 9.0.8. The differences of trec_eval 10
+(spec section 13) are handled here: scores are multiples of 0.5 (exact in float32, so v9's
+32-bit scores tie exactly when ours do); v9 skips queries missing from the run, so we
+evaluate with missing_queries="skip"; v9 puts the iprec cutoff at trunc(p*R + 0.9), v10 at
+lround(p*R), so IPrec is compared only where the two agree.
+"""
+
+from __future__ import annotations
+
+import math
+
+import pandas as pd
+import pytest
+import pytrec_eval
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from measure_helpers import store_qrels, store_run
+
+from rankhouse import Warehouse
+from rankhouse.engine import compute
+from rankhouse.measures import parse_measures, trec_name
+
+QUERIES = ["q1", "q2", "q3", "q10"]
+DOCS = [f"d{i}" for i in range(12)]
+TREC_MEASURES = [
+    "num_ret", "num_rel", "num_rel_ret", "map", "map_cut.3,10", "P.1,3,10", "recall.2,10",
+    "success.1,5", "recip_rank", "Rprec", "bpref", "infAP", "ndcg", "ndcg_cut.3,10",
+    "iprec_at_recall.0,0.1,0.3,0.5,0.7,1",
+]
+SETTINGS = settings(
+    max_examples=120, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+
+
+@st.composite
+def collections(draw):
+    """(qrels frame, run frame): graded and negative grades, ties, unjudged documents, and
+    queries missing on either side."""
+    judgments, rows = [], []
+    for query in QUERIES:
+        if draw(st.booleans()) or query == "q1":
+            docs = draw(st.lists(st.sampled_from(DOCS), min_size=1, max_size=10, unique=True))
+            judgments += [(query, d, draw(st.integers(-1, 3))) for d in docs]
+        if draw(st.booleans()) or query == "q1":
+            docs = draw(st.lists(st.sampled_from(DOCS), min_size=1, max_size=12, unique=True))
+            rows += [(query, d, draw(st.integers(0, 8)) / 2) for d in docs]
+    qrels = pd.DataFrame(judgments, columns=["query_id", "doc_id", "relevance"])
+    run = pd.DataFrame(rows, columns=["query_id", "doc_id", "score"])
+    return qrels, run
+
+
+def _ours(qrels, run, names, **options):
+    measures = parse_measures(names)
+    with Warehouse(":memory:") as wh:
+        qrels_id = store_qrels(wh, qrels)
+        run_id = store_run(wh, run)
+        with wh.connect() as conn:
+            frame = compute(conn, [run_id], qrels_id, measures, **options)
+    return measures, {(r.measure, r.query_id): r.value for r in frame.itertuples()}
+
+
+def _v9_and_v10_iprec_agree(recall: float, num_rel: int) -> bool:
+    v10 = math.floor(recall * num_rel + 0.5)
+    v9 = math.trunc(recall * num_rel + 0.9)
+    return v9 == v10
+
+
+@pytest.mark.parametrize("level", [1, 2])
+@given(data=collections())
+@SETTINGS
+def test_agrees_with_pytrec_eval(level, data):
+    qrels, run = data
+    measures, ours = _ours(qrels, run, TREC_MEASURES, relevance_level=level,
+                           missing_queries="skip")
+    qrels_dict = {q: dict(zip(g.doc_id, g.relevance.astype(int), strict=True))
+                  for q, g in qrels.groupby("query_id")}
+    run_dict = {q: dict(zip(g.doc_id, g.score.astype(float), strict=True))
+                for q, g in run.groupby("query_id")}
+    evaluator = pytrec_eval.RelevanceEvaluator(
+        qrels_dict, {m.split(".")[0] for m in TREC_MEASURES}, relevance_level=level
+    )
+    theirs = evaluator.evaluate(run_dict)
+    assert {q for _, q in ours} == set(theirs)
+    for measure in measures:
+        name = trec_name(measure)
+        for query, values in theirs.items():
+            if measure.family == "iprec" and not _v9_and_v10_iprec_agree(
+                measure.params["recall"], int(values["num_rel"])
+            ):
+                continue
+            expected = values[name]
+            assert ours[(measure.name, query)] == pytest.approx(expected, abs=1e-9), (
+                measure.name, query
+            )
+
+
+def _by_hand(ranking, grades, max_grade, cutoff):
+    """nDCG (exp gain), ERR and Judged of one query, straight from their definitions."""
+    top = ranking[:cutoff]
+    gains = [2.0 ** max(grades.get(d, 0), 0) - 1 for d in top]
+    dcg = sum(g / math.log2(i + 2) for i, g in enumerate(gains))
+    ideal = sorted((2.0 ** g - 1 for g in grades.values() if g > 0), reverse=True)[:cutoff]
+    idcg = sum(g / math.log2(i + 2) for i, g in enumerate(ideal))
+    err, reach = 0.0, 1.0
+    for i, d in enumerate(top, 1):
+        stop = (2.0 ** max(grades.get(d, 0), 0) - 1) / 2.0 ** max_grade
+        err += reach * stop / i
+        reach *= 1 - stop
+    judged = sum(grades.get(d, -1) >= 0 for d in top) / len(top) if top else 0.0
+    return {"ndcg": dcg / idcg if idcg > 0 else 0.0, "err": err, "judged": judged}
+
+
+@given(data=collections(), cutoff=st.integers(1, 12))
+@SETTINGS
+def test_graded_measures_match_their_definitions(data, cutoff):
+    qrels, run = data
+    names = [f"nDCG(dcg='exp-log2')@{cutoff}", f"ERR@{cutoff}", f"Judged@{cutoff}"]
+    _, ours = _ours(qrels, run, names)
+    max_grade = int(qrels.relevance.max())
+    for query in set(qrels.query_id):
+        grades = dict(zip(*qrels[qrels.query_id == query][["doc_id", "relevance"]].T.values,
+                          strict=True))
+        ranked = run[run.query_id == query].sort_values(["score", "doc_id"], ascending=False)
+        expected = _by_hand(list(ranked.doc_id), grades, max(max_grade, 1), cutoff)
+        if max_grade < 1:
+            expected["err"] = 0.0  # no grade > 0 anywhere: nothing to stop at
+        assert ours[(names[0], query)] == pytest.approx(expected["ndcg"], abs=1e-9)
+        assert ours[(names[1], query)] == pytest.approx(expected["err"], abs=1e-9)
+        assert ours[(names[2], query)] == pytest.approx(expected["judged"], abs=1e-9)

@@ -1,0 +1,33 @@
+"""The 7 commands of trec_eval's own test folder, run as ``rankhouse trec-eval`` in a subprocess."""
+
+from __future__ import annotations
+
+import pytest
+
+GOLDEN = {
+    "out.test": "qrels.test results.test",
+    "out.test.a": "-m all_trec qrels.test results.test",
+    "out.test.aq": "-m all_trec -q qrels.test results.test",
+    "out.test.aqc": "-m all_trec -q -c qrels.test results.trunc",
+    "out.test.aqcM": "-m all_trec -q -c -M100 qrels.test results.trunc",
+    "out.test.aql": "-m all_trec -mrelstring.20 -q -l2 qrels.rel_level results.test",
+    "out.test.meas_params": (
+        "-q -miprec_at_recall..10,.20,.25,.75,.50 -m P.5,7,3 -m recall.20,2000 "
+        "-m Rprec_mult.5.0,0.2,0.35 -mutility.2,-1,0,0 -m 11pt_avg..25,.5,.75 "
+        "-mndcg.1=3,2=9,4=4.5 -mndcg_cut.10,20,23.4 -msuccess.2,5,20 qrels.test results.test"
+    ),
+}
+
+
+@pytest.mark.parametrize("expected", sorted(GOLDEN))
+def test_golden_output(run_cli, trec_eval_tests, expected):
+    result = run_cli("trec-eval", *GOLDEN[expected].split(), cwd=trec_eval_tests)
+    assert result.exit_code == 0, result.stderr
+    assert result.stdout == (trec_eval_tests / expected).read_text()
+
+
+def test_run_from_standard_input(run_cli, trec_eval_tests):
+    run = (trec_eval_tests / "results.test").read_text()
+    result = run_cli("trec-eval", "qrels.test", "-", input=run, cwd=trec_eval_tests)
+    assert result.exit_code == 0, result.stderr
+    assert result.stdout == (trec_eval_tests / "out.test").read_text()

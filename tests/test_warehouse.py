@@ -1,0 +1,85 @@
+"""Opening a warehouse: files and URLs, migrations once, newer schemas refused, read-only."""
+
+from __future__ import annotations
+
+import pytest
+import sqlalchemy as sa
+
+from rankhouse import RankhouseError, SchemaError, Warehouse
+from rankhouse.schema import known_migrations
+from rankhouse.warehouse import resolve_target
+
+
+def _applied(wh: Warehouse) -> list[tuple[int, str]]:
+    with wh.connect() as conn:
+        return [
+            tuple(r)
+            for r in conn.execute(
+                sa.text("SELECT version, name FROM schema_migrations ORDER BY version")
+            )
+        ]
+
+
+def test_new_file_gets_every_migration_in_order(db_path):
+    with Warehouse(db_path) as wh:
+        applied = _applied(wh)
+    expected = [(m.version, m.name) for m in known_migrations()]
+    assert applied == expected
+    assert applied[0] == (1, "core")
+    assert db_path.exists()
+
+
+def test_opening_twice_is_a_no_op(db_path):
+    with Warehouse(db_path) as wh, wh.connect() as conn:
+        first = conn.execute(sa.text("SELECT applied_at FROM schema_migrations")).all()
+    with Warehouse(db_path) as wh, wh.connect() as conn:
+        second = conn.execute(sa.text("SELECT applied_at FROM schema_migrations")).all()
+    assert first == second
+
+
+def test_sqlalchemy_url_and_path_open_the_same_file(db_path):
+    Warehouse(db_path).close()
+    with Warehouse(f"duckdb:///{db_path}") as wh:
+        assert len(_applied(wh)) == len(known_migrations())
+
+
+def test_env_var_then_default_name(monkeypatch, tmp_path):
+    monkeypatch.setenv("RANKHOUSE_DB", str(tmp_path / "from_env.duckdb"))
+    assert resolve_target(None) == f"duckdb:///{tmp_path / 'from_env.duckdb'}"
+    monkeypatch.delenv("RANKHOUSE_DB")
+    monkeypatch.chdir(tmp_path)
+    assert resolve_target(None) == f"duckdb:///{tmp_path / 'rankhouse.duckdb'}"
+
+
+def test_warehouse_newer_than_the_code_is_refused(db_path):
+    with Warehouse(db_path) as wh, wh.transaction() as conn:
+        conn.execute(sa.text("INSERT INTO schema_migrations VALUES (999, 'future', now())"))
+    with pytest.raises(SchemaError, match="schema version 999, newer than this rankhouse"):
+        Warehouse(db_path)
+
+
+def test_read_only_cannot_write(db_path):
+    Warehouse(db_path).close()
+    with (
+        Warehouse(db_path, read_only=True) as wh,
+        pytest.raises(sa.exc.DBAPIError, match="read-only"),
+        wh.transaction() as conn,
+    ):
+        conn.execute(sa.text("CREATE TABLE t (x INTEGER)"))
+
+
+def test_read_only_needs_an_existing_warehouse(tmp_path):
+    with pytest.raises(RankhouseError, match="no such warehouse"):
+        Warehouse(tmp_path / "absent.duckdb", read_only=True)
+
+
+def test_cli_help_lists_the_commands(run_cli):
+    result = run_cli("--help", db=False)
+    assert result.exit_code == 0
+    for command in ("ingest", "runs", "qrels", "eval", "measures", "trec-eval"):
+        assert command in result.stdout
+
+
+def test_cli_unknown_option_is_a_usage_error(run_cli):
+    result = run_cli("runs", "list", "--no-such-option")
+    assert result.exit_code == 2
