@@ -26,16 +26,23 @@ def _atol(text: str) -> int:
 def qrels_frame(lines: list[str]) -> pd.DataFrame:
     rows = [line.split() for line in lines if line.strip() and not line.startswith("#")]
     return pd.DataFrame(
-        {"query_id": [r[0] for r in rows], "doc_id": [r[2] for r in rows],
-         "grade": [_atol(r[3]) for r in rows]}
+        {
+            "query_id": [r[0] for r in rows],
+            "doc_id": [r[2] for r in rows],
+            "grade": [_atol(r[3]) for r in rows],
+        }
     )
 
 
 def run_frame(lines: list[str]) -> pd.DataFrame:
     rows = [line.split() for line in lines if line.strip() and not line.lstrip().startswith("#")]
     return pd.DataFrame(
-        {"query_id": [r[0] for r in rows], "doc_id": [r[2] for r in rows],
-         "score": [float(r[4]) for r in rows], "system": [r[5] for r in rows]}
+        {
+            "query_id": [r[0] for r in rows],
+            "doc_id": [r[2] for r in rows],
+            "score": [float(r[4]) for r in rows],
+            "system": [r[5] for r in rows],
+        }
     )
 
 
@@ -43,20 +50,30 @@ def store_qrels(wh: Warehouse, source: Path | pd.DataFrame, name: str = "qrels")
     """Store judgments (a qrels file or a frame query_id, doc_id, grade); the qrels set id."""
     if ingest_qrels is not None:
         return ingest_qrels(wh, source, name=name).id
-    frame = source if isinstance(source, pd.DataFrame) else qrels_frame(
-        Path(source).read_text().splitlines())
+    frame = (
+        source
+        if isinstance(source, pd.DataFrame)
+        else qrels_frame(Path(source).read_text().splitlines())
+    )
     with wh.transaction() as conn:
         qrels_id = conn.exec_driver_sql(
             "INSERT INTO qrels_sets (name, source, content_sha256, parse_options, ingested_at,"
             " num_queries, num_judgments, num_relevant, min_grade, max_grade) VALUES"
             " (?, 'test', '', '{}', now(), ?, ?, ?, ?, ?) RETURNING id",
-            (name, frame.query_id.nunique(), len(frame), int((frame.grade >= 1).sum()),
-             int(frame.grade.min()), int(frame.grade.max())),
+            (
+                name,
+                frame.query_id.nunique(),
+                len(frame),
+                int((frame.grade >= 1).sum()),
+                int(frame.grade.min()),
+                int(frame.grade.max()),
+            ),
         ).scalar_one()
         duck = Warehouse.duckdb_connection(conn)
         duck.register("rh_test_frame", frame.assign(qrels_id=qrels_id))
-        duck.execute("INSERT INTO judgments SELECT qrels_id, query_id, doc_id, grade"
-                     " FROM rh_test_frame")
+        duck.execute(
+            "INSERT INTO judgments SELECT qrels_id, query_id, doc_id, grade FROM rh_test_frame"
+        )
         duck.unregister("rh_test_frame")
     return qrels_id
 
@@ -65,8 +82,11 @@ def store_run(wh: Warehouse, source: Path | pd.DataFrame, name: str = "run") -> 
     """Store a one-system run (a TREC run file or a frame query_id, doc_id, score); its id."""
     if ingest_run is not None:
         return ingest_run(wh, source, name=name)[0].id
-    frame = source if isinstance(source, pd.DataFrame) else run_frame(
-        Path(source).read_text().splitlines())
+    frame = (
+        source
+        if isinstance(source, pd.DataFrame)
+        else run_frame(Path(source).read_text().splitlines())
+    )
     with wh.transaction() as conn:
         run_id = conn.exec_driver_sql(
             "INSERT INTO runs (name, system_tag, source, content_sha256, parse_options,"
@@ -104,4 +124,4 @@ def read_trec_output(path: Path) -> list[tuple[str, str, str]]:
 
 def trec_format(value: float) -> str:
     """trec_eval's '%6.4f' of a real value ('  -nan' for NaN)."""
-    return "  -nan" if math.isnan(value) else "%6.4f" % value
+    return "  -nan" if math.isnan(value) else f"{value:6.4f}"

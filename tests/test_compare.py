@@ -134,12 +134,12 @@ def test_cli_experiment_table(shared_dir, run_files, db_path, run_cli):
     result = run_cli(
         "compare",
         qrels,
-        run_files["night-2"],
-        run_files["better"],
+        run_files["bm25-new"],
+        run_files["splade"],
         "-m",
         "nDCG@10",
         "--baseline",
-        run_files["night-2"],
+        run_files["bm25-new"],
         "--format",
         "json",
     )

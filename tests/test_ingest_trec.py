@@ -53,15 +53,21 @@ def test_trec_eval_runs_counts_and_positions(warehouse, trec_eval_tests, name):
     # positions follow trec_eval's order: score descending, then docno descending
     query = lines[0][0]
     expected = sorted(
-        (f for f in lines if f[0] == query), key=lambda f: (-float(f[4]), [-b for b in f[2].encode()])
+        (f for f in lines if f[0] == query),
+        key=lambda f: (-float(f[4]), [-b for b in f[2].encode()]),
     )
     with warehouse.connect() as conn:
-        got = conn.execute(
-            sa.text(
-                "SELECT doc_id FROM run_rows WHERE run_id = :r AND query_id = :q ORDER BY position"
-            ),
-            {"r": result.id, "q": query},
-        ).scalars().all()
+        got = (
+            conn.execute(
+                sa.text(
+                    "SELECT doc_id FROM run_rows WHERE run_id = :r AND query_id = :q "
+                    "ORDER BY position"
+                ),
+                {"r": result.id, "q": query},
+            )
+            .scalars()
+            .all()
+        )
     assert got == [f[2] for f in expected]
 
 

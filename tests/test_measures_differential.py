@@ -9,6 +9,7 @@ lround(p*R), so IPrec is compared only where the two agree.
 
 from __future__ import annotations
 
+import itertools
 import math
 
 import pandas as pd
@@ -25,12 +26,24 @@ from rankhouse.measures import parse_measures, trec_name
 QUERIES = ["q1", "q2", "q3", "q10"]
 DOCS = [f"d{i}" for i in range(12)]
 TREC_MEASURES = [
-    "num_ret", "num_rel", "num_rel_ret", "map", "map_cut.3,10", "P.1,3,10", "recall.2,10",
-    "success.1,5", "recip_rank", "Rprec", "bpref", "infAP", "ndcg", "ndcg_cut.3,10",
+    "num_ret",
+    "num_rel",
+    "num_rel_ret",
+    "map",
+    "map_cut.3,10",
+    "P.1,3,10",
+    "recall.2,10",
+    "success.1,5",
+    "recip_rank",
+    "Rprec",
+    "bpref",
+    "infAP",
+    "ndcg",
+    "ndcg_cut.3,10",
     "iprec_at_recall.0,0.1,0.3,0.5,0.7,1",
 ]
 SETTINGS = settings(
-    max_examples=120, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+    max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
 )
 
 
@@ -51,13 +64,23 @@ def collections(draw):
     return qrels, run
 
 
-def _ours(qrels, run, names, **options):
+_NAMES = itertools.count()
+
+
+@pytest.fixture(scope="module")
+def shared_warehouse(tmp_path_factory):
+    """One warehouse file for all examples (opening one costs more than an example)."""
+    with Warehouse(tmp_path_factory.mktemp("differential") / "w.duckdb") as wh:
+        yield wh
+
+
+def _ours(wh, qrels, run, names, **options):
     measures = parse_measures(names)
-    with Warehouse(":memory:") as wh:
-        qrels_id = store_qrels(wh, qrels)
-        run_id = store_run(wh, run)
-        with wh.connect() as conn:
-            frame = compute(conn, [run_id], qrels_id, measures, **options)
+    number = next(_NAMES)
+    qrels_id = store_qrels(wh, qrels, name=f"qrels{number}")
+    run_id = store_run(wh, run, name=f"run{number}")
+    with wh.connect() as conn:
+        frame = compute(conn, [run_id], qrels_id, measures, **options)
     return measures, {(r.measure, r.query_id): r.value for r in frame.itertuples()}
 
 
@@ -70,14 +93,19 @@ def _v9_and_v10_iprec_agree(recall: float, num_rel: int) -> bool:
 @pytest.mark.parametrize("level", [1, 2])
 @given(data=collections())
 @SETTINGS
-def test_agrees_with_pytrec_eval(level, data):
+def test_agrees_with_pytrec_eval(shared_warehouse, level, data):
     qrels, run = data
-    measures, ours = _ours(qrels, run, TREC_MEASURES, relevance_level=level,
-                           missing_queries="skip")
-    qrels_dict = {q: dict(zip(g.doc_id, g.relevance.astype(int), strict=True))
-                  for q, g in qrels.groupby("query_id")}
-    run_dict = {q: dict(zip(g.doc_id, g.score.astype(float), strict=True))
-                for q, g in run.groupby("query_id")}
+    measures, ours = _ours(
+        shared_warehouse, qrels, run, TREC_MEASURES, relevance_level=level, missing_queries="skip"
+    )
+    qrels_dict = {
+        q: dict(zip(g.doc_id, g.relevance.astype(int), strict=True))
+        for q, g in qrels.groupby("query_id")
+    }
+    run_dict = {
+        q: dict(zip(g.doc_id, g.score.astype(float), strict=True))
+        for q, g in run.groupby("query_id")
+    }
     evaluator = pytrec_eval.RelevanceEvaluator(
         qrels_dict, {m.split(".")[0] for m in TREC_MEASURES}, relevance_level=level
     )
@@ -92,7 +120,8 @@ def test_agrees_with_pytrec_eval(level, data):
                 continue
             expected = values[name]
             assert ours[(measure.name, query)] == pytest.approx(expected, abs=1e-9), (
-                measure.name, query
+                measure.name,
+                query,
             )
 
 
@@ -101,11 +130,11 @@ def _by_hand(ranking, grades, max_grade, cutoff):
     top = ranking[:cutoff]
     gains = [2.0 ** max(grades.get(d, 0), 0) - 1 for d in top]
     dcg = sum(g / math.log2(i + 2) for i, g in enumerate(gains))
-    ideal = sorted((2.0 ** g - 1 for g in grades.values() if g > 0), reverse=True)[:cutoff]
+    ideal = sorted((2.0**g - 1 for g in grades.values() if g > 0), reverse=True)[:cutoff]
     idcg = sum(g / math.log2(i + 2) for i, g in enumerate(ideal))
     err, reach = 0.0, 1.0
     for i, d in enumerate(top, 1):
-        stop = (2.0 ** max(grades.get(d, 0), 0) - 1) / 2.0 ** max_grade
+        stop = (2.0 ** max(grades.get(d, 0), 0) - 1) / 2.0**max_grade
         err += reach * stop / i
         reach *= 1 - stop
     judged = sum(grades.get(d, -1) >= 0 for d in top) / len(top) if top else 0.0
@@ -114,14 +143,15 @@ def _by_hand(ranking, grades, max_grade, cutoff):
 
 @given(data=collections(), cutoff=st.integers(1, 12))
 @SETTINGS
-def test_graded_measures_match_their_definitions(data, cutoff):
+def test_graded_measures_match_their_definitions(shared_warehouse, data, cutoff):
     qrels, run = data
     names = [f"nDCG(dcg='exp-log2')@{cutoff}", f"ERR@{cutoff}", f"Judged@{cutoff}"]
-    _, ours = _ours(qrels, run, names)
+    _, ours = _ours(shared_warehouse, qrels, run, names)
     max_grade = int(qrels.relevance.max())
     for query in set(qrels.query_id):
-        grades = dict(zip(*qrels[qrels.query_id == query][["doc_id", "relevance"]].T.values,
-                          strict=True))
+        grades = dict(
+            zip(*qrels[qrels.query_id == query][["doc_id", "relevance"]].T.values, strict=True)
+        )
         ranked = run[run.query_id == query].sort_values(["score", "doc_id"], ascending=False)
         expected = _by_hand(list(ranked.doc_id), grades, max(max_grade, 1), cutoff)
         if max_grade < 1:

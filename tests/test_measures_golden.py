@@ -14,7 +14,16 @@ from rankhouse.errors import MeasureError
 from rankhouse.measures import parse_measure, trec_name
 
 CORE_FAMILIES = {
-    "counts", "precision", "recall", "success", "ap", "rr", "ndcg", "rprec", "bpref", "iprec",
+    "counts",
+    "precision",
+    "recall",
+    "success",
+    "ap",
+    "rr",
+    "ndcg",
+    "rprec",
+    "bpref",
+    "iprec",
     "infap",
 }
 INTEGER_MEASURES = {"NumQ", "NumRet", "NumRel", "NumRelRet"}
@@ -75,8 +84,7 @@ def test_missing_query_counts_as_empty_ranking(trec_eval_tests, warehouse):
     qrels_id = store_qrels(warehouse, trec_eval_tests / "qrels.test")
     run_id = store_run(warehouse, trec_eval_tests / "results.trunc")
     zero, zero_all = evaluate(warehouse, run_id, qrels_id, ["map", "num_q"])
-    skip, skip_all = evaluate(warehouse, run_id, qrels_id, ["map", "num_q"],
-                              missing_queries="skip")
+    skip, skip_all = evaluate(warehouse, run_id, qrels_id, ["map", "num_q"], missing_queries="skip")
     assert sorted(set(zero.query_id)) == ["301", "302", "303"]
     assert sorted(set(skip.query_id)) == ["301", "303"]
     ap = zero[zero.measure == "AP"].set_index("query_id").value

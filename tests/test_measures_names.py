@@ -68,8 +68,9 @@ def test_names_parse_to_canonical(text, canonical):
 
 
 def test_trec_eval_printed_names():
-    assert [trec_name(m) for m in parse_measures(["P@5", "IPrec@0.1", "nDCG@10", "AP", "RR@10"])] \
-        == ["P_5", "iprec_at_recall_0.10", "ndcg_cut_10", "map", None]
+    assert [
+        trec_name(m) for m in parse_measures(["P@5", "IPrec@0.1", "nDCG@10", "AP", "RR@10"])
+    ] == ["P_5", "iprec_at_recall_0.10", "ndcg_cut_10", "map", None]
 
 
 def test_lists_expand_and_duplicates_drop():
@@ -114,9 +115,18 @@ def test_every_family_file_loads_and_declares_its_binds():
 @pytest.mark.parametrize(
     ("text", "message"),
     [
-        ("-- :a  INTEGER  x\nSELECT :a + :b\n", r"x.sql line 2: parameter :b is used but not declared"),
-        ("-- :a  INTEGER  x\n-- :b  INTEGER  y\nSELECT :a\n", r"x.sql line 2: parameter :b is declared but never used"),
-        ("-- :a  INTEGER  x\nSELECT 1 +\n  :a::INTEGER\n", r"x.sql line 3: write CAST\(:name AS TYPE\)"),
+        (
+            "-- :a  INTEGER  x\nSELECT :a + :b\n",
+            r"x.sql line 2: parameter :b is used but not declared",
+        ),
+        (
+            "-- :a  INTEGER  x\n-- :b  INTEGER  y\nSELECT :a\n",
+            r"x.sql line 2: parameter :b is declared but never used",
+        ),
+        (
+            "-- :a  INTEGER  x\nSELECT 1 +\n  :a::INTEGER\n",
+            r"x.sql line 3: write CAST\(:name AS TYPE\)",
+        ),
     ],
 )
 def test_sql_loader_checks_declared_against_used(text, message):

@@ -133,13 +133,22 @@ def aggregate(per_query: pd.DataFrame, measures: Sequence[Measure]) -> pd.DataFr
         rows.append((run_id, name, _combine(kinds[name], values), len(values)))
     frame = pd.DataFrame(rows, columns=AGGREGATE_COLUMNS)
     order = {m.name: i for i, m in enumerate(measures)}
-    frame = frame.sort_values(["run_id", "measure"], key=lambda s: s.map(order) if s.name == "measure" else s, kind="stable")
+    frame = frame.sort_values(
+        ["run_id", "measure"],
+        key=lambda s: s.map(order) if s.name == "measure" else s,
+        kind="stable",
+    )
     return frame.reset_index(drop=True)
 
 
 # --- internals ----------------------------------------------------------------------------------
 
-_PER_QUERY_DTYPES = {"run_id": "int64", "query_id": "object", "measure": "object", "value": "float64"}
+_PER_QUERY_DTYPES = {
+    "run_id": "int64",
+    "query_id": "object",
+    "measure": "object",
+    "value": "float64",
+}
 
 
 def _combine(kind: str, values: list[float]) -> float:
@@ -196,6 +205,8 @@ def _run_group(
         by_key.setdefault(_key_of(measure, family.key), []).append(measure)
     if family.list_bind is not None:
         offered[family.list_bind] = list(by_key)
+    if family.prepare is not None:
+        family.prepare(conn, group, offered)
     result = _execute_all(conn, family.sql, sql.binds(offered))
     rows = result.fetchall()
     width = 4 if family.key is not None else 3

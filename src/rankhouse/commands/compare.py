@@ -66,8 +66,10 @@ def compare_command(
     ),
     fmt: OutputFormat = FORMAT_OPTION,
 ) -> None:
-    """Compare RUNS on QRELS: the means, and with --baseline per measure the difference,
-    queries improved (+) / degraded (-), p-value, corrected p-value and significance (sig).
+    """Compare RUNS on QRELS: means and, with --baseline, paired significance tests.
+
+    With --baseline each measure gets, per run, the difference, queries improved (+) /
+    degraded (-), p-value, corrected p-value and significance (sig).
 
     Per-query values are paired by query id. The correction applies per measure over the
     runs tested against the baseline.

@@ -61,8 +61,10 @@ def regress_command(
     junit: Path = typer.Option(None, "--junit", help="Also write a JUnit XML report here."),
     fmt: OutputFormat = FORMAT_OPTION,
 ) -> None:
-    """Fail (exit 1) when a measure of RUN drops below the baseline by more than --max-drop
-    and the drop is significant. Improvements never fail. Bad input exits 2.
+    """Gate RUN against a baseline: exit 1 when a measure dropped, 0 when none did.
+
+    A measure regresses when its mean drops by more than --max-drop and the drop is
+    significant. Improvements never fail. Bad input exits 2.
 
     Every check is stored; `rankhouse history` shows its verdict in the gate column.
     """

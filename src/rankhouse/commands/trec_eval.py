@@ -20,8 +20,12 @@ def register(app: typer.Typer) -> None:
         """Evaluate like trec_eval 10: QRELS RUN with -q -c -n -J -l N -M N -N N -m MEASURE.
 
         Prints exactly what trec_eval prints (all_trec catalogue included) and exits with its
-        exit codes. A run name starting with '-' reads standard input.
+        exit codes. A run name starting with '-' reads standard input. The qrels, the run and
+        every per-query value are stored in the warehouse (--db; nothing with --read-only).
         """
         from ..trec_eval import main
 
-        raise typer.Exit(main(list(ctx.args)))
+        state = ctx.find_root().obj
+        db = getattr(state, "db", None)
+        read_only = bool(getattr(state, "read_only", False))
+        raise typer.Exit(main(list(ctx.args), db=db, read_only=read_only))

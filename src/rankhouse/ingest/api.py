@@ -101,9 +101,16 @@ def ingest_qrels(
     """
     src = open_source(source, format)
     mapping = parse_columns(columns)
+    try:
+        return _ingest_qrels(wh, src, name, mapping, replace, progress, fast=True)
+    except trec_text.FastPathFailed:
+        return _ingest_qrels(wh, src, name, mapping, replace, progress, fast=False)
+
+
+def _ingest_qrels(wh, src, name, mapping, replace, progress, *, fast) -> IngestResult:
     with _progress(src, progress) as bar, wh.transaction() as conn:
         duck = wh.duckdb_connection(conn)
-        parsed = _parse(duck, src, "qrels", "score", mapping, bar, default_tag=_FRAME_TAG)
+        parsed = _parse(duck, src, "qrels", "score", mapping, bar, _FRAME_TAG, fast)
         try:
             existing = store.same_qrels(conn, parsed.sha256, parsed.options)
             if existing is not None:
@@ -182,11 +189,19 @@ def ingest_run(
         raise InputError(f"unknown order {order!r}", hint="use --order score or --order rank")
     src = open_source(source, format)
     mapping = parse_columns(columns)
+    args = (wh, src, name, mapping, order, meta, replace, progress)
+    try:
+        return _ingest_run(*args, fast=True)
+    except trec_text.FastPathFailed:
+        return _ingest_run(*args, fast=False)
+
+
+def _ingest_run(wh, src, name, mapping, order, meta, replace, progress, *, fast):
     default_tag = _FRAME_TAG if src.is_frame else base_name(src.path)
     results: list[IngestResult] = []
     with _progress(src, progress) as bar, wh.transaction() as conn:
         duck = wh.duckdb_connection(conn)
-        parsed = _parse(duck, src, "run", order, mapping, bar, default_tag=default_tag)
+        parsed = _parse(duck, src, "run", order, mapping, bar, default_tag, fast)
         try:
             summaries = staging.summarize(duck, "run")
             names = _run_names(src, parsed, name, [s.tag for s in summaries], default_tag)
@@ -290,8 +305,8 @@ def _parse(
     order: str,
     mapping: dict[str, str],
     bar: IngestProgress,
-    *,
     default_tag: str,
+    fast: bool,
 ) -> _Parsed:
     """Fill the stage from ``src`` and check it; raises InputError naming the first problem."""
     if src.is_frame:
@@ -308,7 +323,7 @@ def _parse(
     columns = None
     try:
         if src.format == "trec":
-            bad = trec_text.stage(duck, src, kind, order, compression)
+            bad = trec_text.stage(duck, src, kind, order, compression, fast=fast)
         else:
             columns, types = tabular.resolve(duck, src, kind, order, mapping, compression)
             bad = tabular.stage(duck, src, kind, order, columns, types, compression, default_tag)

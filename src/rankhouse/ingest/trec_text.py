@@ -51,20 +51,28 @@ def _integer(field: str) -> str:
     )
 
 
-def stage(duck, source: Source, kind: str, order: str, compression: str) -> str:
+class FastPathFailed(Exception):
+    """The fixed-column reader raised: retry the ingest with the general reader."""
+
+
+def stage(
+    duck, source: Source, kind: str, order: str, compression: str, *, fast: bool = True
+) -> str:
     """Read ``source`` into the temporary stage table; returns the SQL condition of a bad row.
 
     Stage columns: qrels (query_id, doc_id, grade); runs (tag, query_id, doc_id, rank, score).
     Files whose every line is fields joined by one space (or one tab) are read by DuckDB's CSV
     reader as fixed columns; any other file (or any surprise) goes through the general split.
     """
-    separator = _regular_separator(source)
+    separator = _regular_separator(source) if fast else None
     if separator is not None:
         try:
             if _stage_regular(duck, source, kind, order, compression, separator):
                 return _bad_condition(kind, order)
-        except duckdb.Error:
-            pass  # e.g. a line with more fields: the general reader handles it
+        except duckdb.Error as exc:
+            # e.g. a line with more fields; DuckDB has aborted the transaction, so the
+            # caller starts again with fast=False
+            raise FastPathFailed(str(exc)) from exc
     columns = _stage_columns(kind, order, lambda i: f"f[{i}]", "len(f)")
     duck.execute(
         f"CREATE OR REPLACE TEMP TABLE {STAGE} AS SELECT {columns} FROM "
@@ -124,7 +132,7 @@ def _stage_regular(duck, source: Source, kind: str, order: str, compression: str
         f"CREATE OR REPLACE TEMP TABLE {STAGE} AS SELECT {columns}, "
         f"({irregular}) AS irregular FROM read_csv(?, delim=?, "
         f"columns={spec}, header=false, quote='', escape='', auto_detect=false, "
-        "strict_mode=false, compression=?)",
+        "compression=?)",
         [str(source.path), sep, compression],
     )
     if duck.execute(f"SELECT count(*) FROM {STAGE} WHERE irregular").fetchone()[0]:

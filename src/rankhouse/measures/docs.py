@@ -45,9 +45,7 @@ def _trec_names(definition: MeasureDef) -> str:
 
 def catalogue() -> pd.DataFrame:
     """One row per declared measure: name, parameters, aggregate, trec_eval names, formula."""
-    rows = [
-        (d.name, _parameters(d), d.aggregate, _trec_names(d), d.doc) for d in REGISTRY
-    ]
+    rows = [(d.name, _parameters(d), d.aggregate, _trec_names(d), d.doc) for d in REGISTRY]
     return pd.DataFrame(rows, columns=COLUMNS)
 
 

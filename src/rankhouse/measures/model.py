@@ -8,6 +8,7 @@ values of every measure declared in it, for all their parameter values at once.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -72,12 +73,15 @@ class Family:
         sql: the file under ``sql/``, e.g. ``measures/precision.sql``.
         key: the parameter gathered into a list, ``"measure"``, or ``None``.
         list_bind: the bind name of that list (``cutoffs``).
+        prepare: called as ``prepare(conn, measures, binds)`` before the file runs, to build
+            small helper tables the SQL cannot (trec_eval's quirky gain-table sort).
     """
 
     name: str
     sql: str
     key: str | None = None
     list_bind: str | None = None
+    prepare: Callable[..., None] | None = field(default=None, compare=False)
 
 
 @dataclass(frozen=True)

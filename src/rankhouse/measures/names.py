@@ -20,7 +20,9 @@ from ..errors import MeasureError
 from .model import Measure, MeasureDef, Param, TrecName
 from .registry import REGISTRY
 
-_IR_NAME = re.compile(r"^(?P<name>[A-Za-z_][A-Za-z0-9_]*)(?:\((?P<params>[^()]*)\))?(?:@(?P<at>[^@()]+))?$")
+_IR_NAME = re.compile(
+    r"^(?P<name>[A-Za-z_][A-Za-z0-9_]*)(?:\((?P<params>[^()]*)\))?(?:@(?P<at>[^@()]+))?$"
+)
 
 
 def parse_measure(text: str) -> Measure:
@@ -198,7 +200,9 @@ def _literal(raw: str, param: Param) -> Any:
         value = ast.literal_eval(raw)
     except (ValueError, SyntaxError):
         if param.type is not str:
-            raise MeasureError(f"parameter {param.name}: {raw!r} is not a {param.type.__name__}") from None
+            raise MeasureError(
+                f"parameter {param.name}: {raw!r} is not a {param.type.__name__}"
+            ) from None
         value = raw
     if param.type is float and isinstance(value, int) and not isinstance(value, bool):
         value = float(value)
@@ -209,7 +213,9 @@ def _check(definition: MeasureDef, param: Param, value: Any) -> Any:
     if value is None:
         if param.required:
             example = f"{definition.name}@10" if param.name == definition.at else definition.name
-            raise MeasureError(f"{definition.name} needs its {param.name} parameter, e.g. {example}")
+            raise MeasureError(
+                f"{definition.name} needs its {param.name} parameter, e.g. {example}"
+            )
         return None
     if param.type is float and isinstance(value, int) and not isinstance(value, bool):
         value = float(value)
@@ -238,6 +244,8 @@ def _unknown(name: str) -> MeasureError:
     close = difflib.get_close_matches(name, REGISTRY.known_names(), n=5, cutoff=0.5)
     if not close:
         lowered = {n.lower(): n for n in REGISTRY.known_names()}
-        close = [lowered[n] for n in difflib.get_close_matches(name.lower(), lowered, n=5, cutoff=0.5)]
+        close = [
+            lowered[n] for n in difflib.get_close_matches(name.lower(), lowered, n=5, cutoff=0.5)
+        ]
     hint = f"; did you mean {', '.join(close)}?" if close else ""
     return MeasureError(f"unknown measure {name!r}{hint} (`rankhouse measures` lists them all)")

@@ -33,7 +33,9 @@ class Registry:
         if definition.family not in self.families:
             raise MeasureError(f"measure {definition.name!r}: unknown family {definition.family!r}")
         if definition.aggregate not in AGGREGATES:
-            raise MeasureError(f"measure {definition.name!r}: bad aggregate {definition.aggregate!r}")
+            raise MeasureError(
+                f"measure {definition.name!r}: bad aggregate {definition.aggregate!r}"
+            )
         for name in (definition.name, *definition.aliases):
             if name in self.measures or name in self._aliases:
                 raise MeasureError(f"measure name {name!r} is declared twice")

@@ -119,6 +119,27 @@ WHERE f[1] <> '' AND NOT starts_with(f[1], '#')
 """
 
 
+# The common case, read at full speed: every line is exactly six fields separated by single
+# spaces. Anything else (tabs, runs of spaces, extra fields, ...) makes DuckDB fail and the
+# general _SPLIT_SQL takes over. Scores go through the same exactness rules as there.
+_FAST_SQL = r"""
+CREATE OR REPLACE TEMP TABLE {table} AS
+SELECT qid, docno, score AS score_text, 6 AS num_fields,
+       CASE WHEN NOT contains(score, '_') THEN try_cast(score AS DOUBLE) END AS score,
+       coalesce(iter, '') = '' OR coalesce(rank, '') = '' OR coalesce(tag, '') = '' AS empty_field
+FROM read_csv(?, delim = ' ', header = false, quote = '', escape = '', auto_detect = false,
+              strict_mode = true, null_padding = false,
+              columns = {{'qid': 'VARCHAR', 'iter': 'VARCHAR', 'docno': 'VARCHAR',
+                          'rank': 'VARCHAR', 'score': 'VARCHAR', 'tag': 'VARCHAR'}})
+WHERE qid IS NULL OR NOT starts_with(qid, '#')
+"""
+_FAST_CHECK = """
+SELECT count(*) FROM {table}
+WHERE qid IS NULL OR qid = '' OR docno IS NULL OR docno = '' OR score_text IS NULL
+   OR score_text = '' OR empty_field
+"""
+
+
 def read_run(con, path: str, table: str = "te_run") -> Run:
     """Read a TREC run into DuckDB table ``table`` with trec_eval's rules.
 
@@ -142,10 +163,15 @@ def read_run(con, path: str, table: str = "te_run") -> Run:
 def _read_run_file(con, file: str, shown: str, table: str) -> Run:
     _read_bytes_head(file, shown)
     try:
-        con.execute(_SPLIT_SQL.format(table=table), [file])
-    except Exception as exc:  # duckdb raises its own error classes (e.g. invalid UTF-8)
-        raise _quit(f"trec_eval.get_results: cannot read '{shown}': {exc}\n", shown) from exc
-    count, min_fields = con.execute(f"SELECT count(*), min(num_fields) FROM {table}").fetchone()
+        con.execute(_FAST_SQL.format(table=table), [file])
+        if con.execute(_FAST_CHECK.format(table=table)).fetchall()[0][0]:
+            raise ValueError("empty fields")
+    except Exception:  # not plain single-space lines with 6 fields: split each line
+        try:
+            con.execute(_SPLIT_SQL.format(table=table), [file])
+        except Exception as exc:  # duckdb raises its own error classes (e.g. invalid UTF-8)
+            raise _quit(f"trec_eval.get_results: cannot read '{shown}': {exc}\n", shown) from exc
+    count, min_fields = con.execute(f"SELECT count(*), min(num_fields) FROM {table}").fetchall()[0]
     if count == 0:
         raise _quit(f"trec_eval.get_results: No data lines in results file '{shown}'\n", shown)
     if min_fields < 6:

@@ -1,45 +1,38 @@
 """``rankhouse trec-eval``: trec_eval 10's behaviour from command line to printed lines.
 
-The run is read and ranked in DuckDB (score descending, docno descending, then ``-M`` and
-``-J``), each qrels topic is evaluated in qid byte order, and the lines are printed exactly as
-trec_eval prints them, including its aborts (exit codes of spec section 11) and the ``-c``
-dummy-ranking quirks (spec 5).
+The qrels and the run are read with trec_eval's rules (:mod:`.reader`; the run straight into
+DuckDB), stored in the warehouse as a normal qrels set and run (:mod:`.store`; a file stored
+before is recognised by its hash and not read again), evaluated by the SQL measure engine
+through :func:`rankhouse.evaluation.evaluate` (so every value is stored like any evaluation,
+and a repeated request reuses it), and printed exactly as trec_eval prints them, including its
+aborts (exit codes of spec section 11) and its ``-c`` output quirks (spec 5).
+
+When trec_eval would abort, or the run holds a document twice for a query (which a stored run
+cannot), the numbers are computed in a scratch in-memory warehouse and nothing is stored.
 """
 
 from __future__ import annotations
 
 import math
+import os
 import sys
+import tempfile
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TextIO
 
-import duckdb
-import numpy as np
 import pandas as pd
+import sqlalchemy as sa
 
-from .compute import Settings, Topic, TopicEval
+from ..measures.sqlfile import load_sql
+from . import store
+from .mapping import line_measures, relstring_length
 from .options import Options, Request, Summary, TrecEvalExit, parse_args
 from .output import format_line, format_value
-from .reader import read_qrels, read_run
+from .reader import Qrels, read_qrels, read_run
 
-DUMMY_DOCNO = "ceci_nest_pas_un_docno"
-_BIG = 2**62
-
-_RANKING_SQL = """
-CREATE OR REPLACE TEMP TABLE te_kept AS
-WITH sorted AS (
-    SELECT t.tidx, r.docno,
-           row_number() OVER (PARTITION BY t.tidx ORDER BY r.score DESC, r.docno DESC) AS pos
-    FROM te_run r JOIN te_topics t ON r.qid = t.qid
-)
-SELECT s.tidx, s.docno, s.pos,
-       CASE WHEN q.rel IS NULL THEN -1 WHEN q.rel < 0 THEN -2 ELSE q.rel END AS rel
-FROM sorted s
-LEFT JOIN (SELECT tidx, docno, min(rel) AS rel FROM te_qrels GROUP BY ALL) q
-       ON q.tidx = s.tidx AND q.docno = s.docno
-WHERE s.pos <= $max_docs
-"""
+RUN_TABLE = "te_run"
+RELSTRING_SQL = "trec_eval/relstring.sql"
 
 
 @dataclass
@@ -51,69 +44,256 @@ class Failure:
     stderr: str
 
 
-def main(argv: Sequence[str], out: TextIO | None = None, err: TextIO | None = None) -> int:
-    """Run trec_eval on ``argv`` (its arguments without the program name); returns the exit code."""
+def main(
+    argv: Sequence[str],
+    out: TextIO | None = None,
+    err: TextIO | None = None,
+    *,
+    db: str | None = None,
+    read_only: bool = False,
+) -> int:
+    """Run trec_eval on ``argv`` (its arguments without the program name); returns the exit code.
+
+    Args:
+        argv: trec_eval's arguments.
+        out: where the lines go (standard output by default).
+        err: where trec_eval's error messages go (standard error by default).
+        db: the warehouse to store in (``None``: rankhouse's default file; ``":memory:"``:
+            nothing kept).
+        read_only: evaluate without storing anything (scratch warehouse).
+    """
     out = out or sys.stdout
     err = err or sys.stderr
     try:
         options = parse_args(argv)
-        return evaluate(options, out)
+        return evaluate(options, out, db=":memory:" if read_only else db)
     except TrecEvalExit as stop:
         out.flush()
         err.write(stop.stderr)
         return stop.code
 
 
-def evaluate(options: Options, out: TextIO) -> int:
+def evaluate(options: Options, out: TextIO, *, db: str | None = None) -> int:
     """Evaluate and print; raises :class:`TrecEvalExit` on trec_eval's fatal errors."""
     requests = options.requests()
     qrels = read_qrels(options.qrels)
-    con = duckdb.connect(config={"default_collation": ""})
-    con.execute("SET enable_progress_bar = false")
+    run_path, cleanup = _run_file(options.results)
     try:
-        run = read_run(con, options.results)
-        topics = sorted(set(qrels.frame["qid"]))
-        frame = qrels.frame.assign(
-            tidx=qrels.frame["qid"].map({q: i for i, q in enumerate(topics)})
-        )
-        con.register("te_qrels_frame", frame)
-        con.execute("CREATE TEMP TABLE te_qrels AS SELECT * FROM te_qrels_frame")
-        con.register("te_topics_frame", pd.DataFrame({"qid": topics, "tidx": range(len(topics))}))
-        con.execute("CREATE TEMP TABLE te_topics AS SELECT * FROM te_topics_frame")
-        present = {
-            i
-            for (i,) in con.execute(
-                "SELECT DISTINCT t.tidx FROM te_run r JOIN te_topics t ON r.qid = t.qid"
-            ).fetchall()
-        }
-        missing = [i for i in range(len(topics)) if i not in present]
-        if options.complete and missing:
-            dummies = pd.DataFrame(
-                {"qid": [topics[i] for i in missing], "docno": DUMMY_DOCNO, "score": 1.0}
-            )
-            con.register("te_dummies", dummies)
-            con.execute(
-                "INSERT INTO te_run (qid, docno, score) SELECT qid, docno, score FROM te_dummies"
-            )
-        max_docs = options.max_docs if options.max_docs is not None else _BIG
-        con.execute(_RANKING_SQL, {"max_docs": max_docs})
-        failure = _first_failure(con, options, requests, qrels.frame, topics, missing)
-        limit = failure.index if failure else len(topics)
-        per_topic = _compute(con, options, requests, frame, limit)
+        return _evaluate(options, requests, qrels, run_path, out, db)
     finally:
-        con.close()
+        if cleanup:
+            os.unlink(run_path)
+
+
+def _run_file(path: str) -> tuple[str, bool]:
+    """A results name starting with '-' is standard input: spool it to a file first."""
+    if not path.startswith("-"):
+        return path, False
+    with tempfile.NamedTemporaryFile(suffix=".run", delete=False) as tmp:
+        tmp.write(sys.stdin.buffer.read())
+    return tmp.name, True
+
+
+def _evaluate(options, requests, qrels: Qrels, run_path: str, out, db) -> int:
+    from ..warehouse import Warehouse
+
+    topics = sorted(set(qrels.frame["qid"]))
+    qrels_sha = store.content_hash(options.qrels)
+    run_sha = store.content_hash(run_path)
+    wh = Warehouse(db)
+    try:
+        with wh.connect() as conn:
+            stored = store.stored_run(conn, run_sha)
+        if stored is not None:
+            runid, run_topics, duplicate = stored["system_tag"], _stored_topics(wh, stored), None
+        else:
+            runid, run_topics, duplicate = _read(wh, options, run_path, topics)
+        failure = _first_failure(options, requests, qrels, topics, run_topics, duplicate)
+        scratch = failure is not None or (stored is None and duplicate is not None)
+        limit = failure.index if failure else len(topics)
+        if scratch:
+            per_topic = _scratch_values(wh, options, requests, qrels, topics, limit)
+        else:
+            run_id = stored["id"] if stored else _store_run(wh, run_path, run_sha, runid)
+            qrels_id = _store_qrels(wh, qrels, options.qrels, qrels_sha)
+            per_topic = _values(wh, options, requests, run_id, qrels_id, topics, limit)
+    finally:
+        wh.close()
+    missing = [i for i, qid in enumerate(topics[:limit]) if qid not in run_topics]
     if options.complete:
         for i in missing:
-            if i < limit:
-                _overwrite_dummy(per_topic[i])
-    _print(options, requests, topics, per_topic, out, run.runid, qrels.num_positive, failure)
+            _overwrite_dummy(per_topic[i], requests)
+    _print(options, requests, topics, per_topic, out, runid, qrels.num_positive, failure)
     if failure:
         raise TrecEvalExit(failure.code, failure.stderr)
     return 0
 
 
-def _first_failure(con, options, requests, qrels_frame, topics, missing) -> Failure | None:
+# --- reading and storing ----------------------------------------------------------------------
+
+
+def _read(wh, options: Options, run_path: str, topics: list[str]):
+    """Read the run into the warehouse connection's temporary table; find duplicates.
+
+    Returns:
+        (runid, the run's topics, the first fatal duplicate as (topic index, docno) or None;
+        ``()`` when the run has duplicates none of which is fatal).
+    """
+    with wh.connect() as conn:
+        duck = wh.duckdb_connection(conn)
+        run = read_run(duck, run_path, RUN_TABLE)
+        run_topics = {q for (q,) in duck.execute(f"SELECT DISTINCT qid FROM {RUN_TABLE}").fetchall()}
+        twice = duck.execute(
+            f"SELECT count(*) FROM (SELECT hash(qid, docno) AS h FROM {RUN_TABLE} "
+            "GROUP BY h HAVING count(*) > 1)"
+        ).fetchall()[0][0]
+        duplicate = _fatal_duplicate(duck, options, topics) if twice else None
+    return run.runid, run_topics, duplicate
+
+
+def _fatal_duplicate(duck, options: Options, topics: list[str]):
+    """trec_eval's duplicate check: only in the kept top -M of evaluated topics."""
+    duck.register("te_topics_frame", pd.DataFrame({"qid": topics, "tidx": range(len(topics))}))
+    try:
+        row = duck.execute(
+            f"""
+            WITH ranked AS (
+                SELECT t.tidx, r.docno,
+                       row_number() OVER (PARTITION BY r.qid ORDER BY r.score DESC,
+                                          r.docno DESC) AS pos
+                FROM {RUN_TABLE} AS r JOIN te_topics_frame AS t ON t.qid = r.qid
+            )
+            SELECT tidx, min(docno) FROM (
+                SELECT tidx, docno FROM ranked WHERE pos <= $max_docs
+                GROUP BY tidx, docno HAVING count(*) > 1
+            ) GROUP BY tidx ORDER BY tidx LIMIT 1
+            """,
+            {"max_docs": options.max_docs if options.max_docs is not None else 2**62},
+        ).fetchall()
+    finally:
+        duck.unregister("te_topics_frame")
+    return tuple(row[0]) if row else ()
+
+
+def _stored_topics(wh, stored: dict) -> set[str]:
+    with wh.connect() as conn:
+        rows = conn.execute(
+            sa.text("SELECT DISTINCT query_id FROM run_rows WHERE run_id = :run_id"),
+            {"run_id": stored["id"]},
+        ).scalars()
+        return set(rows)
+
+
+def _store_run(wh, run_path: str, sha: str, runid: str) -> int:
+    with wh.transaction() as conn:
+        duck = wh.duckdb_connection(conn)
+        run_id = store.store_run(conn, duck, RUN_TABLE, run_path, sha, runid)
+    with wh.connect() as conn:
+        wh.duckdb_connection(conn).execute(f"DROP TABLE IF EXISTS {RUN_TABLE}")
+    return run_id
+
+
+def _store_qrels(wh, qrels: Qrels, path: str, sha: str) -> int:
+    with wh.transaction() as conn:
+        return store.store_qrels(conn, wh.duckdb_connection(conn), qrels.frame, path, sha)
+
+
+def _scratch_values(wh, options, requests, qrels: Qrels, topics, limit: int) -> list[dict]:
+    """Values of the first ``limit`` topics computed in memory (duplicates dropped first)."""
+    from ..warehouse import Warehouse
+
+    if limit == 0:
+        return []
+    frame = qrels.frame.drop_duplicates(["qid", "docno"], keep="first")
+    with wh.connect() as conn:
+        ranked = wh.duckdb_connection(conn).execute(
+            f"""
+            SELECT qid, docno, score FROM (
+                SELECT qid, docno, score,
+                       row_number() OVER (PARTITION BY qid, docno
+                                          ORDER BY score DESC) AS copy
+                FROM {RUN_TABLE}
+            ) WHERE copy = 1
+            """
+        ).df()
+    with Warehouse(":memory:") as scratch:
+        with scratch.transaction() as conn:
+            duck = scratch.duckdb_connection(conn)
+            duck.register("te_scratch_run", ranked)
+            duck.execute(f"CREATE TEMP TABLE {RUN_TABLE} AS SELECT * FROM te_scratch_run")
+            duck.unregister("te_scratch_run")
+            run_id = store.store_run(conn, duck, RUN_TABLE, "scratch", "0" * 64, "scratch")
+            qrels_id = store.store_qrels(conn, duck, frame, "scratch", "0" * 64)
+        return _values(scratch, options, requests, run_id, qrels_id, topics, limit)
+
+
+# --- values -----------------------------------------------------------------------------------
+
+
+def _values(wh, options, requests, run_id: int, qrels_id: int, topics, limit: int) -> list[dict]:
+    """Per topic (first ``limit`` topics): {printed line name: value}."""
+    from ..evaluation import evaluate as evaluate_stored
+
+    lines = [(line, m) for r in requests for line, m in line_measures(r, options)]
+    per_topic: list[dict] = [{} for _ in range(limit)]
+    if limit == 0:
+        return per_topic
+    index = {qid: i for i, qid in enumerate(topics[:limit])}
+    if lines:
+        measures = list(dict.fromkeys(m for _, m in lines))
+        engine_options = {}
+        if options.max_docs is not None:
+            engine_options["max_rank"] = options.max_docs
+        if options.judged_only:
+            engine_options["judged_only"] = True
+        result = evaluate_stored(
+            wh,
+            [run_id],
+            qrels_id,
+            [m.name for m in measures],  # canonical names parse back to the same measures
+            relevance_level=options.level,
+            missing_queries="zero",
+            options=engine_options,
+        )
+        by_measure: dict[str, dict[str, float]] = {}
+        frame = result.per_query
+        for name, group in frame.groupby("measure", sort=False):
+            by_measure[name] = dict(zip(group["query"], group["value"], strict=True))
+        for line, measure in lines:
+            values = by_measure.get(measure.name, {})
+            for qid, i in index.items():
+                per_topic[i][line] = values.get(qid, measure.empty_value)
+    for request in requests:
+        if request.name == "relstring":
+            _relstrings(wh, options, request, run_id, qrels_id, index, per_topic)
+    return per_topic
+
+
+def _relstrings(wh, options, request: Request, run_id, qrels_id, index, per_topic) -> None:
+    line = request.line_names()[0]
+    length = relstring_length(request)
+    sql = load_sql(RELSTRING_SQL)
+    binds = {
+        "run_id": run_id,
+        "qrels_id": qrels_id,
+        "max_rank": options.max_docs,
+        "judged_only": options.judged_only,
+        "length": max(length, 0),
+    }
+    with wh.connect() as conn:
+        found = dict(conn.execute(sql.statements[-1], binds).fetchall())
+    # trec_eval's -c dummy ranking is one document not in the qrels (gone under -J or -M0)
+    dummy = "-" if length >= 1 and not options.judged_only and options.max_docs != 0 else ""
+    for qid, i in index.items():
+        per_topic[i][line] = found.get(qid, dummy)
+
+
+# --- trec_eval's aborts and output ------------------------------------------------------------
+
+
+def _first_failure(options, requests, qrels: Qrels, topics, run_topics, duplicate):
     failures: list[Failure] = []
+    missing = [i for i, qid in enumerate(topics) if qid not in run_topics]
     if missing and not options.complete:
         qid = topics[missing[0]]
         failures.append(
@@ -123,15 +303,13 @@ def _first_failure(con, options, requests, qrels_frame, topics, missing) -> Fail
     if ranked:
         name = ranked[0].name
         cant = f"trec_eval: Can't calculate measure '{name}'\n"
-        row = con.execute(
-            "SELECT tidx, min(docno) FROM (SELECT tidx, docno FROM te_kept GROUP BY ALL "
-            "HAVING count(*) > 1) GROUP BY tidx ORDER BY tidx LIMIT 1"
-        ).fetchone()
-        if row:
+        if duplicate:
+            index, docno = duplicate
             failures.append(
-                Failure(row[0], 4, f"trec_eval.form_res_qrels: duplicate docs {row[1]}{cant}")
+                Failure(index, 4, f"trec_eval.form_res_qrels: duplicate docs {docno}{cant}")
             )
-        dups = qrels_frame[qrels_frame.duplicated(["qid", "docno"], keep=False)]
+        frame = qrels.frame
+        dups = frame[frame.duplicated(["qid", "docno"], keep=False)]
         if len(dups):
             qid = min(dups["qid"])
             docno = min(dups.loc[dups["qid"] == qid, "docno"])
@@ -140,7 +318,7 @@ def _first_failure(con, options, requests, qrels_frame, topics, missing) -> Fail
                     topics.index(qid), 4, f"trec_eval.form_res_rels: duplicate docs {docno}\n{cant}"
                 )
             )
-        first = qrels_frame[qrels_frame["qid"] == topics[0]]
+        first = frame[frame["qid"] == topics[0]]
         if (first["rel"] < 0).all():
             failures.append(Failure(0, 4, cant))
         utility = next((r for r in requests if r.name == "utility"), None)
@@ -156,57 +334,12 @@ def _first_failure(con, options, requests, qrels_frame, topics, missing) -> Fail
     return min(failures, key=lambda f: f.index) if failures else None
 
 
-def _topic_info(frame: pd.DataFrame, count: int) -> list[Topic]:
-    infos = [Topic(np.empty(0, dtype=np.int64), {}, -(2**63), []) for _ in range(count)]
-    for tidx, rel in zip(frame["tidx"].tolist(), frame["rel"].tolist(), strict=True):
-        if tidx >= count:
-            continue
-        info = infos[tidx]
-        if rel >= 0:
-            info.counts[rel] = info.counts.get(rel, 0) + 1
-        if rel >= 1:
-            info.graded.append(rel)
-        info.max_grade = max(info.max_grade, rel)
-    for info in infos:
-        info.graded.sort(reverse=True)
-    return infos
-
-
-def _compute(con, options: Options, requests: list[Request], frame, limit: int) -> list[dict]:
-    """Per topic (first ``limit`` topics): {line name: value} in table order."""
-    where = "rel >= 0" if options.judged_only else "true"
-    arrays = con.execute(
-        f"SELECT tidx, rel FROM te_kept WHERE tidx < $limit AND {where} ORDER BY tidx, pos",
-        {"limit": limit},
-    ).fetchnumpy()
-    tidx = np.asarray(arrays["tidx"], dtype=np.int64)
-    rels = np.asarray(arrays["rel"], dtype=np.int64)
-    bounds = np.searchsorted(tidx, np.arange(limit + 1))
-    infos = _topic_info(frame, limit)
-    settings = Settings(options.level, options.num_docs_in_coll)
-    results = []
-    for i in range(limit):
-        info = infos[i]
-        info.rels = rels[bounds[i] : bounds[i + 1]]
-        topic = TopicEval(info, settings)
-        values: dict[str, object] = {}
-        for request in requests:
-            if request.name in ("runid", "num_q"):
-                continue
-            for name, value in zip(request.line_names(), topic.values(request), strict=True):
-                values[name] = value
-        results.append(values)
-    return results
-
-
-def _overwrite_dummy(values: dict) -> None:
+def _overwrite_dummy(values: dict, requests: list[Request]) -> None:
     # trec_eval overwrites these by exact printed name, so parameterised names keep the
-    # dummy's values (spec 5, QUIRK).
-    for name in values:
-        if name in ("num_ret", "utility", "rbp_resid") or name.startswith("unj_"):
-            values[name] = 0
-        elif name == "relstring":
-            values[name] = ""
+    # dummy's values (spec 5, QUIRK). num_ret and unj_* are already 0 in SQL.
+    for request in requests:
+        if request.name in ("utility", "rbp_resid", "relstring") and not request.explicit:
+            values[request.name] = "" if request.name == "relstring" else 0.0
 
 
 def _print(options, requests, topics, per_topic, out, runid, num_positive, failure) -> None:
@@ -217,10 +350,9 @@ def _print(options, requests, topics, per_topic, out, runid, num_positive, failu
                 if not request.measure.per_topic:
                     continue
                 quoted = request.name == "relstring"
+                integer = request.measure.integer
                 for name in request.line_names():
-                    value = format_value(
-                        values[name], integer=request.measure.integer, quoted=quoted
-                    )
+                    value = format_value(values[name], integer=integer, quoted=quoted)
                     lines.append(format_line(name, qid, value))
     if not failure and not options.no_summary:
         for request in requests:

@@ -1,0 +1,125 @@
+"""trec_eval's gain table (spec 8.10) for the measures with ``level=gain`` parameters.
+
+The table of a query depends only on the measure's pairs and the query's highest grade V,
+and its order comes from glibc's merge sort with trec_eval's comparison ``trunc(g_a - g_b)``
+(gains closer than 1 compare equal, a quirk that can even make nDCG exceed 1). That sort is
+not expressible as an SQL ``ORDER BY``, so this module builds the tiny tables in Python, one
+per distinct V of the qrels set, into the temporary table ``rh_gain_entries``; the family
+files (``gains.sql``, ``rbp.sql``) do all per-query work in SQL.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from typing import Any
+
+import sqlalchemy as sa
+
+from ..errors import MeasureError
+
+ENTRIES_TABLE = "rh_gain_entries"
+
+
+def parse_gains(text: str | None) -> list[tuple[int, float]]:
+    """``'1=3.0;2=9.0'`` -> ``[(1, 3.0), (2, 9.0)]`` (order and repeats kept).
+
+    Raises:
+        MeasureError: an item that is not ``level=gain`` with an integer level.
+    """
+    pairs: list[tuple[int, float]] = []
+    for item in (text or "").split(";"):
+        if not item.strip():
+            continue
+        level, sep, gain = item.partition("=")
+        try:
+            pairs.append((int(level), float(gain)))
+        except ValueError:
+            sep = ""
+        if not sep:
+            raise MeasureError(
+                f"gains: {item!r} is not level=gain; write e.g. gains='1=3;2=9'"
+            ) from None
+    return pairs
+
+
+def format_gains(pairs: Sequence[tuple[int, float]]) -> str | None:
+    """The canonical text of ``pairs`` (``None`` for no pairs: the default gains)."""
+    return ";".join(f"{level}={float(gain)!r}" for level, gain in pairs) or None
+
+
+def gain_table(pairs: Sequence[tuple[int, float]], max_grade: int) -> list[dict[str, Any]]:
+    """The sorted gain table of a query whose highest grade is ``max_grade``.
+
+    Returns:
+        Entries in trec_eval's sorted order, each ``{position, level, gain, counted,
+        lookup}``: ``counted`` = this entry receives the query's count of ``level`` (the
+        first entry of the level in input order, for levels 0..V); ``lookup`` = this entry
+        gives the gain of a retrieved document of that level (the first in sorted order).
+    """
+    entries = [{"level": level, "gain": float(gain), "counted": False} for level, gain in pairs]
+    for v in range(0, max_grade + 1):
+        found = next((e for e in entries if e["level"] == v), None)
+        if found is not None:
+            found["counted"] = True
+        else:
+            entries.append({"level": v, "gain": float(v), "counted": True})
+    ordered = _merge_sort(entries)
+    seen: set[int] = set()
+    for position, entry in enumerate(ordered, start=1):
+        entry["position"] = position
+        entry["lookup"] = entry["level"] not in seen
+        seen.add(entry["level"])
+    return ordered
+
+
+def _merge_sort(items: list[dict]) -> list[dict]:
+    # glibc msort: split at len // 2, take from the left while trunc(left - right) <= 0
+    if len(items) <= 1:
+        return items
+    half = len(items) // 2
+    left, right = _merge_sort(items[:half]), _merge_sort(items[half:])
+    merged: list[dict] = []
+    i = j = 0
+    while i < len(left) and j < len(right):
+        if math.trunc(left[i]["gain"] - right[j]["gain"]) <= 0:
+            merged.append(left[i])
+            i += 1
+        else:
+            merged.append(right[j])
+            j += 1
+    return merged + left[i:] + right[j:]
+
+
+def prepare_gain_entries(conn: sa.Connection, measures: Sequence[Any], binds: dict) -> None:
+    """Build ``rh_gain_entries`` for the group's ``gains`` and every query's highest grade.
+
+    Columns: max_grade, position, level, gain, counted, lookup (see :func:`gain_table`).
+    """
+    pairs = parse_gains(binds.get("gains"))
+    grades = conn.execute(
+        sa.text(
+            "SELECT DISTINCT max(grade) FROM judgments WHERE qrels_id = :qrels_id "
+            "GROUP BY query_id"
+        ),
+        {"qrels_id": binds["qrels_id"]},
+    ).scalars()
+    rows = [
+        {"max_grade": int(v), **entry}
+        for v in grades
+        for entry in gain_table(pairs, int(v))
+    ]
+    conn.execute(
+        sa.text(
+            f"CREATE OR REPLACE TEMP TABLE {ENTRIES_TABLE} (max_grade INTEGER, position INTEGER, "
+            "level INTEGER, gain DOUBLE, counted BOOLEAN, lookup BOOLEAN)"
+        )
+    )
+    if rows:
+        conn.execute(
+            sa.text(
+                f"INSERT INTO {ENTRIES_TABLE} VALUES (:max_grade, :position, :level, :gain, "
+                ":counted, :lookup)"
+            ),
+            rows,
+        )

@@ -1,0 +1,132 @@
+"""Store what ``trec-eval`` read (trec_eval's parsing rules) as a normal qrels set and run.
+
+The run is already in a DuckDB temporary table on the warehouse's connection (read by
+:mod:`.reader`), so it goes to ``run_rows`` with one ``INSERT ... SELECT``: no copy through
+Python. Catalogue rows and content deduplication are the ingest layer's
+(:mod:`rankhouse.ingest.store`); the parse options say ``"format": "trec_eval"`` because
+trec_eval's rules (C ``atof`` scores, one run per file named by the last tag, ...) differ from
+``rankhouse ingest``'s, so the same file ingested both ways gives two stored runs.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pandas as pd
+import sqlalchemy as sa
+
+from ..ingest import staging, store
+from ..ingest.hashing import file_sha256
+
+PARSE_OPTIONS = json.dumps({"format": "trec_eval"})
+
+
+def content_hash(path: str) -> str:
+    """sha256 of a file's bytes (the identity of a stored qrels set or run)."""
+    return file_sha256(Path(path))
+
+
+def stored_run(conn: sa.Connection, sha: str) -> dict | None:
+    """The run stored from a file with this hash by ``trec-eval``, if any."""
+    row = (
+        conn.execute(
+            sa.text(
+                "SELECT id, name, system_tag FROM runs WHERE content_sha256 = :sha "
+                "AND parse_options = :options ORDER BY id LIMIT 1"
+            ),
+            {"sha": sha, "options": PARSE_OPTIONS},
+        )
+        .mappings()
+        .first()
+    )
+    return dict(row) if row else None
+
+
+def store_qrels(conn: sa.Connection, duck, frame: pd.DataFrame, path: str, sha: str) -> int:
+    """Store judgments (columns qid, docno, rel; no duplicate pairs); reuse identical ones.
+
+    Returns:
+        The qrels set's id.
+    """
+    existing = store.same_qrels(conn, sha, PARSE_OPTIONS)
+    if existing is not None:
+        return int(existing["id"])
+    staged = pd.DataFrame(
+        {"query_id": frame["qid"], "doc_id": frame["docno"], "grade": frame["rel"]}
+    )
+    duck.register("_rankhouse_te_qrels", staged)
+    try:
+        duck.execute(
+            f"CREATE OR REPLACE TEMP TABLE {staging.STAGE} AS SELECT query_id, doc_id, "
+            "CAST(grade AS INTEGER) AS grade FROM _rankhouse_te_qrels"
+        )
+    finally:
+        duck.unregister("_rankhouse_te_qrels")
+    try:
+        [summary] = staging.summarize(duck, "qrels")
+        qrels_id = store.insert_qrels_set(
+            conn,
+            {
+                "name": _free_name(conn, "qrels_sets", Path(path).name, sha),
+                "source": str(path),
+                "content_sha256": sha,
+                "parse_options": PARSE_OPTIONS,
+                "ingested_at": store.utc_now(),
+                "num_queries": summary.num_queries,
+                "num_judgments": summary.num_rows,
+                **staging.qrels_statistics(duck),
+            },
+        )
+        store.copy_judgments(duck, qrels_id)
+    finally:
+        staging.drop(duck)
+    return int(qrels_id)
+
+
+def store_run(conn: sa.Connection, duck, table: str, path: str, sha: str, tag: str) -> int:
+    """Store the run read into ``table`` (qid, docno, score; no duplicate pairs).
+
+    Every line belongs to the one run trec_eval sees, whatever its tag field; the run's tag
+    is that of the last line (trec_eval's ``runid``). position = trec_eval's ranking.
+
+    Returns:
+        The run's id.
+    """
+    num_queries, num_rows = duck.execute(
+        f"SELECT count(DISTINCT qid), count(*) FROM {table}"
+    ).fetchall()[0]
+    metadata = {"source": str(path), "content_sha256": sha, "read_by": "trec-eval"}
+    run_id = store.insert_run(
+        conn,
+        {
+            "name": _free_name(conn, "runs", tag, sha),
+            "system_tag": tag,
+            "source": str(path),
+            "content_sha256": sha,
+            "parse_options": PARSE_OPTIONS,
+            "ingested_at": store.utc_now(),
+            "metadata": json.dumps(metadata),
+            "order_by": "score",
+            "num_queries": int(num_queries),
+            "num_rows": int(num_rows),
+        },
+    )
+    duck.execute(
+        "INSERT INTO run_rows SELECT ?, qid, docno, NULL, score, "
+        f"row_number() OVER (PARTITION BY qid ORDER BY score DESC, docno DESC) FROM {table}",
+        [run_id],
+    )
+    return int(run_id)
+
+
+def _free_name(conn: sa.Connection, table: str, wanted: str, sha: str) -> str:
+    """``wanted``, or ``wanted@<sha8>`` when another qrels set / run holds that name."""
+    name = wanted or "trec_eval"
+    for candidate in (name, f"{name}@{sha[:8]}", f"{name}@{sha[:16]}"):
+        taken = conn.execute(
+            sa.text(f"SELECT count(*) FROM {table} WHERE name = :name"), {"name": candidate}
+        ).scalar()
+        if not taken:
+            return candidate
+    return f"{name}@{sha}"

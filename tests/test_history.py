@@ -1,0 +1,96 @@
+"""History: stored evaluations over time, one row per run, newest last."""
+
+from __future__ import annotations
+
+import csv
+import io
+from pathlib import Path
+
+import pytest
+from series_helpers import make_runs, qrels_path
+
+from rankhouse import NotFoundError, RankhouseError, Warehouse
+
+MEASURES = ["nDCG@10", "AP"]
+NIGHTS = ["night-1", "night-2", "night-3"]
+
+
+@pytest.fixture(scope="module")
+def run_files(shared_dir, tmp_path_factory) -> dict[str, Path]:
+    return make_runs(shared_dir, tmp_path_factory.mktemp("runs"))
+
+
+def _load(wh: Warehouse, shared_dir: Path, run_files: dict[str, Path]) -> None:
+    wh.ingest_qrels(qrels_path(shared_dir), name="dl19")
+    for i, name in enumerate(NIGHTS, start=1):
+        wh.ingest_run(run_files[name], name=name, meta={"commit": f"c{i}"})
+    wh.ingest_run(run_files["bm25-old"], name="bm25-old")
+    wh.evaluate([*NIGHTS, "bm25-old"], "dl19", MEASURES)
+
+
+def test_a_series_in_ingest_order_with_metadata_and_values(warehouse, shared_dir, run_files):
+    _load(warehouse, shared_dir, run_files)
+    history = warehouse.history(system="nightly")
+    assert list(history.columns) == [
+        "ingested_at",
+        "run",
+        "system",
+        "qrels",
+        "commit",
+        "AP",
+        "nDCG@10",
+        "gate",
+    ]
+    assert list(history["run"]) == NIGHTS
+    assert list(history["commit"]) == ["c1", "c2", "c3"]
+    assert history["ingested_at"].is_monotonic_increasing
+    assert set(history["system"]) == {"nightly"} and set(history["qrels"]) == {"dl19"}
+    summary = warehouse.evaluate(NIGHTS, "dl19", MEASURES).summary.set_index("run")
+    for measure in MEASURES:
+        assert list(history[measure]) == list(summary.loc[NIGHTS, measure])
+    assert list(history["gate"]) == [None, None, None]
+
+
+def test_measure_columns_follow_the_request_in_any_spelling(warehouse, shared_dir, run_files):
+    _load(warehouse, shared_dir, run_files)
+    history = warehouse.history(measures=["map", "ndcg_cut_10", "P@10"])
+    assert list(history.columns[-4:]) == ["AP", "nDCG@10", "P@10", "gate"]
+    assert history["P@10"].isna().all()  # never evaluated: an empty column, not an error
+    assert list(history["run"]) == [*NIGHTS, "bm25-old"]
+
+
+def test_filters(warehouse, shared_dir, run_files):
+    _load(warehouse, shared_dir, run_files)
+    assert list(warehouse.history(run="night-2")["run"]) == ["night-2"]
+    assert list(warehouse.history(system="bm25")["run"]) == ["bm25-old"]
+    assert list(warehouse.history(qrels="dl19", since="2000-01-01")["run"]) == [
+        *NIGHTS,
+        "bm25-old",
+    ]
+    later = warehouse.history(since="2999-01-01")
+    assert later.empty
+    assert list(later.columns[:4]) == ["ingested_at", "run", "system", "qrels"]
+    with pytest.raises(RankhouseError, match="not a date"):
+        warehouse.history(since="last tuesday")
+    with pytest.raises(NotFoundError):
+        warehouse.history(run="nope")
+
+
+def test_history_never_evaluates(warehouse, shared_dir, run_files):
+    warehouse.ingest_qrels(qrels_path(shared_dir), name="dl19")
+    warehouse.ingest_run(run_files["night-1"], name="night-1")
+    assert warehouse.history().empty
+
+
+def test_cli(db_path, shared_dir, run_files, run_cli):
+    with Warehouse(db_path) as wh:
+        _load(wh, shared_dir, run_files)
+    result = run_cli("history", "--system", "nightly", "-m", "AP", "--format", "csv")
+    assert result.exit_code == 0, result.stderr
+    rows = list(csv.DictReader(io.StringIO(result.stdout)))
+    assert [row["run"] for row in rows] == NIGHTS
+    assert [row["commit"] for row in rows] == ["c1", "c2", "c3"]
+    assert all(float(row["AP"]) > 0 for row in rows)
+    table = run_cli("--read-only", "history", "-m", "nDCG@10")
+    assert table.exit_code == 0, table.stderr
+    assert "night-3" in table.stdout and "bm25-old" in table.stdout
