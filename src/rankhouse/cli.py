@@ -47,7 +47,7 @@ def main(
         None,
         "--db",
         envvar="RANKHOUSE_DB",
-        help="Warehouse: a DuckDB file or an SQLAlchemy URL [default: ./rankhouse.duckdb].",
+        help="Warehouse: a DuckDB file or an SQLAlchemy URL (default: ./rankhouse.duckdb).",
     ),
     read_only: bool = typer.Option(False, "--read-only", help="Open the warehouse read-only."),
     version: bool = typer.Option(

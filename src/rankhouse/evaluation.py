@@ -72,6 +72,7 @@ def evaluate(
     missing_queries: str = "zero",
     recompute: bool = False,
     options: dict[str, Any] | None = None,
+    with_query_counts: bool = True,
 ) -> EvaluationResult:
     """Evaluate runs against a qrels set, storing per-query values and aggregates.
 
@@ -91,6 +92,8 @@ def evaluate(
         recompute: compute and store again even when an identical evaluation is stored.
         options: further options that change values (for example trec_eval's ``-M`` as
             ``{"max_rank": 100}`` and ``-J`` as ``{"judged_only": True}``); part of the key.
+        with_query_counts: fill ``query_counts`` (a scan of the run's rows: skip it when
+            not needed, e.g. for trec-eval's output).
 
     Returns:
         An :class:`EvaluationResult`.
@@ -162,6 +165,7 @@ def evaluate(
     counts = {
         run["name"]: query_counts(wh, run["id"], qrels_row["id"], missing_queries)
         for run in run_rows
+        if with_query_counts
     }
     return EvaluationResult(per_query, aggregates, summary, counts, qrels_row["name"])
 
@@ -335,6 +339,7 @@ def _compute_and_store(
             **options,
         )
     totals = aggregate(per_query, wanted)
+    by_key = dict(iter(per_query.groupby(["run_id", "measure"], sort=False)))
     now = datetime.now(UTC).replace(tzinfo=None)
     with wh.transaction() as conn:
         for key in keys:
@@ -378,9 +383,7 @@ def _compute_and_store(
                     "created_at": now,
                 },
             ).scalar_one()
-            values = per_query[
-                (per_query["run_id"] == key.run_id) & (per_query["measure"] == key.measure)
-            ]
+            values = by_key.get((key.run_id, key.measure), per_query.iloc[:0])
             _insert_values(wh, conn, evaluation_id, values)
 
 
@@ -429,15 +432,41 @@ def _load_values(wh, aggregates: pd.DataFrame) -> pd.DataFrame:
     if aggregates.empty:
         return pd.DataFrame(columns=columns)
     labels = aggregates[["evaluation_id", "run", "measure"]]
+    ids = [int(i) for i in labels["evaluation_id"]]
     with wh.connect() as conn:
-        rows = conn.execute(
-            sa.text(
-                "SELECT evaluation_id, query_id, value FROM evaluation_values "
-                "WHERE evaluation_id IN :ids"
-            ).bindparams(sa.bindparam("ids", expanding=True)),
-            {"ids": [int(i) for i in labels["evaluation_id"]]},
-        ).all()
-    values = pd.DataFrame(rows, columns=["evaluation_id", "query", "value"])
+        if wh.dialect == "duckdb":  # bulk path: DuckDB joins, sorts and builds the frame
+            order = pd.DataFrame(
+                {
+                    "evaluation_id": ids,
+                    "run": labels["run"].to_numpy(),
+                    "measure": labels["measure"].to_numpy(),
+                    "_r": labels["run"]
+                    .map({n: i for i, n in enumerate(dict.fromkeys(aggregates["run"]))})
+                    .to_numpy(),
+                    "_m": labels["measure"]
+                    .map({n: i for i, n in enumerate(dict.fromkeys(aggregates["measure"]))})
+                    .to_numpy(),
+                }
+            )
+            raw = wh.duckdb_connection(conn)
+            raw.register("_rankhouse_value_labels", order)
+            try:
+                return raw.execute(
+                    "SELECT l.run, v.query_id AS query, l.measure, v.value "
+                    "FROM evaluation_values AS v JOIN _rankhouse_value_labels AS l "
+                    "ON l.evaluation_id = v.evaluation_id ORDER BY l._r, v.query_id, l._m"
+                ).df()
+            finally:
+                raw.unregister("_rankhouse_value_labels")
+        else:
+            rows = conn.execute(
+                sa.text(
+                    "SELECT evaluation_id, query_id, value FROM evaluation_values "
+                    "WHERE evaluation_id IN :ids"
+                ).bindparams(sa.bindparam("ids", expanding=True)),
+                {"ids": ids},
+            ).all()
+            values = pd.DataFrame(rows, columns=["evaluation_id", "query", "value"])
     merged = labels.merge(values, on="evaluation_id", how="inner")
     order = {name: i for i, name in enumerate(dict.fromkeys(aggregates["measure"]))}
     run_order = {name: i for i, name in enumerate(dict.fromkeys(aggregates["run"]))}

@@ -30,7 +30,7 @@ def eval_command(
         "--measure",
         "-m",
         help="Measure, repeatable: nDCG@10, AP(rel=2), P_5, ndcg_cut.10,20 ... "
-        f"[default: {' '.join(DEFAULT_MEASURES)}]",
+        f"(default: {' '.join(DEFAULT_MEASURES)})",
     ),
     relevance_level: int = typer.Option(
         1,

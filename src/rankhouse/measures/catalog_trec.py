@@ -13,12 +13,14 @@ from .model import Family, MeasureDef, Param, TrecName
 from .registry import REGISTRY
 
 #: trec_eval's default multiples of R for Rprec_mult (parsed like its atof).
-TREC_MULTIPLES = tuple(float(x) for x in "0.2 0.4 0.6 0.8 1.0 1.2 1.4 1.6 1.8 2.0".split())
+TREC_MULTIPLES = (0.2, 0.4, 0.6, 0.8, 1.0, 1.2, 1.4, 1.6, 1.8, 2.0)
 #: trec_eval's default recall points for 11pt_avg, as the ';'-separated parameter text.
 TREC_POINTS = ";".join(f"{i / 10:.1f}" for i in range(11))
 
 GAINS = Param(
-    "gains", str, None,
+    "gains",
+    str,
+    None,
     "level=gain pairs separated by ';' (e.g. '1=3;2=9'); other levels gain their grade",
 )
 
@@ -31,52 +33,86 @@ for _family in (
     Family("bing", "measures/bing.sql"),
     Family("unj", "measures/unj.sql", key="cutoff", list_bind="cutoffs"),
     Family("iprec_avg", "measures/iprec_avg.sql"),
-    Family("gains", "measures/gains.sql", key="measure", list_bind="names",
-           prepare=prepare_gain_entries),
+    Family(
+        "gains",
+        "measures/gains.sql",
+        key="measure",
+        list_bind="names",
+        prepare=prepare_gain_entries,
+    ),
     Family("rbp", "measures/rbp.sql", prepare=prepare_gain_entries),
     Family("rbp_resid", "measures/rbp_resid.sql"),
 ):
     REGISTRY.family(_family)
 
-_PERSISTENCE = Param("p", float, 0.8, "persistence (ir_measures' default 0.8; trec_eval's 0.9)",
-                     minimum=0.0)
+_PERSISTENCE = Param(
+    "p", float, 0.8, "persistence (ir_measures' default 0.8; trec_eval's 0.9)", minimum=0.0
+)
 
 for _definition in (
     MeasureDef(
-        "GMBpref", "bpref", (REL,), aggregate="gmean",
+        "GMBpref",
+        "bpref",
+        (REL,),
+        aggregate="gmean",
         doc="Bpref aggregated as exp(mean(ln(max(Bpref, 1e-5))))",
         trec=(TrecName("gm_bpref"),),
     ),
     MeasureDef(
-        "SetP", "set", (REL,), doc="a / n: precision of the whole retrieved list",
+        "SetP",
+        "set",
+        (REL,),
+        doc="a / n: precision of the whole retrieved list",
         trec=(TrecName("set_P"),),
     ),
     MeasureDef(
-        "SetRelP", "set", (REL,), doc="a / min(n, R): set precision relative to the best possible",
+        "SetRelP",
+        "set",
+        (REL,),
+        doc="a / min(n, R): set precision relative to the best possible",
         trec=(TrecName("set_relative_P"),),
     ),
     MeasureDef(
-        "SetR", "set", (REL,), doc="a / R: recall of the whole retrieved list",
+        "SetR",
+        "set",
+        (REL,),
+        doc="a / R: recall of the whole retrieved list",
         trec=(TrecName("set_recall"),),
     ),
     MeasureDef(
-        "SetAP", "set", (REL,), doc="(a * a) / (n * R): SetP times SetR",
+        "SetAP",
+        "set",
+        (REL,),
+        doc="(a * a) / (n * R): SetP times SetR",
         trec=(TrecName("set_map"),),
     ),
     MeasureDef(
-        "NumNonRelJudgedRet", "set", (REL,), aggregate="sum",
+        "NumNonRelJudgedRet",
+        "set",
+        (REL,),
+        aggregate="sum",
         doc="retrieved documents judged below the level (0 <= grade < rel)",
         trec=(TrecName("num_nonrel_judged_ret"),),
     ),
     MeasureDef(
-        "SetF", "setf",
-        (Param("beta", float, 1.0, "weight of recall (trec_eval's x, beta squared of F_beta)",
-               minimum=0.0), REL),
+        "SetF",
+        "setf",
+        (
+            Param(
+                "beta",
+                float,
+                1.0,
+                "weight of recall (trec_eval's x, beta squared of F_beta)",
+                minimum=0.0,
+            ),
+            REL,
+        ),
         doc="((beta+1) P R) / (beta P + R) over the retrieved set; 0 if a = 0",
         trec=(TrecName("set_F"),),
     ),
     MeasureDef(
-        "Utility", "utility",
+        "Utility",
+        "utility",
         (
             Param("rel_ret", float, 1.0, "gain of a relevant retrieved document"),
             Param("nonrel_ret", float, -1.0, "gain of a non-relevant retrieved document"),
@@ -89,60 +125,86 @@ for _definition in (
         trec=(TrecName("utility"),),
     ),
     MeasureDef(
-        "RelP", "relp", (CUTOFF_REQUIRED, REL), at="cutoff",
+        "RelP",
+        "relp",
+        (CUTOFF_REQUIRED, REL),
+        at="cutoff",
         doc="K(k) / min(k, R): precision at k relative to the best possible",
         trec=(TrecName("relative_P", "cutoff", TREC_CUTOFFS),),
     ),
     MeasureDef(
-        "RprecMult", "rprec_mult",
+        "RprecMult",
+        "rprec_mult",
         (Param("multiple", float, None, "the multiple x of R", minimum=0.0, required=True), REL),
         at="multiple",
         doc="K(c) / c at c = trunc(x*R + 0.9): precision at a multiple of R",
         trec=(TrecName("Rprec_mult", "multiple", TREC_MULTIPLES),),
     ),
     MeasureDef(
-        "binG", "bing", (REL,),
+        "binG",
+        "bing",
+        (REL,),
         doc="(1/R) * sum over relevant retrieved of 1 / log2(2 + non-relevant above)",
         trec=(TrecName("binG"),),
     ),
     MeasureDef(
-        "Unj", "unj", (CUTOFF_REQUIRED,), at="cutoff",
+        "Unj",
+        "unj",
+        (CUTOFF_REQUIRED,),
+        at="cutoff",
         doc="share of the top k (over k) not in the qrels or judged negative",
         trec=(TrecName("unj", "cutoff", (5, 10, 20)),),
     ),
     MeasureDef(
-        "IPrecAvg", "iprec_avg",
-        (Param("points", str, TREC_POINTS, "recall points separated by ';', in trec_eval's "
-               "order"), REL),
+        "IPrecAvg",
+        "iprec_avg",
+        (
+            Param(
+                "points", str, TREC_POINTS, "recall points separated by ';', in trec_eval's order"
+            ),
+            REL,
+        ),
         doc="mean interpolated precision over the recall points (11-point average)",
         trec=(TrecName("11pt_avg"),),
     ),
     MeasureDef(
-        "nDCG_gains", "gains", (GAINS,),
+        "nDCG_gains",
+        "gains",
+        (GAINS,),
         doc="trec_eval's ndcg with a gain table: DCG(n) / ideal DCG over all judged documents",
     ),
     MeasureDef(
-        "nDCG_rel", "gains", (GAINS,),
+        "nDCG_rel",
+        "gains",
+        (GAINS,),
         doc="mean over the ideal positions of nDCG at each relevant retrieved document",
         trec=(TrecName("ndcg_rel"),),
     ),
     MeasureDef(
-        "Rndcg", "gains", (GAINS, REL),
+        "Rndcg",
+        "gains",
+        (GAINS, REL),
         doc="mean nDCG at the points where the ideal gain changes (0 if R = 0)",
         trec=(TrecName("Rndcg"),),
     ),
     MeasureDef(
-        "G", "gains", (GAINS,),
+        "G",
+        "gains",
+        (GAINS,),
         doc="sum gain / log2(2 + ideal cost - gain so far), over the ideal gain sum",
         trec=(TrecName("G"),),
     ),
     MeasureDef(
-        "RBP", "rbp", (_PERSISTENCE, GAINS),
+        "RBP",
+        "rbp",
+        (_PERSISTENCE, GAINS),
         doc="(1 - p) * sum gain_i * p^(i-1), gains rescaled to [0, 1] (Moffat & Zobel 2008)",
         trec=(TrecName("rbp", fixed=(("p", 0.9),)),),
     ),
     MeasureDef(
-        "RBP_resid", "rbp_resid", (_PERSISTENCE,),
+        "RBP_resid",
+        "rbp_resid",
+        (_PERSISTENCE,),
         doc="p^n + (1 - p) * sum over unjudged retrieved of p^(i-1); 0 if none is unjudged",
         trec=(TrecName("rbp_resid", fixed=(("p", 0.9),)),),
     ),

@@ -99,16 +99,11 @@ def prepare_gain_entries(conn: sa.Connection, measures: Sequence[Any], binds: di
     pairs = parse_gains(binds.get("gains"))
     grades = conn.execute(
         sa.text(
-            "SELECT DISTINCT max(grade) FROM judgments WHERE qrels_id = :qrels_id "
-            "GROUP BY query_id"
+            "SELECT DISTINCT max(grade) FROM judgments WHERE qrels_id = :qrels_id GROUP BY query_id"
         ),
         {"qrels_id": binds["qrels_id"]},
     ).scalars()
-    rows = [
-        {"max_grade": int(v), **entry}
-        for v in grades
-        for entry in gain_table(pairs, int(v))
-    ]
+    rows = [{"max_grade": int(v), **entry} for v in grades for entry in gain_table(pairs, int(v))]
     conn.execute(
         sa.text(
             f"CREATE OR REPLACE TEMP TABLE {ENTRIES_TABLE} (max_grade INTEGER, position INTEGER, "

@@ -65,7 +65,11 @@ def line_measures(request: Request, options: Options) -> list[tuple[str, Measure
     if name == "utility":
         p1, p2, p3, p4 = request.values
         measure = _make(
-            "Utility", rel_ret=p1, nonrel_ret=p2, rel_nonret=p3, nonrel_nonret=p4,
+            "Utility",
+            rel_ret=p1,
+            nonrel_ret=p2,
+            rel_nonret=p3,
+            nonrel_nonret=p4,
             docs=options.num_docs_in_coll,
         )
         return [(names[0], measure)]

@@ -112,6 +112,8 @@ def _evaluate(options, requests, qrels: Qrels, run_path: str, out, db) -> int:
         scratch = failure is not None or (stored is None and duplicate is not None)
         limit = failure.index if failure else len(topics)
         if scratch:
+            if stored is not None:  # the run was not read: take its stored rows
+                _load_stored_run(wh, stored["id"])
             per_topic = _scratch_values(wh, options, requests, qrels, topics, limit)
         else:
             run_id = stored["id"] if stored else _store_run(wh, run_path, run_sha, runid)
@@ -142,7 +144,9 @@ def _read(wh, options: Options, run_path: str, topics: list[str]):
     with wh.connect() as conn:
         duck = wh.duckdb_connection(conn)
         run = read_run(duck, run_path, RUN_TABLE)
-        run_topics = {q for (q,) in duck.execute(f"SELECT DISTINCT qid FROM {RUN_TABLE}").fetchall()}
+        run_topics = {
+            q for (q,) in duck.execute(f"SELECT DISTINCT qid FROM {RUN_TABLE}").fetchall()
+        }
         twice = duck.execute(
             f"SELECT count(*) FROM (SELECT hash(qid, docno) AS h FROM {RUN_TABLE} "
             "GROUP BY h HAVING count(*) > 1)"
@@ -184,6 +188,15 @@ def _stored_topics(wh, stored: dict) -> set[str]:
         return set(rows)
 
 
+def _load_stored_run(wh, run_id: int) -> None:
+    with wh.connect() as conn:
+        wh.duckdb_connection(conn).execute(
+            f"CREATE OR REPLACE TEMP TABLE {RUN_TABLE} AS SELECT query_id AS qid, "
+            "doc_id AS docno, score FROM run_rows WHERE run_id = ?",
+            [run_id],
+        )
+
+
 def _store_run(wh, run_path: str, sha: str, runid: str) -> int:
     with wh.transaction() as conn:
         duck = wh.duckdb_connection(conn)
@@ -206,8 +219,10 @@ def _scratch_values(wh, options, requests, qrels: Qrels, topics, limit: int) -> 
         return []
     frame = qrels.frame.drop_duplicates(["qid", "docno"], keep="first")
     with wh.connect() as conn:
-        ranked = wh.duckdb_connection(conn).execute(
-            f"""
+        ranked = (
+            wh.duckdb_connection(conn)
+            .execute(
+                f"""
             SELECT qid, docno, score FROM (
                 SELECT qid, docno, score,
                        row_number() OVER (PARTITION BY qid, docno
@@ -215,7 +230,9 @@ def _scratch_values(wh, options, requests, qrels: Qrels, topics, limit: int) -> 
                 FROM {RUN_TABLE}
             ) WHERE copy = 1
             """
-        ).df()
+            )
+            .df()
+        )
     with Warehouse(":memory:") as scratch:
         with scratch.transaction() as conn:
             duck = scratch.duckdb_connection(conn)
@@ -254,6 +271,7 @@ def _values(wh, options, requests, run_id: int, qrels_id: int, topics, limit: in
             relevance_level=options.level,
             missing_queries="zero",
             options=engine_options,
+            with_query_counts=False,
         )
         by_measure: dict[str, dict[str, float]] = {}
         frame = result.per_query

@@ -1,9 +1,11 @@
-"""Per-topic values of trec_eval's measures (TREC_EVAL_SEMANTICS section 8).
+"""An independent oracle: trec_eval 10's measures per topic in plain Python (spec section 8).
 
-The heavy lifting (reading, sorting millions of run lines, joining judgments, ``-M``/``-J``)
-is done in DuckDB by the runner; this module gets one topic's judgment codes in rank order
-and computes each requested measure with trec_eval's exact arithmetic: doubles, sums in rank
-order, C ``lround``/``trunc`` where trec_eval uses them.
+Written from the spec and verified against trec_eval's golden outputs before rankhouse computed
+these measures in SQL; now the tests' reference. It gets one topic's judgment codes in rank
+order (rel_i of spec 4: grade, -2 negative grade, -1 not in the qrels) and computes each
+requested measure with trec_eval's exact arithmetic: doubles, sums in rank order, C
+``lround``/``trunc`` where trec_eval uses them. :func:`oracle_topic` builds a topic from
+plain lists.
 """
 
 from __future__ import annotations
@@ -14,7 +16,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .options import Request
+from rankhouse.trec_eval.options import Request
 
 
 @dataclass
@@ -35,6 +37,15 @@ class Topic:
 class Settings:
     level: int = 1
     num_docs_in_coll: int = 0
+
+
+def ieee_div(a: float, b: float) -> float:
+    """C's double division: x / 0.0 is inf or -inf, 0.0 / 0.0 is NaN (Python raises)."""
+    if b != 0.0:
+        return a / b
+    if a == 0.0 or math.isnan(a):
+        return math.nan
+    return math.copysign(math.inf, a) * math.copysign(1.0, b)
 
 
 def lround(x: float) -> int:
@@ -322,9 +333,9 @@ class TopicEval:
         for i, gain, d in zip(dcg.positions, dcg.gains, dcg.cumulative, strict=True):
             if gain > 0:
                 s += 1
-                total += d / idcg[min(i, m)]
+                total += ieee_div(d, idcg[min(i, m)])
         if m > s:
-            total = total + ((m - s) * dcg.total) / idcg[m]
+            total = total + ieee_div((m - s) * dcg.total, idcg[m])
         return [total / m if total > 0 else 0.0]
 
     def m_Rndcg(self, req):
@@ -338,9 +349,9 @@ class TopicEval:
         points = []
         for p in range(2, m + 2):
             if ideal[p - 1] != ideal[p - 2]:
-                points.append(dcg.at(min(p - 1, self.n)) / idcg[p - 1])
+                points.append(ieee_div(dcg.at(min(p - 1, self.n)), idcg[p - 1]))
         if self.n > m + 1:
-            points.append(dcg.total / idcg[m])
+            points.append(ieee_div(dcg.total, idcg[m]))
         if not points:
             return [math.nan]
         total = 0.0
@@ -431,3 +442,17 @@ class TopicEval:
         w = self._weights(p, self.n)
         total = float(np.cumsum(np.asarray(w)[neg])[-1])  # sequential sum in rank order
         return [w[self.n] + (1 - p) * total]
+
+
+def oracle_topic(ranking: list[int], judgments: list[int]) -> Topic:
+    """A :class:`Topic` from the codes of the ranking and all the topic's qrels grades."""
+    counts: dict[int, int] = {}
+    for grade in judgments:
+        if grade >= 0:
+            counts[grade] = counts.get(grade, 0) + 1
+    return Topic(
+        np.asarray(ranking, dtype=np.int64),
+        counts,
+        max(judgments) if judgments else -(2**63),
+        sorted((g for g in judgments if g >= 1), reverse=True),
+    )

@@ -1,0 +1,172 @@
+#!/usr/bin/env python3
+"""Time `rankhouse trec-eval -m all_trec` against pytrec_eval (and trec_eval, if given).
+
+On the MS MARCO-scale run (7 million lines; /work/bench/msmarco.run, or built with
+../shared/tools/make_run.py) and the MS MARCO dev qrels, alternates for --repeat rounds, each
+command in its own process:
+
+  fresh     `rankhouse --db NEW trec-eval -m all_trec QRELS RUN`: read, store, compute, store
+  stored    the same command on a warehouse that already holds the run, qrels and values
+  pytrec    pytrec_eval (the pytrec-eval-terrier build of trec_eval 9.0.8): read both files
+            into dicts the usual way and evaluate every all_trec measure it has
+  trec_eval the binary given with --trec-eval (trec_eval 10), same arguments
+
+and prints the median / min / max wall time and the peak memory (max RSS of the child
+process), plus a check that the summary numbers agree with pytrec_eval's.
+
+  python benchmarks/bench_trec_eval.py [--repeat 3] [--run PATH] [--trec-eval PATH]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+SHARED = ROOT.parent / "shared"
+QRELS = SHARED / "data" / "qrels" / "qrels.msmarco-passage.dev-subset.txt"
+DEFAULT_RUN = Path("/work/bench/msmarco.run")
+
+PYTREC_SCRIPT = r"""
+import json, sys, pytrec_eval
+qrels, run = {}, {}
+with open(sys.argv[1]) as f:
+    for line in f:
+        q, _, d, r = line.split()
+        qrels.setdefault(q, {})[d] = int(r)
+with open(sys.argv[2]) as f:
+    for line in f:
+        q, _, d, _, s, _ = line.split()
+        run.setdefault(q, {})[d] = float(s)
+measures = pytrec_eval.supported_measures - {"runid", "relstring"}
+results = pytrec_eval.RelevanceEvaluator(qrels, measures).evaluate(run)
+names = next(iter(results.values()))
+means = {m: sum(r[m] for r in results.values()) / len(qrels) for m in names}
+print(json.dumps(means))
+"""
+
+
+def make_run(workdir: Path) -> Path:
+    run = workdir / "msmarco-dev.run"
+    if not run.exists():
+        print(f"building {run} with make_run.py ...", file=sys.stderr)
+        subprocess.run(
+            [
+                sys.executable,
+                str(SHARED / "tools" / "make_run.py"),
+                str(QRELS),
+                "-o",
+                str(run),
+                "-n",
+                "1000",
+                "--seed",
+                "1",
+                "--shuffle",
+            ],
+            check=True,
+        )
+    return run
+
+
+def measured(command: list[str]) -> tuple[float, float, str]:
+    """Run `command` in a helper process so that RUSAGE_CHILDREN is per command."""
+    probe = (
+        "import json,resource,subprocess,sys,time;"
+        "t=time.perf_counter();d=subprocess.run(sys.argv[1:],capture_output=True,text=True);"
+        "w=time.perf_counter()-t;"
+        "print(json.dumps([w,resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss/1024,"
+        "d.returncode,d.stdout,d.stderr]))"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", probe, *command], capture_output=True, text=True, check=True
+    )
+    wall, peak, code, out, err = json.loads(done.stdout)
+    if code != 0:
+        sys.exit(f"command failed ({code}): {' '.join(command)}\n{err}")
+    return wall, peak, out
+
+
+def summary(text: str) -> dict[str, float]:
+    """The ``all`` lines of trec_eval output as floats (runid skipped)."""
+    values = {}
+    for line in text.splitlines():
+        name, query, value = line.split("\t")
+        if query == "all" and name.strip() != "runid":
+            values[name.strip()] = float(value)
+    return values
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--run", type=Path, default=None)
+    parser.add_argument("--trec-eval", type=Path, default=None, help="a trec_eval 10 binary")
+    parser.add_argument("--workdir", type=Path, default=ROOT / "benchmarks" / "data")
+    args = parser.parse_args()
+    if not QRELS.exists():
+        sys.exit(f"needs {QRELS} (../shared beside the checkout)")
+    args.workdir.mkdir(parents=True, exist_ok=True)
+    run = args.run or (DEFAULT_RUN if DEFAULT_RUN.exists() else make_run(args.workdir))
+    trec_args = ["-m", "all_trec", str(QRELS), str(run)]
+    rankhouse = [sys.executable, "-m", "rankhouse"]
+
+    figures: dict[str, list[tuple[float, float]]] = {"fresh": [], "stored": [], "pytrec": []}
+    if args.trec_eval:
+        figures["trec_eval"] = []
+    outputs: dict[str, str] = {}
+    with tempfile.TemporaryDirectory() as tmp:
+        stored_db = Path(tmp) / "stored.duckdb"
+        subprocess.run(
+            [*rankhouse, "--db", str(stored_db), "trec-eval", *trec_args],
+            check=True,
+            capture_output=True,
+        )
+        for round_ in range(args.repeat):
+            fresh = Path(tmp) / f"fresh{round_}.duckdb"
+            commands = {
+                "fresh": [*rankhouse, "--db", str(fresh), "trec-eval", *trec_args],
+                "stored": [*rankhouse, "--db", str(stored_db), "trec-eval", *trec_args],
+                "pytrec": [sys.executable, "-c", PYTREC_SCRIPT, str(QRELS), str(run)],
+            }
+            if args.trec_eval:
+                commands["trec_eval"] = [str(args.trec_eval), *trec_args]
+            for key, command in commands.items():
+                wall, peak, out = measured(command)
+                figures[key].append((wall, peak))
+                outputs[key] = out
+            fresh.unlink()
+            print(f"round {round_ + 1}/{args.repeat} done", file=sys.stderr)
+
+    labels = {
+        "fresh": "rankhouse trec-eval, new warehouse",
+        "stored": "rankhouse trec-eval, already stored",
+        "pytrec": "pytrec_eval (read files + evaluate)",
+        "trec_eval": "trec_eval 10",
+    }
+    print(
+        f"{'command (-m all_trec)':40s} {'median s':>9s} {'min s':>7s} {'max s':>7s} "
+        f"{'peak MiB':>9s}"
+    )
+    for key, rows in figures.items():
+        walls = [w for w, _ in rows]
+        print(
+            f"{labels[key]:40s} {statistics.median(walls):9.2f} {min(walls):7.2f} "
+            f"{max(walls):7.2f} {max(p for _, p in rows):9.0f}"
+        )
+    ours = summary(outputs["fresh"])
+    theirs = json.loads(outputs["pytrec"])
+    common = sorted(set(ours) & set(theirs) - {"num_q"})
+    differ = [m for m in common if abs(ours[m] - theirs[m]) > 5e-5 * max(1.0, abs(theirs[m]))]
+    print(
+        f"{len(common)} summary values compared with pytrec_eval; differing: {differ or 'none'}"
+        " (iprec_at_recall/11pt_avg may differ: trec_eval 9 rounds their cutoffs differently)"
+    )
+
+
+if __name__ == "__main__":
+    main()
