@@ -146,3 +146,20 @@ def test_same_name_different_content_conflicts_unless_replace(warehouse, tmp_pat
     assert second.created and second.id != first.id
     assert warehouse.runs()["name"].tolist() == ["x"]
     assert _scalar(warehouse, "SELECT doc_id FROM run_rows") == "e"
+
+
+@pytest.mark.parametrize("stray", [b"\t", b"\x0b", b"\x0c"])
+def test_regular_first_line_then_other_whitespace_is_split_like_whitespace(
+    warehouse, tmp_path, stray
+):
+    # The first lines are fields joined by single spaces (the fixed-column fast path), a later
+    # line separates two fields with other whitespace: it must still give the same fields.
+    path = tmp_path / "run.txt"
+    path.write_bytes(b"q1 Q0 a 1 3.0 t\nq1 Q0 b 2 2.0 t\nq1 Q0 c" + stray + b"3 1.0 t\n")
+    [result] = warehouse.ingest_run(path)
+    assert result.num_rows == 3
+    with warehouse.connect() as conn:
+        rows = conn.execute(
+            sa.text("SELECT doc_id, rank, score FROM run_rows ORDER BY position")
+        ).fetchall()
+    assert rows == [("a", 1, 3.0), ("b", 2, 2.0), ("c", 3, 1.0)]

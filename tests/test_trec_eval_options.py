@@ -78,3 +78,46 @@ def test_missing_file_argument_is_a_usage_error():
     with pytest.raises(TrecEvalExit) as stop:
         parse_args(["-q", "qrels"])
     assert stop.value.code == 1
+
+
+@pytest.mark.parametrize(
+    ("trec", "canonical"),
+    [
+        ("set_P", "SetP"),
+        ("set_relative_P", "SetRelP"),
+        ("set_recall", "SetR"),
+        ("set_map", "SetAP"),
+        ("set_F", "SetF"),
+        ("set_F.0.5", "SetF(beta=0.5)"),
+        ("set_F_4", "SetF(beta=4.0)"),
+        ("num_nonrel_judged_ret", "NumNonRelJudgedRet"),
+        ("gm_bpref", "GMBpref"),
+        ("utility", "Utility"),
+        ("utility.2,-1,0,0", "Utility(rel_ret=2.0)"),
+        ("utility_1,-1,-1,0.01", "Utility(rel_nonret=-1.0,nonrel_nonret=0.01)"),
+        ("relative_P_5", "RelP@5"),
+        ("Rprec_mult_0.20", "RprecMult@0.2"),
+        ("binG", "binG"),
+        ("unj_10", "Unj@10"),
+        ("11pt_avg", "IPrecAvg"),
+        ("11pt_avg.1.0,0", "IPrecAvg(points='1.0;0.0')"),
+        ("G", "G"),
+        ("G_2=5", "G(gains='2=5.0')"),
+        ("ndcg.1=3,2=9", "nDCG_gains(gains='1=3.0;2=9.0')"),
+        ("ndcg_rel", "nDCG_rel"),
+        ("Rndcg.1=0", "Rndcg(gains='1=0.0')"),
+        ("rbp", "RBP(p=0.9)"),
+        ("rbp_p=0.8", "RBP"),
+        ("rbp.p=0.5,1=2", "RBP(p=0.5,gains='1=2.0')"),
+        ("rbp_resid", "RBP_resid(p=0.9)"),
+    ],
+)
+def test_trec_names_parse_to_canonical_names_that_round_trip(trec, canonical):
+    from rankhouse.measures import parse_measure, trec_name
+
+    measure = parse_measure(trec)
+    assert measure.name == canonical
+    assert parse_measure(measure.name) == measure
+    if "." not in trec and "=" not in trec and "," not in trec:
+        printed = trec_name(measure)
+        assert printed is None or parse_measure(printed) == measure

@@ -323,7 +323,9 @@ def _parse(
     columns = None
     try:
         if src.format == "trec":
-            bad = trec_text.stage(duck, src, kind, order, compression, fast=fast)
+            bad = trec_text.stage(
+                duck, src, kind, order, compression, fast=fast, whitespace=hasher.whitespace
+            )
         else:
             columns, types = tabular.resolve(duck, src, kind, order, mapping, compression)
             bad = tabular.stage(duck, src, kind, order, columns, types, compression, default_tag)

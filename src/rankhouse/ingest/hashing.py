@@ -23,18 +23,34 @@ def open_decompressed(path: Path):
     return gzip.open(path, "rb") if magic == _GZIP_MAGIC else path.open("rb")
 
 
-def file_sha256(path: Path, on_bytes: Callable[[int], None] | None = None) -> str:
+# ASCII whitespace other than newline: what separates TREC fields (trec_eval's isspace).
+WHITESPACE = frozenset(b" \t\r\x0b\x0c")
+
+
+def file_sha256(
+    path: Path,
+    on_bytes: Callable[[int], None] | None = None,
+    seen_whitespace: set[int] | None = None,
+) -> str:
     """sha256 of the file's decompressed bytes, so ``x`` and ``x.gz`` hash the same.
 
     ``on_bytes`` is called with the number of compressed bytes read so far (for progress).
+    ``seen_whitespace``, when given, collects which :data:`WHITESPACE` bytes occur in the file
+    (a memchr per byte value and chunk, until each is seen), so that the TREC reader can tell
+    a file separated by single spaces from one that also holds tabs or carriage returns
+    without a per-row regular expression.
     """
     digest = hashlib.sha256()
+    unseen = set(WHITESPACE) if seen_whitespace is not None else set()
     with path.open("rb") as raw:
         magic = raw.read(2)
         raw.seek(0)
         stream = gzip.GzipFile(fileobj=raw, mode="rb") if magic == _GZIP_MAGIC else raw
         while chunk := stream.read(_CHUNK):
             digest.update(chunk)
+            for byte in [b for b in unseen if b in chunk]:
+                unseen.discard(byte)
+                seen_whitespace.add(byte)
             if on_bytes is not None:
                 on_bytes(raw.tell())
     return digest.hexdigest()
@@ -46,14 +62,20 @@ class BackgroundHash:
     def __init__(self, path: Path, on_bytes: Callable[[int], None] | None = None) -> None:
         self._result: str | None = None
         self._error: BaseException | None = None
+        self._whitespace: set[int] = set()
         self._thread = threading.Thread(target=self._run, args=(path, on_bytes), daemon=True)
         self._thread.start()
 
     def _run(self, path: Path, on_bytes: Callable[[int], None] | None) -> None:
         try:
-            self._result = file_sha256(path, on_bytes)
+            self._result = file_sha256(path, on_bytes, self._whitespace)
         except BaseException as exc:  # re-raised in the caller's thread by result()
             self._error = exc
+
+    def whitespace(self) -> frozenset[int]:
+        """The whitespace bytes (other than newline) the file holds; waits for the thread."""
+        self.result()
+        return frozenset(self._whitespace)
 
     def result(self) -> str:
         """Wait for the hash; re-raises what the thread raised (e.g. a corrupt gzip stream)."""

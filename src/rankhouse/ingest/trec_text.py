@@ -9,7 +9,7 @@ the first bad physical line and field.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 import duckdb
 
@@ -56,18 +56,29 @@ class FastPathFailed(Exception):
 
 
 def stage(
-    duck, source: Source, kind: str, order: str, compression: str, *, fast: bool = True
+    duck,
+    source: Source,
+    kind: str,
+    order: str,
+    compression: str,
+    *,
+    fast: bool = True,
+    whitespace: Callable[[], frozenset[int]] | None = None,
 ) -> str:
     """Read ``source`` into the temporary stage table; returns the SQL condition of a bad row.
 
     Stage columns: qrels (query_id, doc_id, grade); runs (tag, query_id, doc_id, rank, score).
     Files whose every line is fields joined by one space (or one tab) are read by DuckDB's CSV
     reader as fixed columns; any other file (or any surprise) goes through the general split.
+    ``whitespace`` returns the whitespace bytes the file holds (from the hashing thread): a
+    fixed-column read is only kept when the file holds no whitespace but its separator.
     """
     separator = _regular_separator(source) if fast else None
     if separator is not None:
         try:
-            if _stage_regular(duck, source, kind, order, compression, separator):
+            if _stage_regular(duck, source, kind, order, compression, separator) and (
+                _only_separator(whitespace, separator)
+            ):
                 return _bad_condition(kind, order)
         except duckdb.Error as exc:
             # e.g. a line with more fields; DuckDB has aborted the transaction, so the
@@ -122,12 +133,11 @@ def _stage_regular(duck, source: Source, kind: str, order: str, compression: str
     count = 4 if kind == "qrels" else 6
     names = [f"c{i}" for i in range(1, count + 1)]
     spec = "{" + ", ".join(f"'{name}': 'VARCHAR'" for name in names) + "}"
-    other_whitespace = "[ \\t\\r\\x0b\\x0c]"
     columns = _stage_columns(kind, order, lambda i: f"c{i}", str(count))
+    # Other whitespace inside a field (a tab in a space-separated file) is ruled out by
+    # _only_separator, from the bytes the hashing thread saw, not by a per-row test here.
     irregular = " OR ".join(f"{name} IS NULL OR {name} = ''" for name in names)
-    irregular += (
-        f" OR starts_with(c1, '#') OR regexp_matches({' || '.join(names)}, '{other_whitespace}')"
-    )
+    irregular += " OR starts_with(c1, '#')"
     duck.execute(
         f"CREATE OR REPLACE TEMP TABLE {STAGE} AS SELECT {columns}, "
         f"({irregular}) AS irregular FROM read_csv(?, delim=?, "
@@ -139,6 +149,16 @@ def _stage_regular(duck, source: Source, kind: str, order: str, compression: str
         return False
     duck.execute(f"ALTER TABLE {STAGE} DROP COLUMN irregular")
     return True
+
+
+def _only_separator(whitespace: Callable[[], frozenset[int]] | None, separator: str) -> bool:
+    """True when the file holds no whitespace byte other than ``separator`` (and newlines)."""
+    if whitespace is None:
+        return False
+    try:
+        return whitespace() <= {ord(separator)}
+    except Exception:  # an unreadable stream: the general path reports it properly
+        return False
 
 
 def _numbered_lines(source: Source) -> Iterator[tuple[int, list[str]]]:

@@ -157,6 +157,11 @@ def _parse(text: str) -> list[Measure]:
     if found is not None and found[1].key is not None:
         definition, trec = found
         return [_from_trec(definition, trec, suffix)]
+    from ..trec_eval.mapping import parse_trec_measure  # set_F.0.5, rbp_p=0.8, utility.2,-1,0,0
+
+    measures = parse_trec_measure(text)
+    if measures:
+        return measures
     raise _unknown(text)
 
 

@@ -11,7 +11,7 @@ import math
 
 from ..measures import REGISTRY, Measure, make_measure
 from ..measures.gain_table import format_gains
-from .options import Kind, Options, Request
+from .options import BY_NAME, Kind, Options, Request, TrecEvalExit, parse_params
 
 # trec_eval name -> registry name, for requests with no or only cutoff parameters
 _PLAIN = {
@@ -103,3 +103,27 @@ def _make(name: str, **params) -> Measure:
     if definition is None:
         raise KeyError(name)
     return make_measure(definition, **params)
+
+
+def parse_trec_measure(text: str) -> list[Measure] | None:
+    """Measures for trec_eval's list and pair forms the name parser does not know.
+
+    ``set_F.0.5`` / ``set_F_0.5``, ``utility.2,-1,0,0``, ``11pt_avg.0.25,0.5``,
+    ``rbp.p=0.8`` / ``rbp_p=0.8``, ``ndcg.1=3,2=9``, ``G_2=5``...: the parameter kinds
+    "real list" and "name=value pairs" of spec 1.1. ``None`` when ``text`` is not one.
+    """
+    for name, measure in BY_NAME.items():
+        if measure.kind not in (Kind.REAL_LIST, Kind.PAIRS) or name == "relstring":
+            continue
+        for sep in (".", "_"):
+            if text.startswith(name + sep) and len(text) > len(name) + 1:
+                params = text[len(name) + 1 :]
+                try:
+                    values = parse_params(measure, params)
+                except TrecEvalExit:
+                    return None
+                request = Request(measure, params, True, values)
+                if name == "utility" and len(values) != 4:
+                    return None
+                return [m for _, m in line_measures(request, Options("", ""))]
+    return None
