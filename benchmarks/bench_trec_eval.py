@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Time `rankhouse trec-eval -m all_trec` against pytrec_eval (and trec_eval, if given).
 
-On the MS MARCO-scale run (7 million lines; /work/bench/msmarco.run, or built with
+On the MS MARCO-scale run (7 million lines, built with
 ../shared/tools/make_run.py) and the MS MARCO dev qrels, alternates for --repeat rounds, each
 command in its own process:
 
@@ -30,7 +30,6 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 SHARED = ROOT.parent / "shared"
 QRELS = SHARED / "data" / "qrels" / "qrels.msmarco-passage.dev-subset.txt"
-DEFAULT_RUN = Path("/work/bench/msmarco.run")
 
 PYTREC_SCRIPT = r"""
 import json, sys, pytrec_eval
@@ -111,7 +110,7 @@ def main() -> None:
     if not QRELS.exists():
         sys.exit(f"needs {QRELS} (../shared beside the checkout)")
     args.workdir.mkdir(parents=True, exist_ok=True)
-    run = args.run or (DEFAULT_RUN if DEFAULT_RUN.exists() else make_run(args.workdir))
+    run = args.run or make_run(args.workdir)
     trec_args = ["-m", "all_trec", str(QRELS), str(run)]
     rankhouse = [sys.executable, "-m", "rankhouse"]
 

@@ -45,6 +45,16 @@ def warehouse(db_path: Path):
     wh.close()
 
 
+@pytest.fixture(scope="session")
+def pytrec():
+    """pytrec_eval in a worker process with a time limit per call (see pytrec_reference)."""
+    from pytrec_reference import PytrecEval
+
+    reference = PytrecEval()
+    yield reference
+    reference.close()
+
+
 @dataclass
 class CliResult:
     exit_code: int

@@ -18,7 +18,6 @@ import math
 
 import pandas as pd
 import pytest
-import pytrec_eval
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from measure_helpers import store_qrels, store_run
@@ -176,10 +175,13 @@ def test_sql_matches_oracle(shared_warehouse, data, options, defaults):
 @pytest.mark.parametrize("level", [1, 2])
 @given(data=collections())
 @SETTINGS
-def test_sql_matches_pytrec_eval(shared_warehouse, level, data):
+def test_sql_matches_pytrec_eval(shared_warehouse, pytrec, level, data):
     qrels, run = data
     answered = set(run.query_id) & set(qrels.query_id)
-    qrels = qrels[qrels.query_id.isin(answered)]
+    # A query with only negative judgments makes trec_eval 10 abort (spec 4, case C22); the
+    # edge-case tests cover it, so the comparison with trec_eval 9 leaves such queries out.
+    judged = set(qrels.query_id[qrels.grade >= 0])
+    qrels = qrels[qrels.query_id.isin(answered & judged)]
     if qrels.empty:
         return
     specs = [
@@ -199,19 +201,17 @@ def test_sql_matches_pytrec_eval(shared_warehouse, level, data):
     ]
     requests = resolve_measures(specs)
     ours = _ours(shared_warehouse, qrels, run, Options("q", "r", level=level), requests)
-    evaluator = pytrec_eval.RelevanceEvaluator(
+    theirs = pytrec.evaluate(
         {
             q: dict(zip(g.doc_id, g.grade.astype(int), strict=True))
             for q, g in qrels.groupby("query_id")
         },
-        PYTREC,
-        relevance_level=level,
-    )
-    theirs = evaluator.evaluate(
         {
             q: dict(zip(g.doc_id, g.score.astype(float), strict=True))
             for q, g in run.groupby("query_id")
-        }
+        },
+        PYTREC,
+        level,
     )
     for (line, query), value in ours.items():
         if query in theirs and line in theirs[query]:
