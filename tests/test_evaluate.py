@@ -220,3 +220,24 @@ def test_cli_eval_csv_is_full_precision(run_cli):
     value = float(row.split(",")[1])
     expected = sum(v["ndcg_cut_10"] for v in _reference(BM25).values()) / 8
     assert math.isclose(value, expected, abs_tol=1e-15)
+
+
+def test_tied_pairs_are_counted_at_ingest_and_recounted_when_absent(warehouse):
+    run = pd.DataFrame(
+        {
+            "qid": ["q1", "q1", "q1", "q2", "q2"],
+            "docid": ["a", "b", "c", "a", "b"],
+            "score": [1.0, 1.0, 1.0, 2.0, 1.0],
+            "tag": "ties",
+        }
+    )
+    [stored] = warehouse.ingest_run(run)
+    with warehouse.connect() as conn:
+        at_ingest = conn.execute(
+            sa.text("SELECT tied_pairs FROM runs WHERE id = :i"), {"i": stored.id}
+        ).scalar_one()
+    assert at_ingest == 2  # (a, b) and (b, c) in q1
+    with warehouse.transaction() as conn:  # as a run stored before migration 0004
+        conn.execute(sa.text("UPDATE runs SET tied_pairs = NULL"))
+    result = warehouse.evaluate("ties", QRELS, ["P@5"])
+    assert result.query_counts["ties"].tied_pairs == 2

@@ -489,9 +489,16 @@ _QUERY_COUNTS = sa.text(
             AS missing_from_run,
         (SELECT count(*) FROM run_q WHERE query_id NOT IN (SELECT query_id FROM qrels_q))
             AS ignored,
-        (SELECT coalesce(sum(n - 1), 0) FROM (
-            SELECT count(*) AS n FROM run_rows WHERE run_id = :run_id GROUP BY query_id, score
-         ) AS score_groups) AS tied_pairs
+        (SELECT tied_pairs FROM runs WHERE id = :run_id) AS tied_pairs
+    """
+)
+
+
+_COUNT_TIES = sa.text(
+    """
+    SELECT coalesce(sum(n - 1), 0) FROM (
+        SELECT count(*) AS n FROM run_rows WHERE run_id = :run_id GROUP BY query_id, score
+    ) AS score_groups
     """
 )
 
@@ -500,10 +507,13 @@ def query_counts(wh, run_id: int, qrels_id: int, missing_queries: str) -> QueryC
     """How the run's queries and the qrels set's queries met (see :class:`QueryCounts`)."""
     with wh.connect() as conn:
         row = conn.execute(_QUERY_COUNTS, {"run_id": run_id, "qrels_id": qrels_id}).one()
+        tied_pairs = row.tied_pairs
+        if tied_pairs is None:  # a run stored before migration 0004, or by trec-eval
+            tied_pairs = conn.execute(_COUNT_TIES, {"run_id": run_id}).scalar_one()
     evaluated = row.qrels_queries - (row.missing_from_run if missing_queries == "skip" else 0)
     return QueryCounts(
         evaluated=int(evaluated),
         missing_from_run=int(row.missing_from_run),
         ignored=int(row.ignored),
-        tied_pairs=int(row.tied_pairs),
+        tied_pairs=int(tied_pairs),
     )

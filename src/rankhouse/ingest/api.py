@@ -241,6 +241,7 @@ def _ingest_run(wh, src, name, mapping, order, meta, replace, progress, *, fast)
                         "order_by": order,
                         "num_queries": summary.num_queries,
                         "num_rows": summary.num_rows,
+                        "tied_pairs": summary.tied_pairs,
                     },
                 )
                 to_store[summary.tag] = run_id

@@ -19,6 +19,8 @@ class StageSummary:
     tag: str | None
     num_queries: int
     num_rows: int
+    tied_pairs: int | None = None
+    """Documents whose score equals an earlier one of the same query (runs only)."""
 
 
 def count_bad_rows(duck, bad_condition: str) -> tuple[int, int]:
@@ -53,10 +55,15 @@ def summarize(duck, kind: str) -> list[StageSummary]:
             f"SELECT count(DISTINCT query_id), count(*) FROM {STAGE}"
         ).fetchone()
         return [StageSummary(None, int(queries), int(rows))]
+    # Distinct (query, score) pairs are counted by their 64-bit hash: a collision could only
+    # add one to the number of ties, and costs far less than comparing two columns.
     found = duck.execute(
-        f"SELECT tag, count(DISTINCT query_id), count(*) FROM {STAGE} GROUP BY tag ORDER BY tag"
+        f"SELECT tag, count(DISTINCT query_id), count(*), "
+        f"count(*) - count(DISTINCT hash(query_id, score)) FROM {STAGE} GROUP BY tag ORDER BY tag"
     ).fetchall()
-    return [StageSummary(tag, int(queries), int(rows)) for tag, queries, rows in found]
+    return [
+        StageSummary(tag, int(queries), int(rows), int(ties)) for tag, queries, rows, ties in found
+    ]
 
 
 def qrels_statistics(duck) -> dict[str, int | None]:

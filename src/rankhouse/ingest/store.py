@@ -85,15 +85,15 @@ def insert_qrels_set(conn: sa.Connection, values: dict) -> int:
 
 
 def insert_run(conn: sa.Connection, values: dict) -> int:
-    """Insert a runs row; returns its id."""
+    """Insert a runs row; returns its id (``tied_pairs`` may be left out: counted later)."""
     return conn.execute(
         sa.text(
             "INSERT INTO runs (name, system_tag, source, content_sha256, parse_options, "
-            "ingested_at, metadata, order_by, num_queries, num_rows) VALUES (:name, :system_tag, "
-            ":source, :content_sha256, :parse_options, :ingested_at, :metadata, :order_by, "
-            ":num_queries, :num_rows) RETURNING id"
+            "ingested_at, metadata, order_by, num_queries, num_rows, tied_pairs) VALUES (:name, "
+            ":system_tag, :source, :content_sha256, :parse_options, :ingested_at, :metadata, "
+            ":order_by, :num_queries, :num_rows, :tied_pairs) RETURNING id"
         ),
-        values,
+        {"tied_pairs": None, **values},
     ).scalar_one()
 
 
