@@ -45,8 +45,20 @@ with open(sys.argv[2]) as f:
 measures = pytrec_eval.supported_measures - {"runid", "relstring"}
 results = pytrec_eval.RelevanceEvaluator(qrels, measures).evaluate(run)
 names = next(iter(results.values()))
-means = {m: sum(r[m] for r in results.values()) / len(qrels) for m in names}
-print(json.dumps(means))
+# trec_eval's summaries (-c: qrels queries without results count as zeros): sums for the
+# counts; for gm_* pytrec_eval's per-query values are already ln(max(x, 1e-5)), so exp(mean);
+# arithmetic means for the rest.
+import math
+n, summary = len(qrels), {}
+for m in names:
+    values = [r[m] for r in results.values()]
+    if m.startswith("num_"):
+        summary[m] = sum(values)
+    elif m.startswith("gm_"):
+        summary[m] = math.exp((sum(values) + (n - len(values)) * math.log(1e-5)) / n)
+    else:
+        summary[m] = sum(values) / n
+print(json.dumps(summary))
 """
 
 
