@@ -25,9 +25,8 @@ import sys
 import tempfile
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-SHARED = ROOT.parent / "shared"
-QRELS = SHARED / "data" / "qrels" / "qrels.msmarco-passage.dev-subset.txt"
+from workload import QRELS, ROOT, make_run, measured, print_figures
+
 MEASURES = ["P@10", "nDCG@10", "AP", "RR", "R@1000"]
 PYTREC_MEASURES = {
     "P@10": "P_10",
@@ -54,46 +53,6 @@ results = pytrec_eval.RelevanceEvaluator(qrels, measures).evaluate(run)
 means = {m: sum(r[m] for r in results.values()) / len(qrels) for m in next(iter(results.values()))}
 print(json.dumps(means))
 """
-
-
-def make_run(workdir: Path) -> Path:
-    run = workdir / "msmarco-dev.run"
-    if not run.exists():
-        print(f"building {run} with make_run.py ...", file=sys.stderr)
-        subprocess.run(
-            [
-                sys.executable,
-                str(SHARED / "tools" / "make_run.py"),
-                str(QRELS),
-                "-o",
-                str(run),
-                "-n",
-                "1000",
-                "--seed",
-                "1",
-                "--shuffle",
-            ],
-            check=True,
-        )
-    return run
-
-
-def measured(command: list[str]) -> tuple[float, float, str]:
-    """Run `command` in a helper process so that RUSAGE_CHILDREN is per command."""
-    probe = (
-        "import json,resource,subprocess,sys,time;"
-        "t=time.perf_counter();d=subprocess.run(sys.argv[1:],capture_output=True,text=True);"
-        "w=time.perf_counter()-t;"
-        "print(json.dumps([w,resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss/1024,"
-        "d.returncode,d.stdout,d.stderr]))"
-    )
-    done = subprocess.run(
-        [sys.executable, "-c", probe, *command], capture_output=True, text=True, check=True
-    )
-    wall, peak, code, out, err = json.loads(done.stdout)
-    if code != 0:
-        sys.exit(f"command failed ({code}): {' '.join(command)}\n{err}")
-    return wall, peak, out
 
 
 def main() -> None:
@@ -186,13 +145,7 @@ def main() -> None:
         "stored": "rankhouse eval, stored run",
         "pytrec": "pytrec_eval (read files + evaluate)",
     }
-    print(f"{'command':40s} {'median s':>9s} {'min s':>7s} {'max s':>7s} {'peak MiB':>9s}")
-    for key, rows in figures.items():
-        walls = [w for w, _ in rows]
-        print(
-            f"{labels[key]:40s} {statistics.median(walls):9.2f} {min(walls):7.2f} "
-            f"{max(walls):7.2f} {max(p for _, p in rows):9.0f}"
-        )
+    print_figures("command", figures, labels)
     speedup = statistics.median(w for w, _ in figures["pytrec"]) / statistics.median(
         w for w, _ in figures["file"]
     )
