@@ -25,7 +25,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from workload import QRELS, ROOT, make_run, measured, print_figures
+from workload import PYTREC_READ_FILES, QRELS, ROOT, make_run, measured, print_figures
 
 MEASURES = ["P@10", "nDCG@10", "AP", "RR", "R@1000"]
 PYTREC_MEASURES = {
@@ -36,23 +36,16 @@ PYTREC_MEASURES = {
     "R@1000": "recall_1000",
 }
 
-PYTREC_SCRIPT = r"""
-import json, sys, pytrec_eval
-qrels, run = {}, {}
-with open(sys.argv[1]) as f:
-    for line in f:
-        q, _, d, r = line.split()
-        qrels.setdefault(q, {})[d] = int(r)
-with open(sys.argv[2]) as f:
-    for line in f:
-        q, _, d, _, s, _ = line.split()
-        run.setdefault(q, {})[d] = float(s)
+PYTREC_SCRIPT = (
+    PYTREC_READ_FILES
+    + r"""
 measures = set(sys.argv[3].split(","))
 results = pytrec_eval.RelevanceEvaluator(qrels, measures).evaluate(run)
 # trec_eval -c: qrels queries without results count as 0 in the mean
 means = {m: sum(r[m] for r in results.values()) / len(qrels) for m in next(iter(results.values()))}
 print(json.dumps(means))
 """
+)
 
 
 def main() -> None:

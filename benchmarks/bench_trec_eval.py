@@ -26,19 +26,11 @@ import sys
 import tempfile
 from pathlib import Path
 
-from workload import QRELS, ROOT, make_run, measured, print_figures
+from workload import PYTREC_READ_FILES, QRELS, ROOT, make_run, measured, print_figures
 
-PYTREC_SCRIPT = r"""
-import json, sys, pytrec_eval
-qrels, run = {}, {}
-with open(sys.argv[1]) as f:
-    for line in f:
-        q, _, d, r = line.split()
-        qrels.setdefault(q, {})[d] = int(r)
-with open(sys.argv[2]) as f:
-    for line in f:
-        q, _, d, _, s, _ = line.split()
-        run.setdefault(q, {})[d] = float(s)
+PYTREC_SCRIPT = (
+    PYTREC_READ_FILES
+    + r"""
 measures = pytrec_eval.supported_measures - {"runid", "relstring"}
 results = pytrec_eval.RelevanceEvaluator(qrels, measures).evaluate(run)
 names = next(iter(results.values()))
@@ -57,6 +49,7 @@ for m in names:
         summary[m] = sum(values) / n
 print(json.dumps(summary))
 """
+)
 
 
 def summary(text: str) -> dict[str, float]:

@@ -13,6 +13,22 @@ SHARED = ROOT.parent / "shared"
 QRELS = SHARED / "data" / "qrels" / "qrels.msmarco-passage.dev-subset.txt"
 
 
+# The usual way to feed pytrec_eval: both TREC files read into dicts. Benchmarks append the
+# evaluation; argv[1] is the qrels file, argv[2] the run.
+PYTREC_READ_FILES = r"""
+import json, sys, pytrec_eval
+qrels, run = {}, {}
+with open(sys.argv[1]) as f:
+    for line in f:
+        q, _, d, r = line.split()
+        qrels.setdefault(q, {})[d] = int(r)
+with open(sys.argv[2]) as f:
+    for line in f:
+        q, _, d, _, s, _ = line.split()
+        run.setdefault(q, {})[d] = float(s)
+"""
+
+
 def make_run(workdir: Path) -> Path:
     """The 7-million-line run (6,980 dev queries x 1,000 documents, shuffled), built once."""
     if not QRELS.exists():

@@ -6,6 +6,7 @@ import math
 from pathlib import Path
 
 import pandas as pd
+from hypothesis import strategies as st
 
 from rankhouse import Warehouse
 from rankhouse.engine import aggregate, compute
@@ -43,3 +44,25 @@ def read_trec_output(path: Path) -> list[tuple[str, str, str]]:
 def trec_format(value: float) -> str:
     """trec_eval's '%6.4f' of a real value ('  -nan' for NaN)."""
     return "  -nan" if math.isnan(value) else f"{value:6.4f}"
+
+
+QUERIES = ["q1", "q2", "q3", "q10"]
+DOCS = [f"d{i}" for i in range(12)]
+
+
+@st.composite
+def collections(draw):
+    """(qrels frame query_id, doc_id, grade; run frame query_id, doc_id, score): graded and
+    negative grades, ties (scores are multiples of 0.5, exact in trec_eval 9's float32),
+    unjudged documents, and queries missing on either side (q1 is always on both)."""
+    judgments, rows = [], []
+    for query in QUERIES:
+        if draw(st.booleans()) or query == "q1":
+            docs = draw(st.lists(st.sampled_from(DOCS), min_size=1, max_size=10, unique=True))
+            judgments += [(query, d, draw(st.integers(-1, 3))) for d in docs]
+        if draw(st.booleans()) or query == "q1":
+            docs = draw(st.lists(st.sampled_from(DOCS), min_size=1, max_size=12, unique=True))
+            rows += [(query, d, draw(st.integers(0, 8)) / 2) for d in docs]
+    qrels = pd.DataFrame(judgments, columns=["query_id", "doc_id", "grade"])
+    run = pd.DataFrame(rows, columns=["query_id", "doc_id", "score"])
+    return qrels, run

@@ -12,18 +12,15 @@ from __future__ import annotations
 import itertools
 import math
 
-import pandas as pd
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from measure_helpers import store_qrels, store_run
+from measure_helpers import collections, store_qrels, store_run
 
 from rankhouse import Warehouse
 from rankhouse.engine import compute
 from rankhouse.measures import parse_measures, trec_name
 
-QUERIES = ["q1", "q2", "q3", "q10"]
-DOCS = [f"d{i}" for i in range(12)]
 TREC_MEASURES = [
     "num_ret",
     "num_rel",
@@ -44,23 +41,6 @@ TREC_MEASURES = [
 SETTINGS = settings(
     max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
 )
-
-
-@st.composite
-def collections(draw):
-    """(qrels frame, run frame): graded and negative grades, ties, unjudged documents, and
-    queries missing on either side."""
-    judgments, rows = [], []
-    for query in QUERIES:
-        if draw(st.booleans()) or query == "q1":
-            docs = draw(st.lists(st.sampled_from(DOCS), min_size=1, max_size=10, unique=True))
-            judgments += [(query, d, draw(st.integers(-1, 3))) for d in docs]
-        if draw(st.booleans()) or query == "q1":
-            docs = draw(st.lists(st.sampled_from(DOCS), min_size=1, max_size=12, unique=True))
-            rows += [(query, d, draw(st.integers(0, 8)) / 2) for d in docs]
-    qrels = pd.DataFrame(judgments, columns=["query_id", "doc_id", "relevance"])
-    run = pd.DataFrame(rows, columns=["query_id", "doc_id", "score"])
-    return qrels, run
 
 
 _NAMES = itertools.count()
@@ -96,7 +76,7 @@ def test_agrees_with_pytrec_eval(shared_warehouse, pytrec, level, data):
     qrels, run = data
     # trec_eval 9's behaviour is undefined on a query with only negative judgments (10 aborts:
     # spec section 4, edge cases C22/C23 test ours), so the comparison leaves them out.
-    judged = set(qrels.query_id[qrels.relevance >= 0])
+    judged = set(qrels.query_id[qrels.grade >= 0])
     qrels = qrels[qrels.query_id.isin(judged)]
     if qrels.empty:
         return
@@ -104,7 +84,7 @@ def test_agrees_with_pytrec_eval(shared_warehouse, pytrec, level, data):
         shared_warehouse, qrels, run, TREC_MEASURES, relevance_level=level, missing_queries="skip"
     )
     qrels_dict = {
-        q: dict(zip(g.doc_id, g.relevance.astype(int), strict=True))
+        q: dict(zip(g.doc_id, g.grade.astype(int), strict=True))
         for q, g in qrels.groupby("query_id")
     }
     run_dict = {
@@ -149,10 +129,10 @@ def test_graded_measures_match_their_definitions(shared_warehouse, data, cutoff)
     qrels, run = data
     names = [f"nDCG(dcg='exp-log2')@{cutoff}", f"ERR@{cutoff}", f"Judged@{cutoff}"]
     _, ours = _ours(shared_warehouse, qrels, run, names)
-    max_grade = int(qrels.relevance.max())
+    max_grade = int(qrels.grade.max())
     for query in set(qrels.query_id):
         grades = dict(
-            zip(*qrels[qrels.query_id == query][["doc_id", "relevance"]].T.values, strict=True)
+            zip(*qrels[qrels.query_id == query][["doc_id", "grade"]].T.values, strict=True)
         )
         ranked = run[run.query_id == query].sort_values(["score", "doc_id"], ascending=False)
         expected = _by_hand(list(ranked.doc_id), grades, max(max_grade, 1), cutoff)

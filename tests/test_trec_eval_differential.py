@@ -16,11 +16,10 @@ from __future__ import annotations
 import itertools
 import math
 
-import pandas as pd
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from measure_helpers import store_qrels, store_run
+from measure_helpers import collections, store_qrels, store_run
 from trec_eval_oracle import Settings, TopicEval, oracle_topic
 
 from rankhouse import Warehouse
@@ -28,8 +27,6 @@ from rankhouse.engine import compute
 from rankhouse.trec_eval.mapping import line_measures
 from rankhouse.trec_eval.options import Options, resolve_measures
 
-QUERIES = ["q1", "q2", "q3", "q10"]
-DOCS = [f"d{i}" for i in range(12)]
 SPECS = [
     "set_P",
     "set_relative_P",
@@ -72,21 +69,6 @@ SETTINGS = settings(
     max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
 )
 _NAMES = itertools.count()
-
-
-@st.composite
-def collections(draw):
-    judgments, rows = [], []
-    for query in QUERIES:
-        if draw(st.booleans()) or query == "q1":
-            docs = draw(st.lists(st.sampled_from(DOCS), min_size=1, max_size=10, unique=True))
-            judgments += [(query, d, draw(st.integers(-1, 3))) for d in docs]
-        if draw(st.booleans()) or query == "q1":
-            docs = draw(st.lists(st.sampled_from(DOCS), min_size=1, max_size=12, unique=True))
-            rows += [(query, d, draw(st.integers(0, 8)) / 2) for d in docs]
-    qrels = pd.DataFrame(judgments, columns=["query_id", "doc_id", "grade"])
-    run = pd.DataFrame(rows, columns=["query_id", "doc_id", "score"])
-    return qrels, run
 
 
 @pytest.fixture(scope="module")
