@@ -1,9 +1,13 @@
 -- The one shared ranking: every measure file reads the temporary tables built here.
 --
--- The evaluation rank of each run row was fixed at ingest (run_rows.position: score
--- descending, then doc_id descending in byte order, trec_eval's rule). This file applies
--- trec_eval's -M (keep position <= max_rank) and -J (keep judged documents, renumbered),
--- joins the ranking to the judgments once, and computes the cutoff-independent statistics.
+-- trec_eval ranks each query's documents by score descending, then doc_id descending in byte
+-- order. Only the documents that have a judgment line need their rank (the others only
+-- occupy ranks), so this file ranks those alone: a query with few of them (most queries of
+-- sparse judgments such as MS MARCO's) counts, for each, the documents ranked above it; a
+-- query with many sorts its documents. Both give the same rank; the second is cheaper when
+-- a query has more than :dense_from judged retrieved documents. Then it applies trec_eval's
+-- -M (keep rank <= max_rank) and -J (keep judged documents, renumbered), and computes the
+-- cutoff-independent statistics.
 --
 -- Tables built (temporary, per connection; replaced at each request):
 --   rh_ranking  (run_id, query_id, doc_id, rank, grade, pooled_upto, judged_upto)
@@ -30,15 +34,45 @@
 --   :judged_only   BOOLEAN    trec_eval -J: keep only documents judged >= 0, ranks renumbered
 --   :skip_missing  BOOLEAN    evaluate only queries the run answered (else all qrels queries)
 --   :levels        INTEGER[]  the relevance levels the request needs (each >= 0)
+--   :dense_from    INTEGER    queries with more judged retrieved documents are sorted, not counted
+
+CREATE OR REPLACE TEMP TABLE rh_judged_rows AS
+SELECT rr.run_id, rr.query_id, rr.doc_id, rr.score, j.grade
+FROM run_rows AS rr
+JOIN judgments AS j
+  ON j.qrels_id = :qrels_id AND j.query_id = rr.query_id AND j.doc_id = rr.doc_id
+WHERE list_contains(CAST(:run_ids AS INTEGER[]), rr.run_id);
 
 CREATE OR REPLACE TEMP TABLE rh_ranking AS
-WITH kept AS (
-    SELECT rr.run_id, rr.query_id, rr.doc_id, rr.position, j.grade
+WITH per_query AS (
+    SELECT run_id, query_id, count(*) > CAST(:dense_from AS INTEGER) AS dense
+    FROM rh_judged_rows
+    GROUP BY run_id, query_id
+),
+counted AS (
+    SELECT j.run_id, j.query_id, j.doc_id,
+           1 + count(*) FILTER (
+               WHERE rr.score > j.score OR (rr.score = j.score AND rr.doc_id > j.doc_id)
+           ) AS position
+    FROM rh_judged_rows AS j
+    JOIN per_query AS q ON q.run_id = j.run_id AND q.query_id = j.query_id AND NOT q.dense
+    JOIN run_rows AS rr ON rr.run_id = j.run_id AND rr.query_id = j.query_id
+    GROUP BY j.run_id, j.query_id, j.doc_id
+),
+sorted AS (
+    SELECT rr.run_id, rr.query_id, rr.doc_id,
+           row_number() OVER (
+               PARTITION BY rr.run_id, rr.query_id ORDER BY rr.score DESC, rr.doc_id DESC
+           ) AS position
     FROM run_rows AS rr
-    JOIN judgments AS j
-      ON j.qrels_id = :qrels_id AND j.query_id = rr.query_id AND j.doc_id = rr.doc_id
-    WHERE list_contains(CAST(:run_ids AS INTEGER[]), rr.run_id)
-      AND (CAST(:max_rank AS INTEGER) IS NULL OR rr.position <= CAST(:max_rank AS INTEGER))
+    JOIN per_query AS q ON q.run_id = rr.run_id AND q.query_id = rr.query_id AND q.dense
+),
+kept AS (
+    SELECT j.run_id, j.query_id, j.doc_id, p.position, j.grade
+    FROM rh_judged_rows AS j
+    JOIN (SELECT * FROM counted UNION ALL SELECT * FROM sorted) AS p
+      ON p.run_id = j.run_id AND p.query_id = j.query_id AND p.doc_id = j.doc_id
+    WHERE (CAST(:max_rank AS INTEGER) IS NULL OR p.position <= CAST(:max_rank AS INTEGER))
       AND (NOT CAST(:judged_only AS BOOLEAN) OR j.grade >= 0)
 )
 SELECT

@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pandas as pd
 from hypothesis import strategies as st
 
-from rankhouse import Warehouse
+from rankhouse import Warehouse, engine
 from rankhouse.engine import aggregate, compute
 from rankhouse.ingest import ingest_qrels, ingest_run
 from rankhouse.measures import parse_measures
@@ -30,6 +32,23 @@ def evaluate(wh: Warehouse, run_id: int, qrels_id: int, names, **options):
     with wh.connect() as conn:
         per_query = compute(conn, [run_id], qrels_id, measures, **options)
     return per_query, aggregate(per_query, measures)
+
+
+#: ranking.sql thresholds for the tests: 0 sorts every query, 3 mixes sorted and counted
+#: queries in one evaluation (the collections below have up to 10 judged documents a query),
+#: 16 (the default) counts them all.
+RANKING_THRESHOLDS = [0, 3, engine.DENSE_FROM]
+
+
+@contextmanager
+def ranking_threshold(dense_from: int) -> Iterator[None]:
+    """Evaluate with ranking.sql's sort/count threshold set to ``dense_from``."""
+    saved = engine.DENSE_FROM
+    engine.DENSE_FROM = dense_from
+    try:
+        yield
+    finally:
+        engine.DENSE_FROM = saved
 
 
 def read_trec_output(path: Path) -> list[tuple[str, str, str]]:

@@ -30,7 +30,8 @@ def _rows(wh):
     with wh.connect() as conn:
         return conn.execute(
             sa.text(
-                "SELECT query_id, doc_id, score, position FROM run_rows ORDER BY query_id, position"
+                "SELECT query_id, doc_id, score, position FROM run_ranking "
+                "ORDER BY query_id, position"
             )
         ).fetchall()
 

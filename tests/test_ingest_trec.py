@@ -60,7 +60,7 @@ def test_trec_eval_runs_counts_and_positions(warehouse, trec_eval_tests, name):
         got = (
             conn.execute(
                 sa.text(
-                    "SELECT doc_id FROM run_rows WHERE run_id = :r AND query_id = :q "
+                    "SELECT doc_id FROM run_ranking WHERE run_id = :r AND query_id = :q "
                     "ORDER BY position"
                 ),
                 {"r": result.id, "q": query},
@@ -69,6 +69,11 @@ def test_trec_eval_runs_counts_and_positions(warehouse, trec_eval_tests, name):
             .all()
         )
     assert got == [f[2] for f in expected]
+    # tied pairs: documents whose score equals an earlier one of the same query
+    scores = Counter((f[0], float(f[4])) for f in lines)
+    tied = sum(count - 1 for count in scores.values())
+    assert tied > 0
+    assert _scalar(warehouse, "SELECT tied_pairs FROM runs WHERE id = :i", i=result.id) == tied
 
 
 def test_gzip_and_plain_share_hash_and_dedup(warehouse, trec_eval_tests, tmp_path):
@@ -111,7 +116,7 @@ def test_order_rank_positions_follow_given_ranks(warehouse, tmp_path):
     [result] = warehouse.ingest_run(path, order="rank", meta={"model": "bm25"})
     with warehouse.connect() as conn:
         rows = conn.execute(
-            sa.text("SELECT doc_id, rank, score, position FROM run_rows ORDER BY position")
+            sa.text("SELECT doc_id, rank, score, position FROM run_ranking ORDER BY position")
         ).fetchall()
     assert rows == [("b", 1, -1.0, 1), ("c", 2, -2.0, 2), ("a", 3, -3.0, 3)]
     meta = warehouse.run(result.id)["metadata"]
@@ -131,6 +136,29 @@ def test_whitespace_comments_and_ids_stay_strings(warehouse, tmp_path):
             sa.text("SELECT query_id, doc_id, grade FROM judgments ORDER BY query_id, doc_id")
         ).fetchall()
     assert rows == [("010", "d1", 1), ("10", "D2", 0), ("10", "d1", 2)]
+
+
+def test_tag_changing_after_regular_lines_still_gives_one_run_per_tag(warehouse, tmp_path):
+    # the first lines are regular with tag a (the direct path starts), a later line has tag b
+    path = tmp_path / "two.txt"
+    lines = [f"{q} Q0 d{d} {d} {10 - d} a" for q in (1, 2) for d in range(3)]
+    lines += [f"{q} Q0 d{d} {d} {d} b" for q in (1, 3) for d in range(2)]
+    path.write_text("\n".join(lines) + "\n")
+    results = warehouse.ingest_run(path)
+    assert [(r.name, r.num_queries, r.num_rows) for r in results] == [("a", 2, 6), ("b", 2, 4)]
+    assert _scalar(warehouse, "SELECT count(*) FROM run_rows") == 10
+
+
+def test_same_content_under_a_new_name_is_not_stored_twice(warehouse, trec_eval_tests, tmp_path):
+    path = tmp_path / "copy.run"
+    shutil.copy(trec_eval_tests / "results.test", path)
+    [first] = warehouse.ingest_run(path, name="one")
+    [second] = warehouse.ingest_run(path, name="two")
+    [third] = warehouse.ingest_run(path, name="one")
+    assert first.created and (second.created, third.created) == (False, False)
+    assert second.id == third.id == first.id and second.name == "one"
+    assert _scalar(warehouse, "SELECT count(*) FROM run_rows") == 1500
+    assert _scalar(warehouse, "SELECT count(*) FROM runs") == 1
 
 
 def test_same_name_different_content_conflicts_unless_replace(warehouse, tmp_path):
@@ -160,6 +188,6 @@ def test_regular_first_line_then_other_whitespace_is_split_like_whitespace(
     assert result.num_rows == 3
     with warehouse.connect() as conn:
         rows = conn.execute(
-            sa.text("SELECT doc_id, rank, score FROM run_rows ORDER BY position")
+            sa.text("SELECT doc_id, rank, score FROM run_ranking ORDER BY position")
         ).fetchall()
     assert rows == [("a", 1, 3.0), ("b", 2, 2.0), ("c", 3, 1.0)]

@@ -15,7 +15,13 @@ import math
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from measure_helpers import collections, store_qrels, store_run
+from measure_helpers import (
+    RANKING_THRESHOLDS,
+    collections,
+    ranking_threshold,
+    store_qrels,
+    store_run,
+)
 
 from rankhouse import Warehouse
 from rankhouse.engine import compute
@@ -53,12 +59,12 @@ def shared_warehouse(tmp_path_factory):
         yield wh
 
 
-def _ours(wh, qrels, run, names, **options):
+def _ours(wh, qrels, run, names, dense_from=RANKING_THRESHOLDS[-1], **options):
     measures = parse_measures(names)
     number = next(_NAMES)
     qrels_id = store_qrels(wh, qrels, name=f"qrels{number}")
     run_id = store_run(wh, run, name=f"run{number}")
-    with wh.connect() as conn:
+    with wh.connect() as conn, ranking_threshold(dense_from):
         frame = compute(conn, [run_id], qrels_id, measures, **options)
     return measures, {(r.measure, r.query_id): r.value for r in frame.itertuples()}
 
@@ -70,9 +76,9 @@ def _v9_and_v10_iprec_agree(recall: float, num_rel: int) -> bool:
 
 
 @pytest.mark.parametrize("level", [1, 2])
-@given(data=collections())
+@given(data=collections(), dense_from=st.sampled_from(RANKING_THRESHOLDS))
 @SETTINGS
-def test_agrees_with_pytrec_eval(shared_warehouse, pytrec, level, data):
+def test_agrees_with_pytrec_eval(shared_warehouse, pytrec, level, data, dense_from):
     qrels, run = data
     # trec_eval 9's behaviour is undefined on a query with only negative judgments (10 aborts:
     # spec section 4, edge cases C22/C23 test ours), so the comparison leaves them out.
@@ -81,7 +87,13 @@ def test_agrees_with_pytrec_eval(shared_warehouse, pytrec, level, data):
     if qrels.empty:
         return
     measures, ours = _ours(
-        shared_warehouse, qrels, run, TREC_MEASURES, relevance_level=level, missing_queries="skip"
+        shared_warehouse,
+        qrels,
+        run,
+        TREC_MEASURES,
+        dense_from,
+        relevance_level=level,
+        missing_queries="skip",
     )
     qrels_dict = {
         q: dict(zip(g.doc_id, g.grade.astype(int), strict=True))

@@ -19,7 +19,13 @@ import math
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from measure_helpers import collections, store_qrels, store_run
+from measure_helpers import (
+    RANKING_THRESHOLDS,
+    collections,
+    ranking_threshold,
+    store_qrels,
+    store_run,
+)
 from trec_eval_oracle import Settings, TopicEval, oracle_topic
 
 from rankhouse import Warehouse
@@ -77,12 +83,12 @@ def shared_warehouse(tmp_path_factory):
         yield wh
 
 
-def _ours(wh, qrels, run, options: Options, requests):
+def _ours(wh, qrels, run, options: Options, requests, dense_from=RANKING_THRESHOLDS[-1]):
     number = next(_NAMES)
     qrels_id = store_qrels(wh, qrels, name=f"te_qrels{number}")
     run_id = store_run(wh, run, name=f"te_run{number}")
     lines = [pair for r in requests for pair in line_measures(r, options)]
-    with wh.connect() as conn:
+    with wh.connect() as conn, ranking_threshold(dense_from):
         frame = compute(
             conn,
             [run_id],
@@ -143,21 +149,26 @@ options_strategy = st.builds(
 )
 
 
-@given(data=collections(), options=options_strategy, defaults=st.booleans())
+@given(
+    data=collections(),
+    options=options_strategy,
+    defaults=st.booleans(),
+    dense_from=st.sampled_from(RANKING_THRESHOLDS),
+)
 @SETTINGS
-def test_sql_matches_oracle(shared_warehouse, data, options, defaults):
+def test_sql_matches_oracle(shared_warehouse, data, options, defaults, dense_from):
     qrels, run = data
     requests = resolve_measures(DEFAULT_SPECS if defaults else SPECS)
-    ours = _ours(shared_warehouse, qrels, run, options, requests)
+    ours = _ours(shared_warehouse, qrels, run, options, requests, dense_from)
     expected = _oracle(qrels, run, options, requests)
     for key, value in expected.items():
         assert _same(ours[key], value), (key, ours[key], value)
 
 
 @pytest.mark.parametrize("level", [1, 2])
-@given(data=collections())
+@given(data=collections(), dense_from=st.sampled_from(RANKING_THRESHOLDS))
 @SETTINGS
-def test_sql_matches_pytrec_eval(shared_warehouse, pytrec, level, data):
+def test_sql_matches_pytrec_eval(shared_warehouse, pytrec, level, data, dense_from):
     qrels, run = data
     answered = set(run.query_id) & set(qrels.query_id)
     # A query with only negative judgments makes trec_eval 10 abort (spec 4, case C22); the
@@ -182,7 +193,7 @@ def test_sql_matches_pytrec_eval(shared_warehouse, pytrec, level, data):
         "Rndcg",
     ]
     requests = resolve_measures(specs)
-    ours = _ours(shared_warehouse, qrels, run, Options("q", "r", level=level), requests)
+    ours = _ours(shared_warehouse, qrels, run, Options("q", "r", level=level), requests, dense_from)
     theirs = pytrec.evaluate(
         {
             q: dict(zip(g.doc_id, g.grade.astype(int), strict=True))

@@ -28,6 +28,9 @@ MISSING_QUERIES = ("zero", "skip")
 GMEAN_FLOOR = 0.00001
 PER_QUERY_COLUMNS = ["run_id", "query_id", "measure", "value"]
 AGGREGATE_COLUMNS = ["run_id", "measure", "value", "num_q"]
+#: ranking.sql ranks the judged documents of a query by counting the documents above each
+#: one, unless the query has more judged retrieved documents than this: then it sorts them all.
+DENSE_FROM = 16
 
 
 def compute(
@@ -84,6 +87,7 @@ def compute(
             "judged_only": bool(judged_only),
             "skip_missing": missing_queries == "skip",
             "levels": levels,
+            "dense_from": DENSE_FROM,
         },
     )
     queries = pd.DataFrame(

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 import duckdb
 
 from ..errors import InputError
-from . import staging, store, tabular, trec_text
+from . import direct_run, staging, store, tabular, trec_text
 from .hashing import BackgroundHash, frame_sha256
 from .progress import IngestProgress, wanted
 from .sources import ORDERS, Source, base_name, open_source, parse_columns, resolve_columns
@@ -190,10 +190,48 @@ def ingest_run(
     src = open_source(source, format)
     mapping = parse_columns(columns)
     args = (wh, src, name, mapping, order, meta, replace, progress)
+    direct = direct_run.eligible(src, mapping)
+    if direct is not None:
+        try:
+            return [_ingest_run_direct(*args, *direct)]
+        except trec_text.FastPathFailed as exc:
+            if trec_text.SEVERAL_TAGS not in str(exc):
+                return _ingest_run(*args, fast=False)
     try:
         return _ingest_run(*args, fast=True)
     except trec_text.FastPathFailed:
         return _ingest_run(*args, fast=False)
+
+
+def _ingest_run_direct(
+    wh, src, name, mapping, order, meta, replace, progress, separator: str, tag: str
+) -> IngestResult:
+    with _progress(src, progress) as bar:
+        run = direct_run.ingest(
+            wh,
+            src,
+            separator,
+            tag,
+            name=name,
+            order=order,
+            options=_options(src, "run", order, None),
+            compression=_compression(src),
+            metadata=_run_metadata(src, order, meta, sha256=None),
+            replace=replace,
+            bar=bar,
+        )
+    return IngestResult(
+        "run", run.id, run.name, run.tag, run.created, run.num_queries, run.num_rows, src.label
+    )
+
+
+def _run_metadata(src: Source, order: str, meta: dict[str, str] | None, sha256: str | None):
+    """The runs.metadata object: --meta pairs, the source, its hash and how scores were made."""
+    metadata: dict[str, Any] = dict(meta or {})
+    metadata.update(source=_source_text(src), content_sha256=sha256)
+    if order == "rank":
+        metadata["score_derived_from"] = "rank"
+    return metadata
 
 
 def _ingest_run(wh, src, name, mapping, order, meta, replace, progress, *, fast):
@@ -205,10 +243,7 @@ def _ingest_run(wh, src, name, mapping, order, meta, replace, progress, *, fast)
         try:
             summaries = staging.summarize(duck, "run")
             names = _run_names(src, parsed, name, [s.tag for s in summaries], default_tag)
-            metadata = dict(meta or {})
-            metadata.update(source=_source_text(src), content_sha256=parsed.sha256)
-            if order == "rank":
-                metadata["score_derived_from"] = "rank"
+            metadata = _run_metadata(src, order, meta, parsed.sha256)
             to_store: dict[str, int] = {}
             for summary in summaries:
                 existing = store.same_run(conn, parsed.sha256, parsed.options, summary.tag)

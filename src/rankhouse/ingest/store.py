@@ -85,16 +85,36 @@ def insert_qrels_set(conn: sa.Connection, values: dict) -> int:
 
 
 def insert_run(conn: sa.Connection, values: dict) -> int:
-    """Insert a runs row; returns its id (``tied_pairs`` may be left out: counted later)."""
+    """Insert a runs row; returns its id.
+
+    ``tied_pairs`` may be left out (counted later); ``id`` may be given (taken from the
+    ``run_ids`` sequence beforehand, when the rows are written first).
+    """
+    values = {"tied_pairs": None, **values}
+    columns = [column for column in _RUN_COLUMNS if column in values]
     return conn.execute(
         sa.text(
-            "INSERT INTO runs (name, system_tag, source, content_sha256, parse_options, "
-            "ingested_at, metadata, order_by, num_queries, num_rows, tied_pairs) VALUES (:name, "
-            ":system_tag, :source, :content_sha256, :parse_options, :ingested_at, :metadata, "
-            ":order_by, :num_queries, :num_rows, :tied_pairs) RETURNING id"
+            f"INSERT INTO runs ({', '.join(columns)}) "
+            f"VALUES ({', '.join(':' + column for column in columns)}) RETURNING id"
         ),
-        {"tied_pairs": None, **values},
+        values,
     ).scalar_one()
+
+
+_RUN_COLUMNS = (
+    "id",
+    "name",
+    "system_tag",
+    "source",
+    "content_sha256",
+    "parse_options",
+    "ingested_at",
+    "metadata",
+    "order_by",
+    "num_queries",
+    "num_rows",
+    "tied_pairs",
+)
 
 
 def copy_judgments(duck, qrels_id: int) -> None:
@@ -105,15 +125,10 @@ def copy_judgments(duck, qrels_id: int) -> None:
 
 
 def copy_run_rows(duck, run_ids: dict[str, int]) -> None:
-    """Move the staged rows of the given tags into ``run_rows`` with their evaluation rank.
-
-    position = row_number() over (score descending, then doc_id descending in byte order):
-    trec_eval's ranking, computed once here so every measure reads the same order.
-    """
+    """Move the staged rows of the given tags into ``run_rows`` (evaluations rank them)."""
     for tag, run_id in run_ids.items():
         duck.execute(
-            "INSERT INTO run_rows SELECT ?, query_id, doc_id, rank, score, "
-            "row_number() OVER (PARTITION BY query_id ORDER BY score DESC, doc_id DESC) "
-            f"FROM {STAGE} WHERE tag = ?",
+            f"INSERT INTO run_rows SELECT ?, query_id, doc_id, rank, score FROM {STAGE} "
+            "WHERE tag = ?",
             [run_id, tag],
         )

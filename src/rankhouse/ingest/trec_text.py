@@ -45,9 +45,12 @@ def _fields_expression() -> str:
 
 
 def _integer(field: str) -> str:
+    # The regular expression (TRY_CAST alone takes '1.6' as 2) only runs for text that is not
+    # already an integer written the usual way, which is nearly every rank of a real file.
+    cast = f"TRY_CAST({field} AS INTEGER)"
     return (
-        f"CASE WHEN regexp_full_match({field}, '{INTEGER_TEXT}') "
-        f"THEN TRY_CAST({field} AS INTEGER) END"
+        f"CASE WHEN CAST({cast} AS VARCHAR) = {field} THEN {cast} "
+        f"WHEN regexp_full_match({field}, '{INTEGER_TEXT}') THEN {cast} END"
     )
 
 
@@ -77,7 +80,7 @@ def stage(
     if separator is not None:
         try:
             if _stage_regular(duck, source, kind, order, compression, separator) and (
-                _only_separator(whitespace, separator)
+                only_separator(whitespace, separator)
             ):
                 return _bad_condition(kind, order)
         except duckdb.Error as exc:
@@ -116,9 +119,18 @@ def _bad_condition(kind: str, order: str) -> str:
 
 def _regular_separator(source: Source) -> str | None:
     """' ' or '\\t' when the first line looks like fields joined by that one character."""
+    return _first_line(source)[0]
+
+
+def _first_line(source: Source) -> tuple[str | None, bytes]:
+    """(the separator of a regular first line or None, the first line)."""
     assert source.path is not None
     with open_decompressed(source.path) as stream:
         first = stream.readline(65536).rstrip(b"\n")
+    return _separator_of(first), first
+
+
+def _separator_of(first: bytes) -> str | None:
     if not first or first != first.strip() or first.startswith(b"#"):
         return None
     if b"\t" not in first and b"  " not in first and b"\r" not in first:
@@ -126,6 +138,65 @@ def _regular_separator(source: Source) -> str | None:
     if b" " not in first and b"\t\t" not in first and b"\r" not in first:
         return "\t"
     return None
+
+
+def direct_run_tag(source: Source) -> tuple[str, str] | None:
+    """(separator, tag) when the first line is six fields joined by one separator, else None.
+
+    Such a file can take :func:`insert_run_rows`, which holds the whole file to that shape.
+    """
+    separator, first = _first_line(source)
+    if separator is None:
+        return None
+    fields = first.split(separator.encode())
+    if len(fields) != 6:
+        return None
+    try:
+        return separator, fields[5].decode("utf-8")
+    except UnicodeDecodeError:
+        return None
+
+
+def insert_run_rows(
+    duck, source: Source, order: str, compression: str, separator: str, tag: str, run_id: int
+) -> None:
+    """Read a run file straight into ``run_rows`` (no stage), in one parallel pass.
+
+    Every line must be six non-empty fields joined by ``separator`` with the tag ``tag`` and a
+    usable score (a rank under order 'rank'); the first line that is not raises duckdb.Error
+    and aborts the transaction, and the caller falls back to the stage, which names the problem.
+    Other whitespace inside a field is the caller's to rule out (see :func:`only_separator`).
+    """
+    names = [f"c{i}" for i in range(1, 7)]
+    spec = "{" + ", ".join(f"'{name}': 'VARCHAR'" for name in names) + "}"
+    irregular = " OR ".join(f"{name} IS NULL OR {name} = ''" for name in names)
+    irregular += " OR starts_with(c1, '#')"
+    rank = _integer("c4")
+    score = "TRY_CAST(c5 AS DOUBLE)" if order == "score" else "-CAST(rank AS DOUBLE)"
+    bad_value = "score IS NULL OR isnan(score)" if order == "score" else "rank IS NULL"
+    duck.execute(
+        f"""
+        INSERT INTO run_rows
+        SELECT ?, c1, c3, rank,
+               CASE WHEN irregular THEN error('rankhouse: irregular line')
+                    WHEN c6 <> ? THEN error('{SEVERAL_TAGS}')
+                    WHEN {bad_value} THEN error('rankhouse: bad value')
+                    ELSE score END
+        FROM (
+            SELECT c1, c3, c6, rank, {score} AS score, ({irregular}) AS irregular
+            FROM (
+                SELECT *, {rank} AS rank
+                FROM read_csv(?, delim=?, columns={spec}, header=false, quote='', escape='',
+                              auto_detect=false, compression=?)
+            )
+        )
+        """,
+        [run_id, tag, str(source.path), separator, compression],
+    )
+
+
+#: The error :func:`insert_run_rows` raises for a file with more than one run tag.
+SEVERAL_TAGS = "rankhouse: several tags"
 
 
 def _stage_regular(duck, source: Source, kind: str, order: str, compression: str, sep: str):
@@ -151,7 +222,7 @@ def _stage_regular(duck, source: Source, kind: str, order: str, compression: str
     return True
 
 
-def _only_separator(whitespace: Callable[[], frozenset[int]] | None, separator: str) -> bool:
+def only_separator(whitespace: Callable[[], frozenset[int]] | None, separator: str) -> bool:
     """True when the file holds no whitespace byte other than ``separator`` (and newlines)."""
     if whitespace is None:
         return False

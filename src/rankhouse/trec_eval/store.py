@@ -88,7 +88,7 @@ def store_run(conn: sa.Connection, duck, table: str, path: str, sha: str, tag: s
     """Store the run read into ``table`` (qid, docno, score; no duplicate pairs).
 
     Every line belongs to the one run trec_eval sees, whatever its tag field; the run's tag
-    is that of the last line (trec_eval's ``runid``). position = trec_eval's ranking.
+    is that of the last line (trec_eval's ``runid``).
 
     Returns:
         The run's id.
@@ -112,11 +112,7 @@ def store_run(conn: sa.Connection, duck, table: str, path: str, sha: str, tag: s
             "num_rows": int(num_rows),
         },
     )
-    duck.execute(
-        "INSERT INTO run_rows SELECT ?, qid, docno, NULL, score, "
-        f"row_number() OVER (PARTITION BY qid ORDER BY score DESC, docno DESC) FROM {table}",
-        [run_id],
-    )
+    duck.execute(f"INSERT INTO run_rows SELECT ?, qid, docno, NULL, score FROM {table}", [run_id])
     return int(run_id)
 
 

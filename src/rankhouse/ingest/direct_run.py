@@ -1,0 +1,176 @@
+"""The direct path for the common large input: a one-tag TREC run file of regular lines.
+
+Such a file is read by DuckDB's CSV reader straight into ``run_rows`` in one parallel pass,
+with no stage table, so a 7-million-line run is parsed and written at once and held in memory
+only as DuckDB's write buffers. The checks that follow (duplicates, tied scores) sort 64-bit
+hashes of the stored rows in numpy, which is several times cheaper than a hash aggregate over
+millions of distinct keys.
+
+Any surprise (a second tag, an empty field, a score that is not a number, other whitespace)
+raises :class:`~rankhouse.ingest.trec_text.FastPathFailed`; the transaction is rolled back
+and the caller starts again on the stage path, which names the problem.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+
+import duckdb
+import numpy as np
+import sqlalchemy as sa
+
+from . import store, trec_text
+from .hashing import BackgroundHash
+from .progress import IngestProgress
+from .sources import Source
+
+
+@dataclass(frozen=True)
+class StoredRun:
+    """The run the direct path stored, or found already stored."""
+
+    id: int
+    name: str
+    tag: str
+    created: bool
+    num_queries: int
+    num_rows: int
+
+
+class _AlreadyStored(Exception):
+    """The same content is stored: leave the transaction (rolling back what was written)."""
+
+    def __init__(self, run: StoredRun) -> None:
+        super().__init__(run.name)
+        self.run = run
+
+
+def eligible(src: Source, mapping: dict[str, str]) -> tuple[str, str] | None:
+    """(separator, tag) when ``src`` may take the direct path, else None."""
+    if src.is_frame or src.format != "trec" or mapping:
+        return None
+    return trec_text.direct_run_tag(src)
+
+
+def ingest(
+    wh,
+    src: Source,
+    separator: str,
+    tag: str,
+    *,
+    name: str | None,
+    order: str,
+    options: str,
+    compression: str,
+    metadata: dict,
+    replace: bool,
+    bar: IngestProgress,
+) -> StoredRun:
+    """Store the run file ``src`` (one tag ``tag``) in one transaction.
+
+    Raises:
+        FastPathFailed: the file does not fit the direct path (nothing was stored).
+        InputError: a document appears twice for a query.
+        ConflictError: ``name`` holds other content and ``replace`` is false.
+    """
+    run_name = name or tag
+    try:
+        with wh.transaction() as conn:
+            hasher = BackgroundHash(src.path, bar.bytes_done)
+            if _name_taken(conn, run_name):
+                # same content under this name is no conflict: that needs the hash first
+                _raise_if_stored(conn, hasher, options, tag)
+                store.claim_name(conn, "run", run_name, replace=replace)
+            run_id = conn.execute(sa.text("SELECT nextval('run_ids')")).scalar_one()
+            duck = wh.duckdb_connection(conn)
+            bar.phase("reading and writing rows")
+            try:
+                trec_text.insert_run_rows(duck, src, order, compression, separator, tag, run_id)
+            except duckdb.Error as exc:
+                raise trec_text.FastPathFailed(str(exc)) from exc
+            if not trec_text.only_separator(hasher.whitespace, separator):
+                raise trec_text.FastPathFailed("whitespace other than the separator")
+            sha = _raise_if_stored(conn, hasher, options, tag)
+            bar.phase("validating")
+            num_queries, num_rows, tied_pairs = _check_rows(duck, src, run_id, tag)
+            store.insert_run(
+                conn,
+                {
+                    "id": run_id,
+                    "name": run_name,
+                    "system_tag": tag,
+                    "source": str(src.path),
+                    "content_sha256": sha,
+                    "parse_options": options,
+                    "ingested_at": store.utc_now(),
+                    "metadata": json.dumps({**metadata, "content_sha256": sha}),
+                    "order_by": order,
+                    "num_queries": num_queries,
+                    "num_rows": num_rows,
+                    "tied_pairs": tied_pairs,
+                },
+            )
+            bar.phase("committing")
+    except _AlreadyStored as stored:
+        return stored.run
+    return StoredRun(run_id, run_name, tag, True, num_queries, num_rows)
+
+
+def _name_taken(conn: sa.Connection, name: str) -> bool:
+    return bool(
+        conn.execute(sa.text("SELECT count(*) FROM runs WHERE name = :n"), {"n": name}).scalar()
+    )
+
+
+def _raise_if_stored(conn: sa.Connection, hasher: BackgroundHash, options: str, tag: str) -> str:
+    """The file's sha256; raises _AlreadyStored when a run with that content is stored."""
+    sha = hasher.result()
+    existing = store.same_run(conn, sha, options, tag)
+    if existing is not None:
+        raise _AlreadyStored(
+            StoredRun(
+                existing["id"],
+                existing["name"],
+                tag,
+                False,
+                existing["num_queries"],
+                existing["num_rows"],
+            )
+        )
+    return sha
+
+
+def _check_rows(duck, src: Source, run_id: int, tag: str) -> tuple[int, int, int]:
+    """(queries, rows, tied-score pairs) of the stored run; raises InputError on a duplicate.
+
+    A repeated 64-bit hash of (query, doc) is confirmed on the strings before it is reported
+    (a collision is not a duplicate); a collision of (query, score) hashes could only add one
+    tied pair.
+    """
+    hashes = duck.execute(
+        "SELECT hash(query_id, doc_id) AS pair, hash(query_id, score) AS tie "
+        "FROM run_rows WHERE run_id = ?",
+        [run_id],
+    ).fetchnumpy()
+    if _repeats(hashes["pair"]):
+        duplicate = duck.execute(
+            "SELECT query_id, doc_id FROM run_rows WHERE run_id = ? GROUP BY query_id, doc_id "
+            "HAVING count(*) > 1 ORDER BY query_id, doc_id LIMIT 1",
+            [run_id],
+        ).fetchone()
+        if duplicate is not None:
+            raise trec_text.locate_duplicate(src, "run", (tag, *duplicate))
+    tied_pairs = _repeats(hashes["tie"])
+    num_rows = len(hashes["tie"])
+    del hashes
+    (num_queries,) = duck.execute(
+        "SELECT count(DISTINCT query_id) FROM run_rows WHERE run_id = ?", [run_id]
+    ).fetchone()
+    return int(num_queries), num_rows, tied_pairs
+
+
+def _repeats(values: np.ndarray) -> int:
+    """How many values equal an earlier one (sorts ``values`` in place)."""
+    values.sort()
+    return int(np.count_nonzero(values[1:] == values[:-1]))
