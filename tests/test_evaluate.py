@@ -119,6 +119,12 @@ def test_second_evaluation_is_reused_unless_recompute(warehouse):
     assert again.num_reused == 4
     assert list(again.aggregates["evaluation_id"]) == list(first.aggregates["evaluation_id"])
     pd.testing.assert_frame_equal(again.summary, first.summary)
+    # values read back from storage come in the same order and types as freshly computed ones
+    pd.testing.assert_frame_equal(
+        again.per_query.astype({"run": object, "query": object, "measure": object}),
+        first.per_query.astype({"run": object, "query": object, "measure": object}),
+    )
+    assert list(first.per_query["query"].head(2)) == ["q1", "q1"]
 
     recomputed = warehouse.evaluate("bm25", "qrels", ["AP"], recompute=True)
     assert recomputed.num_reused == 0

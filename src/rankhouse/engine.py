@@ -15,6 +15,7 @@ from functools import reduce
 from operator import add
 from typing import Any
 
+import numpy as np
 import pandas as pd
 import sqlalchemy as sa
 
@@ -130,11 +131,18 @@ def aggregate(per_query: pd.DataFrame, measures: Sequence[Measure]) -> pd.DataFr
         ``per_query``'s runs and of ``measures``.
     """
     kinds = {m.name: m.aggregate for m in measures}
-    rows = []
-    for (run_id, name), group in per_query.groupby(["run_id", "measure"], sort=False):
-        # Python's str order is code point order, which is UTF-8 byte order.
-        values = [v for _, v in sorted(zip(group["query_id"], group["value"], strict=True))]
-        rows.append((run_id, name, _combine(kinds[name], values), len(values)))
+    # Python's str order is code point order, which is UTF-8 byte order.
+    ordered = per_query.sort_values(["run_id", "measure", "query_id"], kind="stable")
+    run_ids = ordered["run_id"].to_numpy()
+    names = ordered["measure"].to_numpy()
+    values = ordered["value"].to_numpy(dtype=float)
+    starts = np.flatnonzero((run_ids[1:] != run_ids[:-1]) | (names[1:] != names[:-1])) + 1
+    bounds = zip([0, *starts.tolist()], [*starts.tolist(), len(values)], strict=True)
+    rows = [
+        (run_ids[a], names[a], _combine(kinds[names[a]], values[a:b].tolist()), b - a)
+        for a, b in bounds
+        if b > a
+    ]
     frame = pd.DataFrame(rows, columns=AGGREGATE_COLUMNS)
     order = {m.name: i for i, m in enumerate(measures)}
     frame = frame.sort_values(
@@ -211,29 +219,46 @@ def _run_group(
         offered[family.list_bind] = list(by_key)
     if family.prepare is not None:
         family.prepare(conn, group, offered)
-    result = _execute_all(conn, family.sql, sql.binds(offered))
-    rows = result.fetchall()
+    found = _fetch_frame(_execute_all(conn, family.sql, sql.binds(offered)))
     width = 4 if family.key is not None else 3
-    if rows and len(rows[0]) != width:
+    if len(found) and len(found.columns) != width:
         raise MeasureError(
-            f"sql/{family.sql} returns {len(rows[0])} columns; expected run_id, query_id"
+            f"sql/{family.sql} returns {len(found.columns)} columns; expected run_id, query_id"
             f"{', key' if width == 4 else ''}, value"
         )
-    found: dict[tuple[int, str, str], float] = {}
-    for row in rows:
-        key = row[2] if width == 4 else None
-        for measure in by_key.get(key, ()):
-            found[(row[0], row[1], measure.name)] = row[-1]
+    wanted = pd.MultiIndex.from_arrays(
+        [queries["run_id"].to_numpy(dtype="int64"), queries["query_id"].to_numpy()]
+    )
     frames = []
-    for measure in group:
-        frame = queries.copy()
-        frame["measure"] = measure.name
-        frame["value"] = [
-            found.get((run_id, query_id, measure.name), measure.empty_value)
-            for run_id, query_id in zip(frame["run_id"], frame["query_id"], strict=True)
-        ]
-        frames.append(frame)
+    for key, measures in by_key.items():
+        rows = found
+        if width == 4:
+            keys = found.iloc[:, 2]
+            rows = found[keys.isna()] if key is None else found[keys == key]
+        values = pd.Series(
+            rows.iloc[:, -1].to_numpy(dtype=float),
+            index=pd.MultiIndex.from_arrays(
+                [rows.iloc[:, 0].to_numpy(dtype="int64"), rows.iloc[:, 1].to_numpy()]
+            ),
+        )
+        present = wanted.isin(values.index)
+        computed = values.reindex(wanted).to_numpy()
+        for measure in measures:
+            frame = queries.copy()
+            frame["measure"] = measure.name
+            # rows the family left out take the measure's value for them (a NaN it returned
+            # stays NaN: trec_eval prints -nan)
+            frame["value"] = np.where(present, computed, measure.empty_value)
+            frames.append(frame)
     return pd.concat(frames, ignore_index=True)
+
+
+def _fetch_frame(result: sa.CursorResult) -> pd.DataFrame:
+    """The rows of ``result`` as a DataFrame (DuckDB builds it directly; others row by row)."""
+    fetch_df = getattr(result.cursor, "fetchdf", None)
+    if fetch_df is not None:
+        return fetch_df()
+    return pd.DataFrame(result.fetchall(), columns=list(result.keys()))
 
 
 def _execute_all(conn: sa.Connection, path: str, binds: dict[str, Any]) -> sa.CursorResult:

@@ -134,8 +134,11 @@ def evaluate(
     }
     stored = {} if recompute else _find_stored(wh, keys.values())
     to_compute = [k for k in keys.values() if k not in stored]
+    computed_values = None
     if to_compute:
-        _compute_and_store(wh, to_compute, measure_list, relevance_level, missing_queries, options)
+        computed_values = _compute_and_store(
+            wh, to_compute, measure_list, relevance_level, missing_queries, options
+        )
         stored.update(_find_stored(wh, to_compute))
 
     computed = set(to_compute)
@@ -155,7 +158,10 @@ def evaluate(
         ],
         columns=["run", "run_id", "measure", "value", "num_q", "evaluation_id", "reused"],
     )
-    per_query = _load_values(wh, aggregates)
+    if len(to_compute) == len(keys):  # nothing reused: the values are at hand
+        per_query = _labelled(computed_values, aggregates)
+    else:
+        per_query = _load_values(wh, aggregates)
     summary = aggregates.pivot(index="run", columns="measure", values="value")
     summary = summary.reindex(
         index=list(dict.fromkeys(aggregates["run"])), columns=[m.name for m in measure_list]
@@ -319,8 +325,12 @@ def _compute_and_store(
     relevance_level: int,
     missing_queries: str,
     options: dict[str, Any],
-) -> None:
-    """One engine pass for every run and measure not stored yet, then one transaction."""
+) -> pd.DataFrame:
+    """One engine pass for every run and measure not stored yet, then one transaction.
+
+    Returns:
+        The engine's per-query values (columns ``run_id, query_id, measure, value``).
+    """
     from . import __version__
     from .engine import aggregate, compute
 
@@ -338,53 +348,60 @@ def _compute_and_store(
             missing_queries=missing_queries,
             **options,
         )
-    totals = aggregate(per_query, wanted)
-    by_key = dict(iter(per_query.groupby(["run_id", "measure"], sort=False)))
+    totals = aggregate(per_query, wanted).set_index(["run_id", "measure"])
     now = datetime.now(UTC).replace(tzinfo=None)
+    evaluations = []
+    for key in keys:
+        measure = by_name[key.measure]
+        found = (key.run_id, key.measure) in totals.index
+        total = totals.loc[(key.run_id, key.measure)] if found else None
+        evaluations.append(
+            {
+                **_key_params(key),
+                "sha": key.qrels_sha256,
+                "parameters": json.dumps(_jsonable(measure.params), sort_keys=True),
+                "aggregate": measure.aggregate,
+                "value": float(total["value"]) if found else math.nan,
+                "num_q": int(total["num_q"]) if found else 0,
+                "version": __version__,
+                "created_at": now,
+            }
+        )
     with wh.transaction() as conn:
-        for key in keys:
-            measure = by_name[key.measure]
-            conn.execute(
-                sa.text(
-                    "DELETE FROM evaluation_values WHERE evaluation_id IN (SELECT id FROM "
-                    "evaluations WHERE run_id = :run_id AND qrels_id = :qrels_id AND measure = "
-                    ":measure AND relevance_level = :level AND missing_queries = :policy AND "
-                    "options = :options)"
-                ),
-                _key_params(key),
-            )
-            conn.execute(
-                sa.text(
-                    "DELETE FROM evaluations WHERE run_id = :run_id AND qrels_id = :qrels_id AND "
-                    "measure = :measure AND relevance_level = :level AND missing_queries = "
-                    ":policy AND options = :options"
-                ),
-                _key_params(key),
-            )
-            total = totals[(totals["run_id"] == key.run_id) & (totals["measure"] == key.measure)]
-            value = float(total["value"].iloc[0]) if len(total) else math.nan
-            num_q = int(total["num_q"].iloc[0]) if len(total) else 0
-            evaluation_id = conn.execute(
-                sa.text(
-                    "INSERT INTO evaluations (run_id, qrels_id, qrels_sha256, measure, parameters, "
-                    "relevance_level, missing_queries, options, aggregate, value, num_q, "
-                    "rankhouse_version, created_at) VALUES (:run_id, :qrels_id, :sha, :measure, "
-                    ":parameters, :level, :policy, :options, :aggregate, :value, :num_q, "
-                    ":version, :created_at) RETURNING id"
-                ),
-                {
-                    **_key_params(key),
-                    "sha": key.qrels_sha256,
-                    "parameters": json.dumps(_jsonable(measure.params), sort_keys=True),
-                    "aggregate": measure.aggregate,
-                    "value": value,
-                    "num_q": num_q,
-                    "version": __version__,
-                    "created_at": now,
-                },
+        _delete_stored(conn, keys)
+        ids = {}
+        for values in evaluations:
+            ids[(values["run_id"], values["measure"])] = conn.execute(
+                _INSERT_EVALUATION, values
             ).scalar_one()
-            values = by_key.get((key.run_id, key.measure), per_query.iloc[:0])
-            _insert_values(wh, conn, evaluation_id, values)
+        _insert_values(wh, conn, per_query, ids)
+    return per_query
+
+
+_INSERT_EVALUATION = sa.text(
+    "INSERT INTO evaluations (run_id, qrels_id, qrels_sha256, measure, parameters, "
+    "relevance_level, missing_queries, options, aggregate, value, num_q, rankhouse_version, "
+    "created_at) VALUES (:run_id, :qrels_id, :sha, :measure, :parameters, :level, :policy, "
+    ":options, :aggregate, :value, :num_q, :version, :created_at) RETURNING id"
+)
+
+
+def _delete_stored(conn: sa.Connection, keys: Sequence[_EvaluationKey]) -> None:
+    """Delete the stored evaluations (and their values) that ``keys`` are about to replace."""
+    matches = []
+    params: dict[str, Any] = {}
+    for i, key in enumerate(keys):
+        matches.append(
+            f"(run_id = :run_id{i} AND qrels_id = :qrels_id{i} AND measure = :measure{i} AND "
+            f"relevance_level = :level{i} AND missing_queries = :policy{i} AND "
+            f"options = :options{i})"
+        )
+        params |= {f"{name}{i}": value for name, value in _key_params(key).items()}
+    replaced = f"SELECT id FROM evaluations WHERE {' OR '.join(matches)}"
+    conn.execute(
+        sa.text(f"DELETE FROM evaluation_values WHERE evaluation_id IN ({replaced})"), params
+    )
+    conn.execute(sa.text(f"DELETE FROM evaluations WHERE id IN ({replaced})"), params)
 
 
 def _key_params(key: _EvaluationKey) -> dict[str, Any]:
@@ -402,12 +419,20 @@ def _jsonable(params: dict[str, Any]) -> dict[str, Any]:
     return {k: (list(v) if isinstance(v, tuple) else v) for k, v in (params or {}).items()}
 
 
-def _insert_values(wh, conn: sa.Connection, evaluation_id: int, values: pd.DataFrame) -> None:
+def _insert_values(
+    wh, conn: sa.Connection, per_query: pd.DataFrame, ids: dict[tuple[int, str], int]
+) -> None:
+    """Store the per-query values of the evaluations ``ids`` ((run id, measure) -> id)."""
+    labels = pd.DataFrame(
+        [(run_id, measure, evaluation_id) for (run_id, measure), evaluation_id in ids.items()],
+        columns=["run_id", "measure", "evaluation_id"],
+    )
+    kept = per_query.astype({"run_id": "int64"}).merge(labels, on=["run_id", "measure"])
     frame = pd.DataFrame(
         {
-            "evaluation_id": evaluation_id,
-            "query_id": values["query_id"].astype(str).to_numpy(),
-            "value": values["value"].astype(float).to_numpy(),
+            "evaluation_id": kept["evaluation_id"].to_numpy(dtype="int64"),
+            "query_id": kept["query_id"].astype(str).to_numpy(),
+            "value": kept["value"].astype(float).to_numpy(),
         }
     )
     if wh.dialect == "duckdb":  # bulk path: DuckDB reads the frame directly
@@ -425,6 +450,26 @@ def _insert_values(wh, conn: sa.Connection, evaluation_id: int, values: pd.DataF
             sa.text("INSERT INTO evaluation_values VALUES (:evaluation_id, :query_id, :value)"),
             frame.to_dict("records"),
         )
+
+
+def _labelled(per_query: pd.DataFrame, aggregates: pd.DataFrame) -> pd.DataFrame:
+    """The engine's values as :func:`_load_values` returns stored ones: run names, same order."""
+    run_names = dict(zip(aggregates["run_id"], aggregates["run"], strict=True))
+    run_order = {name: i for i, name in enumerate(dict.fromkeys(aggregates["run"]))}
+    measure_order = {name: i for i, name in enumerate(dict.fromkeys(aggregates["measure"]))}
+    frame = pd.DataFrame(
+        {
+            "run": per_query["run_id"].map(run_names),
+            "query": per_query["query_id"],
+            "measure": per_query["measure"],
+            "value": per_query["value"].astype(float),
+        }
+    )
+    frame["_r"] = frame["run"].map(run_order)
+    frame["_m"] = frame["measure"].map(measure_order)
+    # Python's str order is code point order, which is UTF-8 byte order (DuckDB's ORDER BY)
+    frame = frame.sort_values(["_r", "query", "_m"], kind="stable")
+    return frame[["run", "query", "measure", "value"]].reset_index(drop=True)
 
 
 def _load_values(wh, aggregates: pd.DataFrame) -> pd.DataFrame:

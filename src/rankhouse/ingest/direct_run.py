@@ -17,11 +17,10 @@ import json
 from dataclasses import dataclass
 
 import duckdb
-import numpy as np
 import sqlalchemy as sa
 
 from . import store, trec_text
-from .hashing import BackgroundHash
+from .hashing import BackgroundHash, count_repeats
 from .progress import IngestProgress
 from .sources import Source
 
@@ -153,7 +152,7 @@ def _check_rows(duck, src: Source, run_id: int, tag: str) -> tuple[int, int, int
         "FROM run_rows WHERE run_id = ?",
         [run_id],
     ).fetchnumpy()
-    if _repeats(hashes["pair"]):
+    if count_repeats(hashes["pair"]):
         duplicate = duck.execute(
             "SELECT query_id, doc_id FROM run_rows WHERE run_id = ? GROUP BY query_id, doc_id "
             "HAVING count(*) > 1 ORDER BY query_id, doc_id LIMIT 1",
@@ -161,16 +160,10 @@ def _check_rows(duck, src: Source, run_id: int, tag: str) -> tuple[int, int, int
         ).fetchone()
         if duplicate is not None:
             raise trec_text.locate_duplicate(src, "run", (tag, *duplicate))
-    tied_pairs = _repeats(hashes["tie"])
+    tied_pairs = count_repeats(hashes["tie"])
     num_rows = len(hashes["tie"])
     del hashes
     (num_queries,) = duck.execute(
         "SELECT count(DISTINCT query_id) FROM run_rows WHERE run_id = ?", [run_id]
     ).fetchone()
     return int(num_queries), num_rows, tied_pairs
-
-
-def _repeats(values: np.ndarray) -> int:
-    """How many values equal an earlier one (sorts ``values`` in place)."""
-    values.sort()
-    return int(np.count_nonzero(values[1:] == values[:-1]))

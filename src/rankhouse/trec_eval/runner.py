@@ -18,12 +18,14 @@ import os
 import sys
 import tempfile
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TextIO
 
+import numpy as np
 import pandas as pd
 import sqlalchemy as sa
 
+from ..ingest.hashing import count_repeats
 from ..measures.sqlfile import load_sql
 from . import store
 from .mapping import line_measures, relstring_length
@@ -124,7 +126,7 @@ def _evaluate(options, requests, qrels: Qrels, run_path: str, out, db) -> int:
     missing = [i for i, qid in enumerate(topics[:limit]) if qid not in run_topics]
     if options.complete:
         for i in missing:
-            _overwrite_dummy(per_topic[i], requests)
+            _overwrite_dummy(per_topic, i, requests)
     _print(options, requests, topics, per_topic, out, runid, qrels.num_positive, failure)
     if failure:
         raise TrecEvalExit(failure.code, failure.stderr)
@@ -147,11 +149,9 @@ def _read(wh, options: Options, run_path: str, topics: list[str]):
         run_topics = {
             q for (q,) in duck.execute(f"SELECT DISTINCT qid FROM {RUN_TABLE}").fetchall()
         }
-        twice = duck.execute(
-            f"SELECT count(*) FROM (SELECT hash(qid, docno) AS h FROM {RUN_TABLE} "
-            "GROUP BY h HAVING count(*) > 1)"
-        ).fetchall()[0][0]
-        duplicate = _fatal_duplicate(duck, options, topics) if twice else None
+        # a repeated 64-bit hash only sends the run to the exact check below
+        pairs = duck.execute(f"SELECT hash(qid, docno) AS h FROM {RUN_TABLE}").fetchnumpy()["h"]
+        duplicate = _fatal_duplicate(duck, options, topics) if count_repeats(pairs) else None
     return run.runid, run_topics, duplicate
 
 
@@ -211,12 +211,12 @@ def _store_qrels(wh, qrels: Qrels, path: str, sha: str) -> int:
         return store.store_qrels(conn, wh.duckdb_connection(conn), qrels.frame, path, sha)
 
 
-def _scratch_values(wh, options, requests, qrels: Qrels, topics, limit: int) -> list[dict]:
+def _scratch_values(wh, options, requests, qrels: Qrels, topics, limit: int) -> TopicValues:
     """Values of the first ``limit`` topics computed in memory (duplicates dropped first)."""
     from ..warehouse import Warehouse
 
     if limit == 0:
-        return []
+        return TopicValues(0)
     frame = qrels.frame.drop_duplicates(["qid", "docno"], keep="first")
     with wh.connect() as conn:
         ranked = (
@@ -247,15 +247,23 @@ def _scratch_values(wh, options, requests, qrels: Qrels, topics, limit: int) -> 
 # --- values -----------------------------------------------------------------------------------
 
 
-def _values(wh, options, requests, run_id: int, qrels_id: int, topics, limit: int) -> list[dict]:
-    """Per topic (first ``limit`` topics): {printed line name: value}."""
+@dataclass
+class TopicValues:
+    """The values of the first ``num_topics`` topics: ``columns[line][i]`` is topic i's."""
+
+    num_topics: int
+    columns: dict[str, list] = field(default_factory=dict)
+
+
+def _values(wh, options, requests, run_id: int, qrels_id: int, topics, limit: int) -> TopicValues:
+    """The values of every printed line for the first ``limit`` topics."""
     from ..evaluation import evaluate as evaluate_stored
 
     lines = [(line, m) for r in requests for line, m in line_measures(r, options)]
-    per_topic: list[dict] = [{} for _ in range(limit)]
+    table = TopicValues(limit)
     if limit == 0:
-        return per_topic
-    index = {qid: i for i, qid in enumerate(topics[:limit])}
+        return table
+    wanted = topics[:limit]
     if lines:
         measures = list(dict.fromkeys(m for _, m in lines))
         engine_options = {}
@@ -273,21 +281,23 @@ def _values(wh, options, requests, run_id: int, qrels_id: int, topics, limit: in
             options=engine_options,
             with_query_counts=False,
         )
-        by_measure: dict[str, dict[str, float]] = {}
-        frame = result.per_query
-        for name, group in frame.groupby("measure", sort=False):
-            by_measure[name] = dict(zip(group["query"], group["value"], strict=True))
+        # one row per topic, one column per measure (every evaluated topic has every measure)
+        wide = result.per_query.pivot(index="query", columns="measure", values="value")
+        position = wide.index.get_indexer(wanted)  # -1: a topic without values
         for line, measure in lines:
-            values = by_measure.get(measure.name, {})
-            for qid, i in index.items():
-                per_topic[i][line] = values.get(qid, measure.empty_value)
+            if measure.name in wide.columns:
+                column = wide[measure.name].to_numpy(dtype=float)
+                found = np.where(position >= 0, column[position], measure.empty_value)
+                table.columns[line] = found.tolist()
+            else:
+                table.columns[line] = [measure.empty_value] * limit
     for request in requests:
         if request.name == "relstring":
-            _relstrings(wh, options, request, run_id, qrels_id, index, per_topic)
-    return per_topic
+            _relstrings(wh, options, request, run_id, qrels_id, wanted, table)
+    return table
 
 
-def _relstrings(wh, options, request: Request, run_id, qrels_id, index, per_topic) -> None:
+def _relstrings(wh, options, request: Request, run_id, qrels_id, wanted, table) -> None:
     line = request.line_names()[0]
     length = relstring_length(request)
     sql = load_sql(RELSTRING_SQL)
@@ -302,8 +312,7 @@ def _relstrings(wh, options, request: Request, run_id, qrels_id, index, per_topi
         found = dict(conn.execute(sql.statements[-1], binds).fetchall())
     # trec_eval's -c dummy ranking is one document not in the qrels (gone under -J or -M0)
     dummy = "-" if length >= 1 and not options.judged_only and options.max_docs != 0 else ""
-    for qid, i in index.items():
-        per_topic[i][line] = found.get(qid, dummy)
+    table.columns[line] = [found.get(qid, dummy) for qid in wanted]
 
 
 # --- trec_eval's aborts and output ------------------------------------------------------------
@@ -352,25 +361,25 @@ def _first_failure(options, requests, qrels: Qrels, topics, run_topics, duplicat
     return min(failures, key=lambda f: f.index) if failures else None
 
 
-def _overwrite_dummy(values: dict, requests: list[Request]) -> None:
+def _overwrite_dummy(table: TopicValues, i: int, requests: list[Request]) -> None:
     # trec_eval overwrites these by exact printed name, so parameterised names keep the
     # dummy's values (spec 5, QUIRK). num_ret and unj_* are already 0 in SQL.
     for request in requests:
         if request.name in ("utility", "rbp_resid", "relstring") and not request.explicit:
-            values[request.name] = "" if request.name == "relstring" else 0.0
+            table.columns[request.name][i] = "" if request.name == "relstring" else 0.0
 
 
 def _print(options, requests, topics, per_topic, out, runid, num_positive, failure) -> None:
     lines = []
     if options.per_topic:
-        for qid, values in zip(topics, per_topic, strict=False):
+        for i, qid in enumerate(topics[: per_topic.num_topics]):
             for request in requests:
                 if not request.measure.per_topic:
                     continue
                 quoted = request.name == "relstring"
                 integer = request.measure.integer
                 for name in request.line_names():
-                    value = format_value(values[name], integer=integer, quoted=quoted)
+                    value = format_value(per_topic.columns[name][i], integer=integer, quoted=quoted)
                     lines.append(format_line(name, qid, value))
     if not failure and not options.no_summary:
         for request in requests:
@@ -383,14 +392,14 @@ def _print(options, requests, topics, per_topic, out, runid, num_positive, failu
 
 def _summary(request: Request, name, per_topic, options, runid, num_positive) -> str | None:
     kind = request.measure.summary
-    num_q = len(per_topic)
+    num_q = per_topic.num_topics
     if kind is Summary.RUNID:
         return runid
     if kind is Summary.COUNT:
         return format_value(num_q, integer=True)
     if kind is Summary.NONE:
         return None
-    values = [v[name] for v in per_topic]
+    values = per_topic.columns[name]
     if kind is Summary.SUM:
         total = num_positive if (options.complete and name == "num_rel") else sum(values)
         return format_value(total, integer=True)
