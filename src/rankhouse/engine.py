@@ -91,8 +91,12 @@ def compute(
             "dense_from": DENSE_FROM,
         },
     )
+    # Every family frame follows this order (run, then query id in byte order), so the
+    # result needs only a stable sort on integers.
     queries = pd.DataFrame(
-        conn.execute(sa.text("SELECT run_id, query_id FROM rh_queries")).fetchall(),
+        conn.execute(
+            sa.text("SELECT run_id, query_id FROM rh_queries ORDER BY run_id, query_id")
+        ).fetchall(),
         columns=["run_id", "query_id"],
     )
     context = {
@@ -101,17 +105,10 @@ def compute(
         "max_rank": max_rank,
         "judged_only": bool(judged_only),
     }
-    frames = [
-        _run_group(conn, family_name, group, context, relevance_level, queries)
-        for family_name, group in _groups(measures, relevance_level)
-    ]
-    if not frames or queries.empty:
-        return pd.DataFrame({c: pd.Series(dtype=t) for c, t in _PER_QUERY_DTYPES.items()})
-    result = pd.concat(frames, ignore_index=True)
-    order = {m.name: i for i, m in enumerate(measures)}
-    result["_order"] = result["measure"].map(order)
-    result = result.sort_values(["run_id", "_order", "query_id"], kind="stable")
-    return result[PER_QUERY_COLUMNS].reset_index(drop=True).astype(_PER_QUERY_DTYPES)
+    columns: dict[str, np.ndarray] = {}
+    for family_name, group in _groups(measures, relevance_level):
+        columns |= _run_group(conn, family_name, group, context, relevance_level, queries)
+    return _long_form(queries, [m.name for m in measures], columns)
 
 
 def aggregate(per_query: pd.DataFrame, measures: Sequence[Measure]) -> pd.DataFrame:
@@ -131,11 +128,13 @@ def aggregate(per_query: pd.DataFrame, measures: Sequence[Measure]) -> pd.DataFr
         ``per_query``'s runs and of ``measures``.
     """
     kinds = {m.name: m.aggregate for m in measures}
-    # Python's str order is code point order, which is UTF-8 byte order.
-    ordered = per_query.sort_values(["run_id", "measure", "query_id"], kind="stable")
-    run_ids = ordered["run_id"].to_numpy()
-    names = ordered["measure"].to_numpy()
-    values = ordered["value"].to_numpy(dtype=float)
+    run_ids = per_query["run_id"].to_numpy()
+    measure_codes, measure_names = pd.factorize(per_query["measure"])
+    query_codes = byte_order_codes(per_query["query_id"])
+    ordered = np.lexsort((query_codes, measure_codes, run_ids))
+    run_ids = run_ids[ordered]
+    names = np.asarray([str(name) for name in measure_names], dtype=object)[measure_codes[ordered]]
+    values = per_query["value"].to_numpy(dtype=float)[ordered]
     starts = np.flatnonzero((run_ids[1:] != run_ids[:-1]) | (names[1:] != names[:-1])) + 1
     bounds = zip([0, *starts.tolist()], [*starts.tolist(), len(values)], strict=True)
     rows = [
@@ -157,10 +156,29 @@ def aggregate(per_query: pd.DataFrame, measures: Sequence[Measure]) -> pd.DataFr
 
 _PER_QUERY_DTYPES = {
     "run_id": "int64",
-    "query_id": "object",
-    "measure": "object",
+    "query_id": "category",
+    "measure": "category",
     "value": "float64",
 }
+
+
+def byte_order_codes(ids: pd.Series) -> np.ndarray:
+    """Integer codes of ``ids`` that sort as the ids do in UTF-8 byte order.
+
+    Sorting the few distinct ids as Python strings (code point order, which is UTF-8 byte
+    order) and then the rows by integer code is far cheaper than sorting the rows by string.
+    """
+    codes, distinct = pd.factorize(ids)
+    labels = [str(label) for label in distinct]
+    rank = np.empty(len(labels), dtype="int64")
+    rank[sorted(range(len(labels)), key=labels.__getitem__)] = np.arange(len(labels))
+    return rank[codes]
+
+
+def ranks_in(labels: pd.Series, order: dict[Any, int]) -> np.ndarray:
+    """``order[label]`` for every label: a lookup per distinct label, not per row."""
+    codes, distinct = pd.factorize(labels)
+    return np.array([order[label] for label in distinct], dtype="int64")[codes]
 
 
 def _combine(kind: str, values: list[float]) -> float:
@@ -207,7 +225,9 @@ def _run_group(
     context: dict[str, Any],
     default_level: int,
     queries: pd.DataFrame,
-) -> pd.DataFrame:
+) -> dict[str, np.ndarray]:
+    """Run one family file for measures that differ only in its key: the values of each
+    measure (by name), aligned with ``queries``."""
     family = REGISTRY.families[family_name]
     sql = load_sql(family.sql)
     offered: dict[str, Any] = dict(context)
@@ -229,7 +249,7 @@ def _run_group(
     wanted = pd.MultiIndex.from_arrays(
         [queries["run_id"].to_numpy(dtype="int64"), queries["query_id"].to_numpy()]
     )
-    frames = []
+    columns = {}
     for key, measures in by_key.items():
         rows = found
         if width == 4:
@@ -244,13 +264,36 @@ def _run_group(
         present = wanted.isin(values.index)
         computed = values.reindex(wanted).to_numpy()
         for measure in measures:
-            frame = queries.copy()
-            frame["measure"] = measure.name
             # rows the family left out take the measure's value for them (a NaN it returned
             # stays NaN: trec_eval prints -nan)
-            frame["value"] = np.where(present, computed, measure.empty_value)
-            frames.append(frame)
-    return pd.concat(frames, ignore_index=True)
+            columns[measure.name] = np.where(present, computed, measure.empty_value)
+    return columns
+
+
+def _long_form(queries: pd.DataFrame, names: list[str], columns: dict[str, np.ndarray]):
+    """The long frame (run, measure in request order, query in byte order) of the columns.
+
+    ``query_id`` and ``measure`` are categorical: hundreds of thousands of rows share a few
+    thousand query ids and a few measure names.
+    """
+    names = [name for name in names if name in columns]
+    if not names or queries.empty:
+        return pd.DataFrame({c: pd.Series(dtype=t) for c, t in _PER_QUERY_DTYPES.items()})
+    query_codes, query_ids = pd.factorize(queries["query_id"].to_numpy(dtype=object))
+    size = len(queries)
+    run_ids = np.tile(queries["run_id"].to_numpy(dtype="int64"), len(names))
+    measure_codes = np.repeat(np.arange(len(names)), size)
+    order = np.lexsort((measure_codes, run_ids))  # stable: queries stay in byte order
+    return pd.DataFrame(
+        {
+            "run_id": run_ids[order],
+            "query_id": pd.Categorical.from_codes(
+                np.tile(query_codes, len(names))[order], categories=query_ids
+            ),
+            "measure": pd.Categorical.from_codes(measure_codes[order], categories=names),
+            "value": np.concatenate([columns[name] for name in names])[order],
+        }
+    )
 
 
 def _fetch_frame(result: sa.CursorResult) -> pd.DataFrame:

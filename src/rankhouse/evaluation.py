@@ -16,6 +16,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pandas as pd
 import sqlalchemy as sa
 
@@ -423,16 +424,21 @@ def _insert_values(
     wh, conn: sa.Connection, per_query: pd.DataFrame, ids: dict[tuple[int, str], int]
 ) -> None:
     """Store the per-query values of the evaluations ``ids`` ((run id, measure) -> id)."""
-    labels = pd.DataFrame(
-        [(run_id, measure, evaluation_id) for (run_id, measure), evaluation_id in ids.items()],
-        columns=["run_id", "measure", "evaluation_id"],
-    )
-    kept = per_query.astype({"run_id": "int64"}).merge(labels, on=["run_id", "measure"])
+    run_codes, run_ids = pd.factorize(per_query["run_id"])
+    measure_codes, measures = pd.factorize(per_query["measure"])
+    table = np.full((len(run_ids), len(measures)), -1, dtype="int64")
+    run_index = {int(run_id): i for i, run_id in enumerate(run_ids)}
+    measure_index = {str(name): i for i, name in enumerate(measures)}
+    for (run_id, measure), evaluation_id in ids.items():
+        if run_id in run_index and measure in measure_index:
+            table[run_index[run_id], measure_index[measure]] = evaluation_id
+    evaluation_ids = table[run_codes, measure_codes]
+    kept = evaluation_ids >= 0
     frame = pd.DataFrame(
         {
-            "evaluation_id": kept["evaluation_id"].to_numpy(dtype="int64"),
-            "query_id": kept["query_id"].astype(str).to_numpy(),
-            "value": kept["value"].astype(float).to_numpy(),
+            "evaluation_id": evaluation_ids[kept],
+            "query_id": per_query["query_id"].to_numpy()[kept].astype(str),
+            "value": per_query["value"].to_numpy(dtype=float)[kept],
         }
     )
     if wh.dialect == "duckdb":  # bulk path: DuckDB reads the frame directly
@@ -454,22 +460,28 @@ def _insert_values(
 
 def _labelled(per_query: pd.DataFrame, aggregates: pd.DataFrame) -> pd.DataFrame:
     """The engine's values as :func:`_load_values` returns stored ones: run names, same order."""
+    from .engine import byte_order_codes, ranks_in
+
+    run_ids = list(dict.fromkeys(aggregates["run_id"]))
     run_names = dict(zip(aggregates["run_id"], aggregates["run"], strict=True))
-    run_order = {name: i for i, name in enumerate(dict.fromkeys(aggregates["run"]))}
     measure_order = {name: i for i, name in enumerate(dict.fromkeys(aggregates["measure"]))}
-    frame = pd.DataFrame(
+    run_order = ranks_in(per_query["run_id"], {run_id: i for i, run_id in enumerate(run_ids)})
+    ordered = np.lexsort(
+        (
+            ranks_in(per_query["measure"], measure_order),
+            byte_order_codes(per_query["query_id"]),  # DuckDB's ORDER BY query_id: byte order
+            run_order,
+        )
+    )
+    names = [run_names[run_id] for run_id in run_ids]
+    return pd.DataFrame(
         {
-            "run": per_query["run_id"].map(run_names),
-            "query": per_query["query_id"],
-            "measure": per_query["measure"],
-            "value": per_query["value"].astype(float),
+            "run": pd.Categorical.from_codes(run_order[ordered], categories=names),
+            "query": per_query["query_id"].array.take(ordered),
+            "measure": per_query["measure"].array.take(ordered),
+            "value": per_query["value"].to_numpy(dtype=float)[ordered],
         }
     )
-    frame["_r"] = frame["run"].map(run_order)
-    frame["_m"] = frame["measure"].map(measure_order)
-    # Python's str order is code point order, which is UTF-8 byte order (DuckDB's ORDER BY)
-    frame = frame.sort_values(["_r", "query", "_m"], kind="stable")
-    return frame[["run", "query", "measure", "value"]].reset_index(drop=True)
 
 
 def _load_values(wh, aggregates: pd.DataFrame) -> pd.DataFrame:
@@ -496,11 +508,20 @@ def _load_values(wh, aggregates: pd.DataFrame) -> pd.DataFrame:
             raw = wh.duckdb_connection(conn)
             raw.register("_rankhouse_value_labels", order)
             try:
-                return raw.execute(
+                # numpy arrays, then one frame: cheaper than DuckDB's own DataFrame conversion
+                found = raw.execute(
                     "SELECT l.run, v.query_id AS query, l.measure, v.value "
                     "FROM evaluation_values AS v JOIN _rankhouse_value_labels AS l "
                     "ON l.evaluation_id = v.evaluation_id ORDER BY l._r, v.query_id, l._m"
-                ).df()
+                ).fetchnumpy()
+                return pd.DataFrame(
+                    {
+                        "run": pd.Categorical(found["run"]),
+                        "query": pd.Categorical(found["query"]),
+                        "measure": pd.Categorical(found["measure"]),
+                        "value": found["value"],
+                    }
+                )
             finally:
                 raw.unregister("_rankhouse_value_labels")
         else:

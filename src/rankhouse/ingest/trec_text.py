@@ -158,14 +158,24 @@ def direct_run_tag(source: Source) -> tuple[str, str] | None:
 
 
 def insert_run_rows(
-    duck, source: Source, order: str, compression: str, separator: str, tag: str, run_id: int
+    duck,
+    source: Source,
+    order: str,
+    compression: str,
+    separator: str,
+    tag: str | None,
+    run_id: int,
+    *,
+    c_scores: bool = False,
 ) -> None:
     """Read a run file straight into ``run_rows`` (no stage), in one parallel pass.
 
-    Every line must be six non-empty fields joined by ``separator`` with the tag ``tag`` and a
-    usable score (a rank under order 'rank'); the first line that is not raises duckdb.Error
-    and aborts the transaction, and the caller falls back to the stage, which names the problem.
-    Other whitespace inside a field is the caller's to rule out (see :func:`only_separator`).
+    Every line must be six non-empty fields joined by ``separator`` with the tag ``tag`` (any
+    tag when None) and a usable score (a rank under order 'rank'); the first line that is not
+    raises duckdb.Error and aborts the transaction, and the caller falls back to a reader that
+    names the problem. Other whitespace inside a field is the caller's to rule out (see
+    :func:`only_separator`). ``c_scores`` also refuses scores that C's ``atof`` reads otherwise
+    than DuckDB (digit separators: ``1_5``), for trec_eval's rules.
     """
     names = [f"c{i}" for i in range(1, 7)]
     spec = "{" + ", ".join(f"'{name}': 'VARCHAR'" for name in names) + "}"
@@ -173,13 +183,17 @@ def insert_run_rows(
     irregular += " OR starts_with(c1, '#')"
     rank = _integer("c4")
     score = "TRY_CAST(c5 AS DOUBLE)" if order == "score" else "-CAST(rank AS DOUBLE)"
+    if c_scores:
+        score = f"CASE WHEN NOT contains(c5, '_') THEN {score} END"
     bad_value = "score IS NULL OR isnan(score)" if order == "score" else "rank IS NULL"
+    other_tag = "c6 <> ?" if tag is not None else "false"
+    tag_param = [tag] if tag is not None else []
     duck.execute(
         f"""
         INSERT INTO run_rows
         SELECT ?, c1, c3, rank,
                CASE WHEN irregular THEN error('rankhouse: irregular line')
-                    WHEN c6 <> ? THEN error('{SEVERAL_TAGS}')
+                    WHEN {other_tag} THEN error('{SEVERAL_TAGS}')
                     WHEN {bad_value} THEN error('rankhouse: bad value')
                     ELSE score END
         FROM (
@@ -191,7 +205,7 @@ def insert_run_rows(
             )
         )
         """,
-        [run_id, tag, str(source.path), separator, compression],
+        [run_id, *tag_param, str(source.path), separator, compression],
     )
 
 

@@ -188,7 +188,7 @@ def _read_run_file(con, file: str, shown: str, table: str) -> Run:
             "te_score_fixes.score_text"
         )
         con.unregister("te_score_fixes")
-    return Run(table, _last_tag(file))
+    return Run(table, last_tag(file))
 
 
 def _read_bytes_head(file: str, shown: str) -> None:
@@ -218,7 +218,7 @@ def _malformed_line(file: str) -> int:
     return 0
 
 
-def _last_tag(file: str) -> str:
+def last_tag(file: str) -> str:
     """The tag (field 6) of the last data line: trec_eval's ``runid``."""
     size = os.path.getsize(file)
     block = 1 << 16

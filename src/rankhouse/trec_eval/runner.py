@@ -19,15 +19,17 @@ import sys
 import tempfile
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import TextIO
 
 import numpy as np
 import pandas as pd
 import sqlalchemy as sa
 
-from ..ingest.hashing import count_repeats
+from ..ingest.hashing import count_repeats, file_sha256
 from ..measures.sqlfile import load_sql
 from . import store
+from .direct import read_and_store
 from .mapping import line_measures, relstring_length
 from .options import Options, Request, Summary, TrecEvalExit, parse_args
 from .output import format_line, format_value
@@ -101,15 +103,27 @@ def _evaluate(options, requests, qrels: Qrels, run_path: str, out, db) -> int:
 
     topics = sorted(set(qrels.frame["qid"]))
     qrels_sha = store.content_hash(options.qrels)
-    run_sha = store.content_hash(run_path)
+    whitespace: set[int] = set()
+    run_sha = file_sha256(Path(run_path), seen_whitespace=whitespace)
     wh = Warehouse(db)
     try:
         with wh.connect() as conn:
             stored = store.stored_run(conn, run_sha)
+        direct = None
         if stored is not None:
             runid, run_topics, duplicate = stored["system_tag"], _stored_topics(wh, stored), None
         else:
-            runid, run_topics, duplicate = _read(wh, options, run_path, topics)
+            direct = read_and_store(
+                wh,
+                run_path,
+                run_sha,
+                frozenset(whitespace),
+                lambda found: _first_failure(options, requests, qrels, topics, found, None) is None,
+            )
+            if direct is not None:
+                runid, run_topics, duplicate = direct[1], direct[2], None
+            else:
+                runid, run_topics, duplicate = _read(wh, options, run_path, topics)
         failure = _first_failure(options, requests, qrels, topics, run_topics, duplicate)
         scratch = failure is not None or (stored is None and duplicate is not None)
         limit = failure.index if failure else len(topics)
@@ -118,7 +132,12 @@ def _evaluate(options, requests, qrels: Qrels, run_path: str, out, db) -> int:
                 _load_stored_run(wh, stored["id"])
             per_topic = _scratch_values(wh, options, requests, qrels, topics, limit)
         else:
-            run_id = stored["id"] if stored else _store_run(wh, run_path, run_sha, runid)
+            if stored is not None:
+                run_id = stored["id"]
+            elif direct is not None:
+                run_id = direct[0]
+            else:
+                run_id = _store_run(wh, run_path, run_sha, runid)
             qrels_id = _store_qrels(wh, qrels, options.qrels, qrels_sha)
             per_topic = _values(wh, options, requests, run_id, qrels_id, topics, limit)
     finally:

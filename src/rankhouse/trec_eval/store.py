@@ -96,24 +96,40 @@ def store_run(conn: sa.Connection, duck, table: str, path: str, sha: str, tag: s
     num_queries, num_rows = duck.execute(
         f"SELECT count(DISTINCT qid), count(*) FROM {table}"
     ).fetchall()[0]
-    metadata = {"source": str(path), "content_sha256": sha, "read_by": "trec-eval"}
-    run_id = store.insert_run(
-        conn,
-        {
-            "name": _free_name(conn, "runs", tag, sha),
-            "system_tag": tag,
-            "source": str(path),
-            "content_sha256": sha,
-            "parse_options": PARSE_OPTIONS,
-            "ingested_at": store.utc_now(),
-            "metadata": json.dumps(metadata),
-            "order_by": "score",
-            "num_queries": int(num_queries),
-            "num_rows": int(num_rows),
-        },
-    )
+    run_id = record_run(conn, path, sha, tag, int(num_queries), int(num_rows))
     duck.execute(f"INSERT INTO run_rows SELECT ?, qid, docno, NULL, score FROM {table}", [run_id])
-    return int(run_id)
+    return run_id
+
+
+def record_run(
+    conn: sa.Connection,
+    path: str,
+    sha: str,
+    tag: str,
+    num_queries: int,
+    num_rows: int,
+    run_id: int | None = None,
+) -> int:
+    """Insert the catalogue row of a run read by ``trec-eval``; returns its id.
+
+    ``run_id`` is given when the rows were written first (under an id from ``run_ids``).
+    """
+    metadata = {"source": str(path), "content_sha256": sha, "read_by": "trec-eval"}
+    values = {
+        "name": _free_name(conn, "runs", tag, sha),
+        "system_tag": tag,
+        "source": str(path),
+        "content_sha256": sha,
+        "parse_options": PARSE_OPTIONS,
+        "ingested_at": store.utc_now(),
+        "metadata": json.dumps(metadata),
+        "order_by": "score",
+        "num_queries": num_queries,
+        "num_rows": num_rows,
+    }
+    if run_id is not None:
+        values["id"] = run_id
+    return int(store.insert_run(conn, values))
 
 
 def _free_name(conn: sa.Connection, table: str, wanted: str, sha: str) -> str:

@@ -1,0 +1,80 @@
+"""``trec-eval``'s common case at full speed: a run file of regular lines straight into run_rows.
+
+A file whose lines are six fields joined by single spaces (or single tabs), with scores that
+DuckDB and C's ``atof`` read alike, is read the same way by trec_eval's general rules (see
+:mod:`.reader`), so it goes to the warehouse in one parallel pass, as ``rankhouse ingest``'s
+direct path does, instead of through a temporary table and a copy. A file that is not like
+that, a document listed twice for a query, or a run trec_eval would abort on, rolls the
+transaction back and returns None: the general reader takes over and nothing is stored.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+import duckdb
+import sqlalchemy as sa
+
+from ..ingest import trec_text
+from ..ingest.hashing import count_repeats
+from ..ingest.sources import Source
+from . import store
+from .reader import last_tag
+
+
+class _Fallback(Exception):
+    """Leave the transaction: the general reader must read this run."""
+
+
+def read_and_store(
+    wh,
+    run_path: str,
+    sha: str,
+    whitespace: frozenset[int],
+    accept: Callable[[set[str]], bool],
+) -> tuple[int, str, set[str]] | None:
+    """Store the run file in one pass when it is regular; (run id, runid, topics) or None.
+
+    Args:
+        wh: the warehouse.
+        run_path: the results file.
+        sha: its sha256.
+        whitespace: the whitespace bytes (other than newline) the file holds.
+        accept: given the run's topics, whether trec_eval would evaluate it without aborting.
+    """
+    source = Source(run_path, Path(run_path), None, "trec")
+    shape = trec_text.direct_run_tag(source)
+    if shape is None or not trec_text.only_separator(lambda: whitespace, shape[0]):
+        return None
+    separator = shape[0]
+    try:
+        with wh.transaction() as conn:
+            run_id = conn.execute(sa.text("SELECT nextval('run_ids')")).scalar_one()
+            duck = wh.duckdb_connection(conn)
+            try:
+                trec_text.insert_run_rows(
+                    duck, source, "score", "auto", separator, None, run_id, c_scores=True
+                )
+            except duckdb.Error as exc:
+                raise _Fallback from exc
+            pairs = duck.execute(
+                "SELECT hash(query_id, doc_id) AS h FROM run_rows WHERE run_id = ?", [run_id]
+            ).fetchnumpy()["h"]
+            num_rows = len(pairs)
+            if count_repeats(pairs):
+                raise _Fallback
+            del pairs
+            topics = {
+                query
+                for (query,) in duck.execute(
+                    "SELECT DISTINCT query_id FROM run_rows WHERE run_id = ?", [run_id]
+                ).fetchall()
+            }
+            if not accept(topics):
+                raise _Fallback
+            runid = last_tag(run_path)
+            store.record_run(conn, run_path, sha, runid, len(topics), num_rows, run_id)
+    except _Fallback:
+        return None
+    return run_id, runid, topics
