@@ -10,6 +10,7 @@
 -- cutoff-independent statistics.
 --
 -- Tables built (temporary, per connection; replaced at each request):
+--   rh_request  (run_ids, qrels_id, max_rank, judged_only, skip_missing): what they rank
 --   rh_ranking  (run_id, query_id, doc_id, rank, grade, pooled_upto, judged_upto)
 --               the retrieved documents that have a judgment line (any grade, negatives too).
 --               rank = evaluation rank (after -M/-J); pooled_upto = judged lines at or above
@@ -35,6 +36,11 @@
 --   :skip_missing  BOOLEAN    evaluate only queries the run answered (else all qrels queries)
 --   :levels        INTEGER[]  the relevance levels the request needs (each >= 0)
 --   :dense_from    INTEGER    queries with more judged retrieved documents are sorted, not counted
+
+CREATE OR REPLACE TEMP TABLE rh_request AS
+SELECT CAST(:run_ids AS INTEGER[]) AS run_ids, CAST(:qrels_id AS INTEGER) AS qrels_id,
+       CAST(:max_rank AS INTEGER) AS max_rank, CAST(:judged_only AS BOOLEAN) AS judged_only,
+       CAST(:skip_missing AS BOOLEAN) AS skip_missing;
 
 CREATE OR REPLACE TEMP TABLE rh_judged_rows AS
 SELECT rr.run_id, rr.query_id, rr.doc_id, rr.score, j.grade

@@ -30,8 +30,10 @@ from trec_eval_oracle import Settings, TopicEval, oracle_topic
 
 from rankhouse import Warehouse
 from rankhouse.engine import compute
+from rankhouse.measures import parse_measures
 from rankhouse.trec_eval.mapping import line_measures
 from rankhouse.trec_eval.options import Options, resolve_measures
+from rankhouse.trec_eval.runner import ranking_matches, relstrings
 
 SPECS = [
     "set_P",
@@ -209,3 +211,47 @@ def test_sql_matches_pytrec_eval(shared_warehouse, pytrec, level, data, dense_fr
     for (line, query), value in ours.items():
         if query in theirs and line in theirs[query]:
             assert _same(value, theirs[query][line]), (line, query, value, theirs[query][line])
+
+
+def _relstring_char(code: int) -> str:
+    return {-1: "-", -2: "."}.get(code, ">" if code > 9 else str(code))
+
+
+@given(
+    data=collections(),
+    options=options_strategy,
+    length=st.sampled_from([0, 1, 3, 10]),
+    dense_from=st.sampled_from(RANKING_THRESHOLDS),
+)
+@SETTINGS
+def test_relstring_matches_oracle(shared_warehouse, data, options, length, dense_from):
+    """relstring from the engine's ranking tables and from the run's rows, against the spec."""
+    qrels, run = data
+    number = next(_NAMES)
+    qrels_id = store_qrels(shared_warehouse, qrels, name=f"rs_qrels{number}")
+    run_id = store_run(shared_warehouse, run, name=f"rs_run{number}")
+    with shared_warehouse.connect() as conn, ranking_threshold(dense_from):
+        compute(
+            conn,
+            [run_id],
+            qrels_id,
+            parse_measures(["P@5"]),
+            relevance_level=options.level,
+            max_rank=options.max_docs,
+            judged_only=options.judged_only,
+        )
+        conn.commit()  # keep the ranking tables, as evaluations do
+        assert ranking_matches(conn, run_id, qrels_id, options)
+    expected = {}
+    for query, judged in qrels.groupby("query_id"):
+        answered = run[run.query_id == query]
+        if len(answered):
+            ranked = answered.sort_values(["score", "doc_id"], ascending=False).doc_id.tolist()
+            grades = dict(zip(judged.doc_id, judged.grade, strict=True))
+            codes = _codes(ranked, grades, options)[:length]
+            expected[query] = "".join(_relstring_char(c) for c in codes)
+    for reuse in (True, False):
+        found = relstrings(shared_warehouse, options, run_id, qrels_id, length, reuse_ranking=reuse)
+        assert set(found) <= set(expected), reuse
+        got = {query: found.get(query, "") for query in expected}
+        assert got == expected, (reuse, got, expected)

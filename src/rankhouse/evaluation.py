@@ -349,6 +349,9 @@ def _compute_and_store(
             missing_queries=missing_queries,
             **options,
         )
+        # keep the engine's temporary ranking tables on the connection (trec-eval's relstring
+        # reads them) instead of rolling them back with this read-only transaction
+        conn.commit()
     totals = aggregate(per_query, wanted).set_index(["run_id", "measure"])
     now = datetime.now(UTC).replace(tzinfo=None)
     evaluations = []
@@ -437,7 +440,7 @@ def _insert_values(
     frame = pd.DataFrame(
         {
             "evaluation_id": evaluation_ids[kept],
-            "query_id": per_query["query_id"].to_numpy()[kept].astype(str),
+            "query_id": _as_text(per_query["query_id"])[kept],
             "value": per_query["value"].to_numpy(dtype=float)[kept],
         }
     )
@@ -456,6 +459,14 @@ def _insert_values(
             sa.text("INSERT INTO evaluation_values VALUES (:evaluation_id, :query_id, :value)"),
             frame.to_dict("records"),
         )
+
+
+def _as_text(ids: pd.Series) -> np.ndarray:
+    """The ids as an object array of str (via the categories when categorical: no per-row cast)."""
+    if isinstance(ids.dtype, pd.CategoricalDtype):
+        categories = np.asarray([str(c) for c in ids.cat.categories], dtype=object)
+        return categories[ids.cat.codes.to_numpy()]
+    return np.asarray([str(i) for i in ids], dtype=object)
 
 
 def _labelled(per_query: pd.DataFrame, aggregates: pd.DataFrame) -> pd.DataFrame:

@@ -37,6 +37,7 @@ from .reader import Qrels, read_qrels, read_run
 
 RUN_TABLE = "te_run"
 RELSTRING_SQL = "trec_eval/relstring.sql"
+RELSTRING_RANKED_SQL = "trec_eval/relstring_ranked.sql"
 
 
 @dataclass
@@ -312,14 +313,25 @@ def _values(wh, options, requests, run_id: int, qrels_id: int, topics, limit: in
                 table.columns[line] = [measure.empty_value] * limit
     for request in requests:
         if request.name == "relstring":
-            _relstrings(wh, options, request, run_id, qrels_id, wanted, table)
+            length = relstring_length(request)
+            found = relstrings(wh, options, run_id, qrels_id, length)
+            # trec_eval's -c dummy ranking is one document not in the qrels (gone under -J
+            # or -M0)
+            dummy = "-" if length >= 1 and not options.judged_only and options.max_docs != 0 else ""
+            table.columns[request.line_names()[0]] = [found.get(qid, dummy) for qid in wanted]
     return table
 
 
-def _relstrings(wh, options, request: Request, run_id, qrels_id, wanted, table) -> None:
-    line = request.line_names()[0]
-    length = relstring_length(request)
-    sql = load_sql(RELSTRING_SQL)
+def relstrings(
+    wh, options: Options, run_id: int, qrels_id: int, length: int, *, reuse_ranking: bool = True
+) -> dict[str, str]:
+    """trec_eval's relstring of every query the run answered.
+
+    When the engine has just ranked this run against this qrels set with these options (its
+    tables are on the connection), the strings are read from that ranking
+    (``sql/trec_eval/relstring_ranked.sql``); otherwise, or without ``reuse_ranking``, the
+    run's rows are ranked here.
+    """
     binds = {
         "run_id": run_id,
         "qrels_id": qrels_id,
@@ -328,10 +340,23 @@ def _relstrings(wh, options, request: Request, run_id, qrels_id, wanted, table) 
         "length": max(length, 0),
     }
     with wh.connect() as conn:
-        found = dict(conn.execute(sql.statements[-1], binds).fetchall())
-    # trec_eval's -c dummy ranking is one document not in the qrels (gone under -J or -M0)
-    dummy = "-" if length >= 1 and not options.judged_only and options.max_docs != 0 else ""
-    table.columns[line] = [found.get(qid, dummy) for qid in wanted]
+        ranked = reuse_ranking and ranking_matches(conn, run_id, qrels_id, options)
+        sql = load_sql(RELSTRING_RANKED_SQL if ranked else RELSTRING_SQL)
+        return dict(conn.execute(sql.statements[-1], sql.binds(binds)).fetchall())
+
+
+def ranking_matches(conn: sa.Connection, run_id: int, qrels_id: int, options: Options) -> bool:
+    """Whether the engine's ranking tables on ``conn`` are this run's under these options."""
+    if not sa.inspect(conn).has_table("rh_request"):
+        return False
+    request = conn.execute(sa.text("SELECT * FROM rh_request")).mappings().first()
+    return request is not None and (
+        list(request["run_ids"]) == [run_id]
+        and request["qrels_id"] == qrels_id
+        and request["max_rank"] == options.max_docs
+        and request["judged_only"] == options.judged_only
+        and not request["skip_missing"]
+    )
 
 
 # --- trec_eval's aborts and output ------------------------------------------------------------
