@@ -9,32 +9,35 @@
 -- Parameters:
 --   :run_id       INTEGER  the stored run
 --   :qrels_id     INTEGER  the qrels set
---   :max_rank     INTEGER  trec_eval -M (NULL: all)
 --   :judged_only  BOOLEAN  trec_eval -J
 --   :length       INTEGER  the number of documents shown
+--   :depth        INTEGER  how deep each ranking is read: min(length, -M), or -M under -J
+--                          (the judged ones among the top -M); NULL under -J without -M
 
 WITH topics AS (
     SELECT DISTINCT query_id FROM judgments WHERE qrels_id = :qrels_id
 ),
--- how deep the ranking is read: the first `length` documents (-M first), or under -J the
--- top max_rank before the unjudged ones go (NULL: every judged document)
-depth AS (
-    SELECT CASE
-        WHEN CAST(:judged_only AS BOOLEAN) THEN CAST(:max_rank AS INTEGER)
-        ELSE least(CAST(:length AS INTEGER), coalesce(CAST(:max_rank AS INTEGER), CAST(:length AS INTEGER)))
-    END AS n
+-- The top `depth` of each query without sorting the run: the depth-th highest score of a
+-- query bounds the candidates (ties with it included), and only those are ranked.
+thresholds AS (
+    SELECT rr.query_id,
+           list_min(max(rr.score, greatest(coalesce(CAST(:depth AS INTEGER), 1), 1))) AS lowest
+    FROM run_rows AS rr
+    JOIN topics AS t ON t.query_id = rr.query_id
+    WHERE rr.run_id = :run_id AND CAST(:depth AS INTEGER) > 0
+    GROUP BY rr.query_id
 ),
--- the top n of each query without sorting the run: max_by keeps the n largest
--- (score, doc_id) pairs, in descending order, which is trec_eval's ranking
 top AS (
-    SELECT query_id, unnest(docs) AS doc_id, generate_subscripts(docs, 1) AS position
+    SELECT query_id, doc_id, position
     FROM (
-        SELECT rr.query_id, max_by(rr.doc_id, (rr.score, rr.doc_id), (SELECT n FROM depth)) AS docs
+        SELECT rr.query_id, rr.doc_id,
+               row_number() OVER (PARTITION BY rr.query_id ORDER BY rr.score DESC, rr.doc_id DESC)
+                   AS position
         FROM run_rows AS rr
-        JOIN topics AS t ON t.query_id = rr.query_id
-        WHERE rr.run_id = :run_id AND (SELECT n FROM depth) > 0
-        GROUP BY rr.query_id
+        JOIN thresholds AS th ON th.query_id = rr.query_id
+        WHERE rr.run_id = :run_id AND rr.score >= th.lowest
     )
+    WHERE position <= CAST(:depth AS INTEGER)
 ),
 all_judged AS (
     SELECT rr.query_id, rr.doc_id,
@@ -43,7 +46,7 @@ all_judged AS (
     FROM run_rows AS rr
     JOIN judgments AS j
       ON j.qrels_id = :qrels_id AND j.query_id = rr.query_id AND j.doc_id = rr.doc_id
-    WHERE rr.run_id = :run_id AND (SELECT n FROM depth) IS NULL AND j.grade >= 0
+    WHERE rr.run_id = :run_id AND CAST(:depth AS INTEGER) IS NULL AND j.grade >= 0
 ),
 kept AS (
     SELECT d.query_id, d.position, j.grade

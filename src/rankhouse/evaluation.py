@@ -502,39 +502,41 @@ def _load_values(wh, aggregates: pd.DataFrame) -> pd.DataFrame:
     labels = aggregates[["evaluation_id", "run", "measure"]]
     ids = [int(i) for i in labels["evaluation_id"]]
     with wh.connect() as conn:
-        if wh.dialect == "duckdb":  # bulk path: DuckDB joins, sorts and builds the frame
+        if wh.dialect == "duckdb":  # bulk path: DuckDB joins and sorts, numpy builds the frame
+            runs = list(dict.fromkeys(aggregates["run"]))
+            measures = list(dict.fromkeys(aggregates["measure"]))
             order = pd.DataFrame(
                 {
                     "evaluation_id": ids,
-                    "run": labels["run"].to_numpy(),
-                    "measure": labels["measure"].to_numpy(),
-                    "_r": labels["run"]
-                    .map({n: i for i, n in enumerate(dict.fromkeys(aggregates["run"]))})
-                    .to_numpy(),
-                    "_m": labels["measure"]
-                    .map({n: i for i, n in enumerate(dict.fromkeys(aggregates["measure"]))})
-                    .to_numpy(),
+                    "_r": [runs.index(name) for name in labels["run"]],
+                    "_m": [measures.index(name) for name in labels["measure"]],
                 }
             )
             raw = wh.duckdb_connection(conn)
             raw.register("_rankhouse_value_labels", order)
             try:
-                # numpy arrays, then one frame: cheaper than DuckDB's own DataFrame conversion
-                found = raw.execute(
-                    "SELECT l.run, v.query_id AS query, l.measure, v.value "
+                # integer codes, not hundreds of thousands of query id strings
+                joined = (
                     "FROM evaluation_values AS v JOIN _rankhouse_value_labels AS l "
-                    "ON l.evaluation_id = v.evaluation_id ORDER BY l._r, v.query_id, l._m"
-                ).fetchnumpy()
-                return pd.DataFrame(
-                    {
-                        "run": pd.Categorical(found["run"]),
-                        "query": pd.Categorical(found["query"]),
-                        "measure": pd.Categorical(found["measure"]),
-                        "value": found["value"],
-                    }
+                    "ON l.evaluation_id = v.evaluation_id"
                 )
+                queries = raw.execute(
+                    f"SELECT DISTINCT v.query_id {joined} ORDER BY v.query_id"
+                ).fetchnumpy()["query_id"]
+                found = raw.execute(
+                    "SELECT l._r, l._m, dense_rank() OVER (ORDER BY v.query_id) - 1 AS q, "
+                    f"v.value {joined} ORDER BY l._r, q, l._m"
+                ).fetchnumpy()
             finally:
                 raw.unregister("_rankhouse_value_labels")
+            return pd.DataFrame(
+                {
+                    "run": pd.Categorical.from_codes(found["_r"], categories=runs),
+                    "query": pd.Categorical.from_codes(found["q"], categories=queries),
+                    "measure": pd.Categorical.from_codes(found["_m"], categories=measures),
+                    "value": found["value"],
+                }
+            )
         else:
             rows = conn.execute(
                 sa.text(

@@ -332,12 +332,17 @@ def relstrings(
     (``sql/trec_eval/relstring_ranked.sql``); otherwise, or without ``reuse_ranking``, the
     run's rows are ranked here.
     """
+    length = max(length, 0)
+    if options.judged_only:  # the judged ones among the top -M (all of them without -M)
+        depth = options.max_docs
+    else:
+        depth = length if options.max_docs is None else min(length, options.max_docs)
     binds = {
         "run_id": run_id,
         "qrels_id": qrels_id,
-        "max_rank": options.max_docs,
         "judged_only": options.judged_only,
-        "length": max(length, 0),
+        "length": length,
+        "depth": depth,
     }
     with wh.connect() as conn:
         ranked = reuse_ranking and ranking_matches(conn, run_id, qrels_id, options)
