@@ -7,12 +7,13 @@ shuffled so that only the score gives the ranking), then alternates, for --repea
   file -> numbers    `rankhouse eval QRELS RUN` into a new warehouse file (ingest + evaluate)
   stored -> numbers  `rankhouse eval qrels run --recompute` on the run already stored
   pytrec_eval        read both files the usual way (Python dicts) and evaluate
+  trec_eval          the binary given with --trec-eval: trec_eval -c with the same measures
 
 each as a separate process, for P@10, nDCG@10, AP, RR and R@1000, and prints the median wall
 time and peak memory (max RSS of the child process) side by side, plus a check that the
 numbers agree.
 
-  python benchmarks/bench_eval.py [--repeat 5] [--workdir benchmarks/data]
+  python benchmarks/bench_eval.py [--repeat 5] [--workdir benchmarks/data] [--trec-eval PATH]
 """
 
 from __future__ import annotations
@@ -36,6 +37,9 @@ PYTREC_MEASURES = {
     "R@1000": "recall_1000",
 }
 
+# the same measures as trec_eval options (it prints them under PYTREC_MEASURES' names)
+TREC_EVAL_MEASURES = ["P.10", "ndcg_cut.10", "map", "recip_rank", "recall.1000"]
+
 PYTREC_SCRIPT = (
     PYTREC_READ_FILES
     + r"""
@@ -52,6 +56,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeat", type=int, default=5)
     parser.add_argument("--workdir", type=Path, default=ROOT / "benchmarks" / "data")
+    parser.add_argument("--trec-eval", type=Path, default=None, help="a trec_eval 10 binary")
     args = parser.parse_args()
     if not QRELS.exists():
         sys.exit(f"needs {QRELS} (../shared beside the checkout)")
@@ -83,6 +88,8 @@ def main() -> None:
     )
 
     figures: dict[str, list[tuple[float, float]]] = {"file": [], "stored": [], "pytrec": []}
+    if args.trec_eval:
+        figures["trec_eval"] = []
     outputs: dict[str, str] = {}
     with tempfile.TemporaryDirectory() as tmp:
         for round_ in range(args.repeat):
@@ -131,12 +138,20 @@ def main() -> None:
             )
             figures["pytrec"].append((wall, peak))
             outputs["pytrec"] = out
+            if args.trec_eval:
+                trec_args = [arg for m in TREC_EVAL_MEASURES for arg in ("-m", m)]
+                wall, peak, out = measured(
+                    [str(args.trec_eval), "-c", *trec_args, str(QRELS), str(run)]
+                )
+                figures["trec_eval"].append((wall, peak))
+                outputs["trec_eval"] = out
             print(f"round {round_ + 1}/{args.repeat} done", file=sys.stderr)
 
     labels = {
         "file": "rankhouse eval, file -> numbers",
         "stored": "rankhouse eval, stored run",
         "pytrec": "pytrec_eval (read files + evaluate)",
+        "trec_eval": "trec_eval 10 -c",
     }
     print_figures("command", figures, labels)
     speedup = statistics.median(w for w, _ in figures["pytrec"]) / statistics.median(
@@ -148,6 +163,17 @@ def main() -> None:
     theirs = json.loads(outputs["pytrec"])
     worst = max(abs(ours[m] - theirs[PYTREC_MEASURES[m]]) for m in MEASURES)
     print(f"largest difference between rankhouse and pytrec_eval means: {worst:.2e}")
+    if args.trec_eval:
+        medians = {key: statistics.median(w for w, _ in runs) for key, runs in figures.items()}
+        ratio = medians["trec_eval"] / medians["file"]
+        print(f"file -> numbers is {ratio:.2f}x faster than trec_eval")
+        printed = {}
+        for line in outputs["trec_eval"].splitlines():
+            name, query, value = line.split()
+            if query == "all":
+                printed[name] = value
+        same = all(f"{ours[m]:.4f}" == printed[PYTREC_MEASURES[m]] for m in MEASURES)
+        print(f"means equal trec_eval's printed values (4 decimals): {'yes' if same else 'NO'}")
 
 
 if __name__ == "__main__":

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -118,6 +119,14 @@ def main() -> None:
         f"{len(common)} summary values compared with pytrec_eval; differing: {differ or 'none'}"
         " (iprec_at_recall/11pt_avg may differ: trec_eval 9 rounds their cutoffs differently)"
     )
+    medians = {key: statistics.median(w for w, _ in runs) for key, runs in figures.items()}
+    print(f"new warehouse: {medians['pytrec'] / medians['fresh']:.2f}x faster than pytrec_eval")
+    if args.trec_eval:
+        print(
+            f"new warehouse: {medians['trec_eval'] / medians['fresh']:.2f}x faster than trec_eval"
+        )
+        same = outputs["fresh"] == outputs["trec_eval"] == outputs["stored"]
+        print(f"output identical to trec_eval's, byte for byte: {'yes' if same else 'NO'}")
 
 
 if __name__ == "__main__":

@@ -83,3 +83,51 @@ def test_cli_help_lists_the_commands(run_cli):
 def test_cli_unknown_option_is_a_usage_error(run_cli):
     result = run_cli("runs", "list", "--no-such-option")
     assert result.exit_code == 2
+
+
+def test_warehouse_of_schema_4_keeps_its_runs_through_migration_5(db_path):
+    """0005 rebuilds run_rows without the stored rank; the rows and their ranking survive."""
+    import duckdb
+
+    con = duckdb.connect(str(db_path))
+    con.execute(
+        "CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, name VARCHAR NOT NULL, "
+        "applied_at TIMESTAMP NOT NULL)"
+    )
+    for migration in known_migrations()[:4]:
+        for statement in migration.statements():
+            con.execute(statement)
+        con.execute(
+            "INSERT INTO schema_migrations VALUES (?, ?, now())",
+            [migration.version, migration.name],
+        )
+    con.execute(
+        "INSERT INTO runs (name, system_tag, source, content_sha256, parse_options, ingested_at, "
+        "metadata, order_by, num_queries, num_rows) VALUES ('old', 't', 'f', 'x', '{}', now(), "
+        "'{}', 'score', 1, 3)"
+    )
+    # rows as schema 4 stored them, with their rank in `position`
+    con.execute(
+        "INSERT INTO run_rows VALUES (1, 'q', 'a', 3, 0.5, 2), (1, 'q', 'b', 1, 0.9, 1), "
+        "(1, 'q', 'c', 2, 0.5, 3)"
+    )
+    con.close()
+    with Warehouse(db_path) as wh:
+        assert _applied(wh)[-1] == (5, "rank_at_evaluation")
+        with wh.connect() as conn:
+            columns = (
+                conn.execute(
+                    sa.text(
+                        "SELECT column_name FROM information_schema.columns "
+                        "WHERE table_name = 'run_rows' ORDER BY ordinal_position"
+                    )
+                )
+                .scalars()
+                .all()
+            )
+            ranking = conn.execute(
+                sa.text("SELECT doc_id, rank, score, position FROM run_ranking ORDER BY position")
+            ).all()
+        assert columns == ["run_id", "query_id", "doc_id", "rank", "score"]
+        # score descending, then doc id descending: b (0.9), c (0.5), a (0.5)
+        assert ranking == [("b", 1, 0.9, 1), ("c", 2, 0.5, 2), ("a", 3, 0.5, 3)]
