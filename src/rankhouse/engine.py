@@ -62,9 +62,10 @@ def compute(
         judged_only: keep only documents judged ``>= 0``, renumbered (trec_eval ``-J``).
 
     Returns:
-        DataFrame with columns ``run_id, query_id, measure, value`` (value a float, NaN where
-        trec_eval prints ``-nan``), one row per run, evaluated query and measure, ordered by
-        run, measure (request order) and query id (byte order).
+        DataFrame with columns ``run_id, query_id, measure, value`` (``query_id`` and
+        ``measure`` categorical; value a float, NaN where trec_eval prints ``-nan``), one row
+        per run, evaluated query and measure, ordered by run, measure (request order) and
+        query id (byte order).
 
     Raises:
         MeasureError: a bad option or a measure whose family is not declared.

@@ -44,7 +44,8 @@ class EvaluationResult:
     """What :func:`evaluate` returns. DataFrames have fixed columns whatever was asked.
 
     Attributes:
-        per_query: long form, columns ``run, query, measure, value``.
+        per_query: long form, columns ``run, query, measure, value`` (the first three
+            categorical), ordered by run, query id (byte order) and measure (request order).
         aggregates: columns ``run, run_id, measure, value, num_q, evaluation_id, reused``.
         summary: wide form, column ``run`` then one column per measure in request order.
         query_counts: per run name, the :class:`QueryCounts`.
