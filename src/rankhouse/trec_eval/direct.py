@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
+from typing import NamedTuple
 
 import duckdb
 import sqlalchemy as sa
@@ -21,6 +22,15 @@ from ..ingest.hashing import count_repeats
 from ..ingest.sources import Source
 from . import store
 from .reader import last_tag
+
+
+class DirectRun(NamedTuple):
+    """A run the direct path stored."""
+
+    run_id: int
+    runid: str
+    """trec_eval's run name: the tag of the last line."""
+    topics: set[str]
 
 
 class _Fallback(Exception):
@@ -33,8 +43,8 @@ def read_and_store(
     sha: str,
     whitespace: frozenset[int],
     accept: Callable[[set[str]], bool],
-) -> tuple[int, str, set[str]] | None:
-    """Store the run file in one pass when it is regular; (run id, runid, topics) or None.
+) -> DirectRun | None:
+    """Store the run file in one pass when it is regular; None leaves it to the general reader.
 
     Args:
         wh: the warehouse.
@@ -77,4 +87,4 @@ def read_and_store(
             store.record_run(conn, run_path, sha, runid, len(topics), num_rows, run_id)
     except _Fallback:
         return None
-    return run_id, runid, topics
+    return DirectRun(run_id, runid, topics)

@@ -122,7 +122,7 @@ def _evaluate(options, requests, qrels: Qrels, run_path: str, out, db) -> int:
                 lambda found: _first_failure(options, requests, qrels, topics, found, None) is None,
             )
             if direct is not None:
-                runid, run_topics, duplicate = direct[1], direct[2], None
+                runid, run_topics, duplicate = direct.runid, direct.topics, None
             else:
                 runid, run_topics, duplicate = _read(wh, options, run_path, topics)
         failure = _first_failure(options, requests, qrels, topics, run_topics, duplicate)
@@ -136,7 +136,7 @@ def _evaluate(options, requests, qrels: Qrels, run_path: str, out, db) -> int:
             if stored is not None:
                 run_id = stored["id"]
             elif direct is not None:
-                run_id = direct[0]
+                run_id = direct.run_id
             else:
                 run_id = _store_run(wh, run_path, run_sha, runid)
             qrels_id = _store_qrels(wh, qrels, options.qrels, qrels_sha)
