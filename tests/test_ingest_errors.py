@@ -39,6 +39,17 @@ RUN_CASES = [
         r"document 'a' appears twice for query '1' of run 't', first at line 1 "
         r"\(.*line 3, field 'docid'\)",
     ),
+    (
+        "score not a number, every line regular",
+        GOOD_RUN + "1 Q0 c 3 1.5abc t\n",
+        r"score '1.5abc' is not a number \(.*line 3, field 'score'\)",
+    ),
+    (
+        "duplicate with the same score",
+        GOOD_RUN + "1 Q0 b 3 1.0 t\n",
+        r"document 'b' appears twice for query '1' of run 't', first at line 2 "
+        r"\(.*line 3, field 'docid'\)",
+    ),
     ("empty", "", r"no data lines"),
     ("only comments", "# nothing\n\n", r"no data lines"),
     ("qrels line in a run", "1 0 a 1\n", r"found 4 .*use 'rankhouse ingest qrels'"),
@@ -56,6 +67,25 @@ def test_bad_run_is_rejected_and_changes_nothing(warehouse, tmp_path, case, text
     with pytest.raises(InputError, match=pattern):
         warehouse.ingest_run(bad)
     assert snapshot(warehouse) == before
+
+
+@pytest.mark.parametrize(("case", "text", "pattern"), RUN_CASES, ids=[c[0] for c in RUN_CASES])
+def test_direct_and_staged_paths_give_the_same_error(
+    warehouse, tmp_path, monkeypatch, case, text, pattern
+):
+    """Regular one-tag files are read straight into run_rows; without that path (the stage,
+    which every other file takes) the error must be word for word the same."""
+    from rankhouse.ingest import direct_run
+
+    bad = tmp_path / "bad"
+    bad.write_text(text)
+    with pytest.raises(InputError) as direct:
+        warehouse.ingest_run(bad)
+    monkeypatch.setattr(direct_run, "eligible", lambda src, mapping: None)
+    with pytest.raises(InputError) as staged:
+        warehouse.ingest_run(bad)
+    assert str(direct.value) == str(staged.value)
+    assert snapshot(warehouse)["run_rows"] == 0
 
 
 QRELS_CASES = [
