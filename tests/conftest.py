@@ -45,6 +45,16 @@ def warehouse(db_path: Path):
     wh.close()
 
 
+@pytest.fixture(scope="module")
+def shared_warehouse(tmp_path_factory):
+    """One warehouse file for a module's hypothesis examples (opening one costs more than an
+    example; each example stores its qrels and run under new names)."""
+    from rankhouse import Warehouse
+
+    with Warehouse(tmp_path_factory.mktemp("shared") / "w.duckdb") as wh:
+        yield wh
+
+
 @pytest.fixture(scope="session")
 def pytrec():
     """pytrec_eval in a worker process with a time limit per call (see pytrec_reference)."""

@@ -23,7 +23,6 @@ from measure_helpers import (
     store_run,
 )
 
-from rankhouse import Warehouse
 from rankhouse.engine import compute
 from rankhouse.measures import parse_measures, trec_name
 
@@ -50,13 +49,6 @@ SETTINGS = settings(
 
 
 _NAMES = itertools.count()
-
-
-@pytest.fixture(scope="module")
-def shared_warehouse(tmp_path_factory):
-    """One warehouse file for all examples (opening one costs more than an example)."""
-    with Warehouse(tmp_path_factory.mktemp("differential") / "w.duckdb") as wh:
-        yield wh
 
 
 def _ours(wh, qrels, run, names, dense_from=RANKING_THRESHOLDS[-1], **options):

@@ -28,7 +28,6 @@ from measure_helpers import (
 )
 from trec_eval_oracle import Settings, TopicEval, oracle_topic
 
-from rankhouse import Warehouse
 from rankhouse.engine import compute
 from rankhouse.measures import parse_measures
 from rankhouse.trec_eval.mapping import line_measures
@@ -77,12 +76,6 @@ SETTINGS = settings(
     max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
 )
 _NAMES = itertools.count()
-
-
-@pytest.fixture(scope="module")
-def shared_warehouse(tmp_path_factory):
-    with Warehouse(tmp_path_factory.mktemp("trec_differential") / "w.duckdb") as wh:
-        yield wh
 
 
 def _ours(wh, qrels, run, options: Options, requests, dense_from=RANKING_THRESHOLDS[-1]):
