@@ -49,8 +49,6 @@ def warehouse(db_path: Path):
 def shared_warehouse(tmp_path_factory):
     """One warehouse file for a module's hypothesis examples (opening one costs more than an
     example; each example stores its qrels and run under new names)."""
-    from rankhouse import Warehouse
-
     with Warehouse(tmp_path_factory.mktemp("shared") / "w.duckdb") as wh:
         yield wh
 
