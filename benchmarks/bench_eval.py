@@ -20,13 +20,20 @@ from __future__ import annotations
 
 import argparse
 import json
-import statistics
 import subprocess
 import sys
 import tempfile
 from pathlib import Path
 
-from workload import PYTREC_READ_FILES, QRELS, ROOT, make_run, measured, print_figures
+from workload import (
+    PYTREC_READ_FILES,
+    QRELS,
+    ROOT,
+    make_run,
+    measured,
+    median_walls,
+    print_figures,
+)
 
 MEASURES = ["P@10", "nDCG@10", "AP", "RR", "R@1000"]
 PYTREC_MEASURES = {
@@ -154,9 +161,8 @@ def main() -> None:
         "trec_eval": "trec_eval 10 -c",
     }
     print_figures("command", figures, labels)
-    speedup = statistics.median(w for w, _ in figures["pytrec"]) / statistics.median(
-        w for w, _ in figures["file"]
-    )
+    medians = median_walls(figures)
+    speedup = medians["pytrec"] / medians["file"]
     print(f"file -> numbers is {speedup:.2f}x faster than pytrec_eval")
 
     ours = json.loads(outputs["file"])[0]
@@ -164,7 +170,6 @@ def main() -> None:
     worst = max(abs(ours[m] - theirs[PYTREC_MEASURES[m]]) for m in MEASURES)
     print(f"largest difference between rankhouse and pytrec_eval means: {worst:.2e}")
     if args.trec_eval:
-        medians = {key: statistics.median(w for w, _ in runs) for key, runs in figures.items()}
         ratio = medians["trec_eval"] / medians["file"]
         print(f"file -> numbers is {ratio:.2f}x faster than trec_eval")
         printed = {}

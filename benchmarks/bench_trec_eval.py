@@ -21,13 +21,20 @@ from __future__ import annotations
 
 import argparse
 import json
-import statistics
 import subprocess
 import sys
 import tempfile
 from pathlib import Path
 
-from workload import PYTREC_READ_FILES, QRELS, ROOT, make_run, measured, print_figures
+from workload import (
+    PYTREC_READ_FILES,
+    QRELS,
+    ROOT,
+    make_run,
+    measured,
+    median_walls,
+    print_figures,
+)
 
 PYTREC_SCRIPT = (
     PYTREC_READ_FILES
@@ -119,7 +126,7 @@ def main() -> None:
         f"{len(common)} summary values compared with pytrec_eval; differing: {differ or 'none'}"
         " (iprec_at_recall/11pt_avg may differ: trec_eval 9 rounds their cutoffs differently)"
     )
-    medians = {key: statistics.median(w for w, _ in runs) for key, runs in figures.items()}
+    medians = median_walls(figures)
     print(f"new warehouse: {medians['pytrec'] / medians['fresh']:.2f}x faster than pytrec_eval")
     if args.trec_eval:
         print(

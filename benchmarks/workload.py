@@ -77,6 +77,11 @@ def measured(command: list[str]) -> tuple[float, float, str]:
     return wall, peak, out
 
 
+def median_walls(figures: dict[str, list[tuple[float, float]]]) -> dict[str, float]:
+    """The median wall time of each command's (wall, peak) figures."""
+    return {key: statistics.median(wall for wall, _ in runs) for key, runs in figures.items()}
+
+
 def print_figures(
     title: str, figures: dict[str, list[tuple[float, float]]], labels: dict[str, str]
 ) -> None:
