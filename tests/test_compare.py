@@ -33,7 +33,7 @@ def loaded(warehouse, shared_dir, run_files):
 
 
 def _pairs(wh, run: str, baseline: str, measure: str, **options) -> pd.DataFrame:
-    per_query = wh.evaluate([run, baseline], "dl19", [measure], **options).per_query
+    per_query = wh.evaluate("dl19", [run, baseline], [measure], **options).per_query
     wide = per_query.pivot(index="query", columns="run", values="value")
     return wide.dropna()
 
@@ -41,7 +41,7 @@ def _pairs(wh, run: str, baseline: str, measure: str, **options) -> pd.DataFrame
 def test_means_only_without_baseline(loaded):
     frame = loaded.compare("dl19", RUNS, MEASURES)
     assert list(frame.columns) == list(COLUMNS)
-    summary = loaded.evaluate(RUNS, "dl19", MEASURES).summary.set_index("run")
+    summary = loaded.evaluate("dl19", RUNS, MEASURES).summary.set_index("run")
     assert list(frame["run"]) == [r for r in RUNS for _ in MEASURES]
     for row in frame.itertuples():
         assert row.mean == summary.at[row.run, row.measure]
@@ -106,11 +106,11 @@ def test_pairs_by_query_id_not_position(loaded, run_files, tmp_path):
     frame = loaded.compare(
         "dl19", ["partial"], ["AP"], baseline="night-2", missing_queries="skip"
     ).set_index("run")
-    baseline_values = loaded.evaluate(["night-2"], "dl19", ["AP"]).per_query.set_index("query")[
+    baseline_values = loaded.evaluate("dl19", ["night-2"], ["AP"]).per_query.set_index("query")[
         "value"
     ]
     run_values = loaded.evaluate(
-        ["partial"], "dl19", ["AP"], missing_queries="skip"
+        "dl19", ["partial"], ["AP"], missing_queries="skip"
     ).per_query.set_index("query")["value"]
     assert sorted(run_values.index) == sorted(kept)
     paired = baseline_values.loc[run_values.index]

@@ -54,7 +54,7 @@ def _count(wh, table):
 
 
 def test_values_match_pytrec_eval_and_missing_queries_score_zero(warehouse):
-    result = warehouse.evaluate([BM25, DENSE], QRELS, list(REFERENCE))
+    result = warehouse.evaluate(QRELS, [BM25, DENSE], list(REFERENCE))
     qrels_queries = set(_read_qrels(QRELS))
     for run_name, path in (("bm25", BM25), ("dense", DENSE)):
         expected = _reference(path)
@@ -72,7 +72,7 @@ def test_values_match_pytrec_eval_and_missing_queries_score_zero(warehouse):
 
 
 def test_skip_policy_averages_over_answered_queries(warehouse):
-    result = warehouse.evaluate(DENSE, QRELS, ["AP"], missing_queries="skip")
+    result = warehouse.evaluate(QRELS, DENSE, ["AP"], missing_queries="skip")
     expected = _reference(DENSE)
     mean = sum(v["map"] for v in expected.values()) / len(expected)
     assert result.summary.loc[0, "AP"] == pytest.approx(mean, abs=1e-9)
@@ -82,7 +82,7 @@ def test_skip_policy_averages_over_answered_queries(warehouse):
 
 
 def test_relevance_level_is_passed_to_binary_measures(warehouse):
-    result = warehouse.evaluate(BM25, QRELS, ["AP", "AP(rel=2)"], relevance_level=1)
+    result = warehouse.evaluate(QRELS, BM25, ["AP", "AP(rel=2)"], relevance_level=1)
     at_two = _reference(BM25, relevance_level=2)
     n = len(_read_qrels(QRELS))
     assert result.summary.loc[0, "AP(rel=2)"] == pytest.approx(
@@ -100,7 +100,7 @@ def test_query_counts_ignored_queries_and_ties(warehouse):
             "tag": "tied",
         }
     )
-    result = warehouse.evaluate(run, QRELS, ["P@5"])
+    result = warehouse.evaluate(QRELS, run, ["P@5"])
     counts = result.query_counts["tied"]
     assert counts.ignored == 1  # zz has no judgments
     assert counts.missing_from_run == 7
@@ -109,13 +109,13 @@ def test_query_counts_ignored_queries_and_ties(warehouse):
 
 
 def test_second_evaluation_is_reused_unless_recompute(warehouse):
-    first = warehouse.evaluate([BM25, DENSE], QRELS, ["AP", "nDCG@10"])
+    first = warehouse.evaluate(QRELS, [BM25, DENSE], ["AP", "nDCG@10"])
     stored = _count(warehouse, "evaluations")
     values = _count(warehouse, "evaluation_values")
     assert stored == 4 and values == 4 * 8
     assert first.num_reused == 0
 
-    again = warehouse.evaluate(["bm25", "dense"], "qrels", ["AP", "nDCG@10"])
+    again = warehouse.evaluate("qrels", ["bm25", "dense"], ["AP", "nDCG@10"])
     assert again.num_reused == 4
     assert list(again.aggregates["evaluation_id"]) == list(first.aggregates["evaluation_id"])
     pd.testing.assert_frame_equal(again.summary, first.summary)
@@ -126,18 +126,18 @@ def test_second_evaluation_is_reused_unless_recompute(warehouse):
     )
     assert list(first.per_query["query"].head(2)) == ["q1", "q1"]
 
-    recomputed = warehouse.evaluate("bm25", "qrels", ["AP"], recompute=True)
+    recomputed = warehouse.evaluate("qrels", "bm25", ["AP"], recompute=True)
     assert recomputed.num_reused == 0
     assert _count(warehouse, "evaluations") == stored  # replaced, not duplicated
     assert recomputed.summary.loc[0, "AP"] == first.summary.loc[0, "AP"]
 
-    other_level = warehouse.evaluate("bm25", "qrels", ["AP"], relevance_level=2)
+    other_level = warehouse.evaluate("qrels", "bm25", ["AP"], relevance_level=2)
     assert other_level.num_reused == 0
     assert _count(warehouse, "evaluations") == stored + 1
 
 
 def test_stored_evaluation_records_what_produced_it(warehouse):
-    warehouse.evaluate(BM25, QRELS, ["nDCG@10"], relevance_level=2, missing_queries="skip")
+    warehouse.evaluate(QRELS, BM25, ["nDCG@10"], relevance_level=2, missing_queries="skip")
     with warehouse.connect() as conn:
         row = conn.execute(sa.text("SELECT * FROM evaluations")).mappings().one()
         sha = conn.execute(sa.text("SELECT content_sha256 FROM qrels_sets")).scalar_one()
@@ -153,9 +153,9 @@ def test_stored_evaluation_records_what_produced_it(warehouse):
 
 def test_unknown_measure_and_unknown_run(warehouse):
     with pytest.raises(MeasureError, match="unknown measure .nDGC.; did you mean nDCG"):
-        warehouse.evaluate(BM25, QRELS, ["nDGC@10"])
+        warehouse.evaluate(QRELS, BM25, ["nDGC@10"])
     with pytest.raises(NotFoundError, match="no-such-run"):
-        warehouse.evaluate("no-such-run", QRELS, ["AP"])
+        warehouse.evaluate(QRELS, "no-such-run", ["AP"])
 
 
 def test_evaluate_frames_with_any_column_names():
@@ -164,8 +164,8 @@ def test_evaluate_frames_with_any_column_names():
         {"QUERY": ["1", "1", "2", "2"], "DOC": ["a", "b", "c", "d"], "SIM": [0.2, 0.9, 0.5, 0.7]}
     )
     result = rankhouse.evaluate(
-        run,
         qrels,
+        run,
         ["RR", "P@2"],
         columns={"qid": "QUERY", "docid": "DOC", "score": "SIM"},
         qrels_columns={"qid": "QUERY", "docid": "DOC", "rel": "LABEL"},
@@ -245,5 +245,5 @@ def test_tied_pairs_are_counted_at_ingest_and_recounted_when_absent(warehouse):
     assert at_ingest == 2  # (a, b) and (b, c) in q1
     with warehouse.transaction() as conn:  # as a run stored before migration 0004
         conn.execute(sa.text("UPDATE runs SET tied_pairs = NULL"))
-    result = warehouse.evaluate("ties", QRELS, ["P@5"])
+    result = warehouse.evaluate(QRELS, "ties", ["P@5"])
     assert result.query_counts["ties"].tied_pairs == 2

@@ -25,7 +25,7 @@ def _load(wh: Warehouse, shared_dir: Path, run_files: dict[str, Path]) -> None:
     for i, name in enumerate(NIGHTS, start=1):
         wh.ingest_run(run_files[name], name=name, meta={"commit": f"c{i}"})
     wh.ingest_run(run_files["bm25-old"], name="bm25-old")
-    wh.evaluate([*NIGHTS, "bm25-old"], "dl19", MEASURES)
+    wh.evaluate("dl19", [*NIGHTS, "bm25-old"], MEASURES)
 
 
 def test_a_series_in_ingest_order_with_metadata_and_values(warehouse, shared_dir, run_files):
@@ -45,7 +45,7 @@ def test_a_series_in_ingest_order_with_metadata_and_values(warehouse, shared_dir
     assert list(history["commit"]) == ["c1", "c2", "c3"]
     assert history["ingested_at"].is_monotonic_increasing
     assert set(history["system"]) == {"nightly"} and set(history["qrels"]) == {"dl19"}
-    summary = warehouse.evaluate(NIGHTS, "dl19", MEASURES).summary.set_index("run")
+    summary = warehouse.evaluate("dl19", NIGHTS, MEASURES).summary.set_index("run")
     for measure in MEASURES:
         assert list(history[measure]) == list(summary.loc[NIGHTS, measure])
     assert list(history["gate"]) == [None, None, None]

@@ -33,7 +33,7 @@ def _prepare(db_path: Path, shared_dir: Path, run_files: dict[str, Path], *names
 
 def _reference(wh: Warehouse, run: str, baseline: str, measure: str) -> tuple[float, float]:
     """(mean difference, scipy's paired t-test p-value) from evaluate's per-query values."""
-    per_query = wh.evaluate([run, baseline], "dl19", [measure]).per_query
+    per_query = wh.evaluate("dl19", [run, baseline], [measure]).per_query
     wide = per_query.pivot(index="query", columns="run", values="value")
     delta = wide[run].mean() - wide[baseline].mean()
     return delta, scipy_stats.ttest_rel(wide[run], wide[baseline]).pvalue
@@ -109,7 +109,7 @@ def test_relative_tolerance(shared_dir, run_files, warehouse):
     warehouse.ingest_qrels(qrels_path(shared_dir), name="dl19")
     for name in ("night-2", "slightly-worse"):
         warehouse.ingest_run(run_files[name], name=name)
-    summary = warehouse.evaluate(["night-2", "slightly-worse"], "dl19", MEASURES).summary
+    summary = warehouse.evaluate("dl19", ["night-2", "slightly-worse"], MEASURES).summary
     base, run = (
         summary.set_index("run").loc["night-2"],
         summary.set_index("run").loc["slightly-worse"],

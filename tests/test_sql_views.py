@@ -54,7 +54,7 @@ def warehouse_file(shared_dir, tmp_path_factory) -> tuple[Path, dict]:
                             "WHERE name = 'bm25-old'"
                         )
                     )
-        result = wh.evaluate(RUNS, "dl19", MEASURES)
+        result = wh.evaluate("dl19", RUNS, MEASURES)
         gates = [
             regress(wh, name, baseline="previous", qrels="dl19", measures=MEASURES)
             for name in ("night-2", "night-3")

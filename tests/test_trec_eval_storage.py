@@ -46,7 +46,7 @@ def test_stored_values_are_the_api_measures(run_cli, db_path, trec_eval_tests):
         cwd=trec_eval_tests,
     )
     with Warehouse(db_path) as wh:
-        result = wh.evaluate("STANDARD", "qrels.test", ["SetF", "Utility"])
+        result = wh.evaluate("qrels.test", "STANDARD", ["SetF", "Utility"])
         assert result.num_reused == 2
         row = result.summary.iloc[0]
         # trec_eval's out.test.a: set_F 0.1194, utility -412.6667

@@ -165,11 +165,11 @@ def compare(
     if permutations < 1:
         raise RankhouseError(f"permutations must be at least 1, got {permutations}")
     options = {"relevance_level": relevance_level, "missing_queries": missing_queries}
-    result = evaluate(wh, runs, qrels, measures, **options)
+    result = evaluate(wh, qrels, runs, measures, **options)
     aggregates = result.aggregates
     baseline_id = None
     if baseline is not None:
-        base = evaluate(wh, [baseline], qrels, measures, **options).aggregates
+        base = evaluate(wh, qrels, [baseline], measures, **options).aggregates
         if base["run_id"].nunique() != 1:
             raise InputError(
                 f"the baseline {baseline!r} stands for {base['run_id'].nunique()} runs",

@@ -66,8 +66,8 @@ class EvaluationResult:
 
 def evaluate(
     wh,
-    runs: Any,
     qrels: Any,
+    runs: Any,
     measures: Iterable[Any],
     *,
     relevance_level: int = 1,
@@ -80,10 +80,10 @@ def evaluate(
 
     Args:
         wh: the :class:`~rankhouse.Warehouse`.
+        qrels: a stored qrels set's name or id, a file path or a DataFrame.
         runs: one run or a list of runs; each a stored name or id, a file path (ingested on
             the fly, deduplicated by content hash; a multi-tag file gives one run per tag) or
             a pandas DataFrame.
-        qrels: a stored qrels set's name or id, a file path or a DataFrame.
         measures: names in ir_measures' or trec_eval's grammar (``"nDCG@10"``, ``"P_5"``,
             ``"ndcg_cut.10,20"``) or :class:`~rankhouse.measures.Measure` objects.
         relevance_level: grade from which a judgment counts as relevant for binary measures
@@ -179,24 +179,29 @@ def evaluate(
 
 
 def evaluate_frames(
-    run: Any,
     qrels: Any,
+    run: Any,
     measures: Iterable[Any],
     *,
-    columns=None,
-    qrels_columns=None,
-    **options: Any,
+    relevance_level: int = 1,
+    missing_queries: str = "zero",
+    order: str = "score",
+    columns: str | dict[str, str] | None = None,
+    qrels_columns: str | dict[str, str] | None = None,
 ) -> EvaluationResult:
     """Evaluate DataFrames (or files) without a warehouse file: notebooks, quick checks.
 
     Args:
+        qrels: a DataFrame or file path (column mapping ``qrels_columns``).
         run: a pandas DataFrame (any column names that ingest recognises, or mapped with
             ``columns``) or a file path. Several system tags give several runs.
-        qrels: a DataFrame or file path (column mapping ``qrels_columns``).
         measures: measure names, as for :func:`evaluate`.
+        relevance_level: as for :func:`evaluate`.
+        missing_queries: as for :func:`evaluate`.
+        order: ``"score"`` ranks by score (trec_eval; a rank column is ignored); ``"rank"``
+            takes the run's ranks as the ranking (a run without scores needs it).
         columns: column mapping for the run, e.g. ``{"qid": "query", "score": "sim"}``.
         qrels_columns: column mapping for the qrels.
-        **options: passed to :func:`evaluate` (``relevance_level``, ``missing_queries``).
 
     Returns:
         An :class:`EvaluationResult` (the in-memory warehouse is discarded).
@@ -205,8 +210,15 @@ def evaluate_frames(
 
     with Warehouse(":memory:") as wh:
         qrels_result = wh.ingest_qrels(qrels, columns=qrels_columns)
-        run_results = wh.ingest_run(run, columns=columns)
-        return evaluate(wh, [r.id for r in run_results], qrels_result.id, measures, **options)
+        run_results = wh.ingest_run(run, columns=columns, order=order)
+        return evaluate(
+            wh,
+            qrels_result.id,
+            [r.id for r in run_results],
+            measures,
+            relevance_level=relevance_level,
+            missing_queries=missing_queries,
+        )
 
 
 # --- resolving names, ids, files and frames -------------------------------------------------

@@ -149,7 +149,7 @@ def regress(
     qrels_row = resolve_qrels(wh, qrels)
     options = {"relevance_level": relevance_level, "missing_queries": missing_queries}
     aggregates = evaluate(
-        wh, [baseline_row["id"], run_row["id"]], qrels_row["id"], measures, **options
+        wh, qrels_row["id"], [baseline_row["id"], run_row["id"]], measures, **options
     ).aggregates
     settings = {
         "test": test,

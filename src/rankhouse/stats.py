@@ -34,12 +34,11 @@ import numpy as np
 from scipy import stats as scipy_stats
 from statsmodels.stats.multitest import multipletests
 
+from .defaults import DEFAULT_PERMUTATIONS, DEFAULT_SEED
 from .errors import RankhouseError
 
 TESTS = ("t", "wilcoxon", "randomization", "bootstrap")
 CORRECTIONS = ("none", "bonferroni", "holm", "bh")
-DEFAULT_PERMUTATIONS = 10_000
-DEFAULT_SEED = 42
 
 _STATSMODELS_METHOD = {"bonferroni": "bonferroni", "holm": "holm", "bh": "fdr_bh"}
 

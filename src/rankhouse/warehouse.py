@@ -6,13 +6,20 @@ import os
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import sqlalchemy as sa
 from sqlalchemy.pool import StaticPool
 
+from .defaults import DEFAULT_PERMUTATIONS, DEFAULT_SEED
 from .errors import RankhouseError, SchemaError
 from .schema import migrate, pending_migrations
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+    from .evaluation import EvaluationResult
+    from .ingest import IngestResult
 
 DEFAULT_DB = "rankhouse.duckdb"
 DB_ENV_VAR = "RANKHOUSE_DB"
@@ -162,33 +169,190 @@ class Warehouse:
         remove_qrels(self, name_or_id)
 
     # --- ingest --------------------------------------------------------------------------
-    def ingest_qrels(self, source, **options):
-        """Ingest relevance judgments; see :func:`rankhouse.ingest.ingest_qrels`."""
+    def ingest_qrels(
+        self,
+        source: str | os.PathLike[str] | pd.DataFrame,
+        *,
+        name: str | None = None,
+        columns: str | dict[str, str] | None = None,
+        format: str | None = None,
+        replace: bool = False,
+        progress: bool | None = None,
+    ) -> IngestResult:
+        """Ingest relevance judgments (``rankhouse ingest qrels``).
+
+        Args:
+            source: a path (plain or ``.gz``) or a DataFrame.
+            name: the qrels set's name (default: from the file name).
+            columns: column mapping ``"qid=Q,docid=D,rel=R"`` (or a dict) for tabular sources.
+            format: trec, csv, tsv, parquet or jsonl (default: from the extension).
+            replace: overwrite a qrels set of the same name with different content.
+            progress: show a progress bar (default: big files, stderr a terminal).
+
+        See :func:`rankhouse.ingest.ingest_qrels` for the result and the errors.
+        """
         from .ingest import ingest_qrels
 
-        return ingest_qrels(self, source, **options)
+        return ingest_qrels(
+            self,
+            source,
+            name=name,
+            columns=columns,
+            format=format,
+            replace=replace,
+            progress=progress,
+        )
 
-    def ingest_run(self, source, **options):
-        """Ingest a run (one stored run per tag); see :func:`rankhouse.ingest.ingest_run`."""
+    def ingest_run(
+        self,
+        source: str | os.PathLike[str] | pd.DataFrame,
+        *,
+        name: str | None = None,
+        columns: str | dict[str, str] | None = None,
+        format: str | None = None,
+        order: str = "score",
+        meta: dict[str, str] | None = None,
+        replace: bool = False,
+        progress: bool | None = None,
+    ) -> list[IngestResult]:
+        """Ingest a run, one stored run per system tag (``rankhouse ingest run``).
+
+        Args:
+            source: a path (plain or ``.gz``) or a DataFrame.
+            name: the run's name (several tags: ``<name>/<tag>``; default: the tag).
+            columns: column mapping ``"qid=Q,docid=D,score=S"`` (or a dict) for tabular sources.
+            format: trec, csv, tsv, parquet or jsonl (default: from the extension).
+            order: ``"score"`` (rank by score) or ``"rank"`` (the given ranks are the ranking).
+            meta: metadata pairs stored with every run of this ingest.
+            replace: overwrite runs of the same names holding different content.
+            progress: show a progress bar (default: big files, stderr a terminal).
+
+        See :func:`rankhouse.ingest.ingest_run` for the result and the errors.
+        """
         from .ingest import ingest_run
 
-        return ingest_run(self, source, **options)
+        return ingest_run(
+            self,
+            source,
+            name=name,
+            columns=columns,
+            format=format,
+            order=order,
+            meta=meta,
+            replace=replace,
+            progress=progress,
+        )
 
     # --- evaluation ----------------------------------------------------------------------
-    def evaluate(self, runs, qrels, measures, **options):
-        """Evaluate runs against a qrels set; see :func:`rankhouse.evaluation.evaluate`."""
+    def evaluate(
+        self,
+        qrels: Any,
+        runs: Any,
+        measures: Any,
+        *,
+        relevance_level: int = 1,
+        missing_queries: str = "zero",
+        recompute: bool = False,
+        options: dict[str, Any] | None = None,
+        with_query_counts: bool = True,
+    ) -> EvaluationResult:
+        """Evaluate runs against a qrels set, storing every evaluation (``rankhouse eval``).
+
+        Args:
+            qrels: a stored qrels set's name or id, a file path or a DataFrame.
+            runs: one run or a list: stored names or ids, file paths or DataFrames.
+            measures: one name or a list (``"nDCG@10"``, ``"P_5"``, ``"ndcg_cut.10,20"``).
+            relevance_level: grade from which a judgment counts as relevant (trec_eval ``-l``).
+            missing_queries: ``"zero"`` (trec_eval ``-c``) or ``"skip"``.
+            recompute: compute and store again even when the evaluation is stored.
+            options: further value-changing options (``{"max_rank": 100}``, ...).
+            with_query_counts: fill the result's ``query_counts``.
+
+        See :func:`rankhouse.evaluation.evaluate` for the result and the errors.
+        """
         from .evaluation import evaluate
 
-        return evaluate(self, runs, qrels, measures, **options)
+        return evaluate(
+            self,
+            qrels,
+            runs,
+            measures,
+            relevance_level=relevance_level,
+            missing_queries=missing_queries,
+            recompute=recompute,
+            options=options,
+            with_query_counts=with_query_counts,
+        )
 
-    def compare(self, qrels, runs, measures, **options):
-        """Compare runs with significance tests; see :func:`rankhouse.compare.compare`."""
+    def compare(
+        self,
+        qrels: Any,
+        runs: Any,
+        measures: Any,
+        *,
+        baseline: Any = None,
+        test: str = "t",
+        correction: str = "none",
+        alpha: float = 0.05,
+        permutations: int = DEFAULT_PERMUTATIONS,
+        seed: int = DEFAULT_SEED,
+        relevance_level: int = 1,
+        missing_queries: str = "zero",
+    ) -> pd.DataFrame:
+        """Means of several runs and paired tests against a baseline (``rankhouse compare``).
+
+        Args:
+            qrels: a stored qrels set (name or id), a file path or a DataFrame.
+            runs: runs as :meth:`evaluate` takes them.
+            measures: measure names or Measure objects.
+            baseline: the run the others are tested against (None: means only).
+            test: ``"t"``, ``"wilcoxon"``, ``"randomization"`` or ``"bootstrap"``.
+            correction: ``"none"``, ``"bonferroni"``, ``"holm"`` or ``"bh"``.
+            alpha: significance level of the corrected p-values.
+            permutations: resamples of the randomization and bootstrap tests.
+            seed: seed of the randomization and bootstrap tests.
+            relevance_level: as for :meth:`evaluate`.
+            missing_queries: as for :meth:`evaluate`.
+
+        See :func:`rankhouse.compare.compare` for the result's columns and the errors.
+        """
         from .compare import compare
 
-        return compare(self, qrels, runs, measures, **options)
+        return compare(
+            self,
+            qrels,
+            runs,
+            measures,
+            baseline=baseline,
+            test=test,
+            correction=correction,
+            alpha=alpha,
+            permutations=permutations,
+            seed=seed,
+            relevance_level=relevance_level,
+            missing_queries=missing_queries,
+        )
 
-    def history(self, **options):
-        """Stored evaluations over time; see :func:`rankhouse.history.history`."""
+    def history(
+        self,
+        *,
+        system: str | None = None,
+        run: str | int | None = None,
+        qrels: str | int | None = None,
+        measures: Any = None,
+        since: Any = None,
+    ) -> pd.DataFrame:
+        """Stored evaluations over time, one row per run (``rankhouse history``).
+
+        Args:
+            system: only runs with this system tag.
+            run: only this run (name or id).
+            qrels: only evaluations against this qrels set (name or id).
+            measures: only these measures, as columns in this order.
+            since: only runs ingested at or after this date (ISO text, date or datetime, UTC).
+
+        See :func:`rankhouse.history.history` for the columns and the errors.
+        """
         from .history import history
 
-        return history(self, **options)
+        return history(self, system=system, run=run, qrels=qrels, measures=measures, since=since)

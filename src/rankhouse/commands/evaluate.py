@@ -53,8 +53,8 @@ def eval_command(
     """Evaluate RUNS against QRELS; every evaluation is stored and reused when asked again."""
     wh = open_warehouse(ctx)
     result = wh.evaluate(
-        runs,
         qrels,
+        runs,
         measures or DEFAULT_MEASURES,
         relevance_level=relevance_level,
         missing_queries=missing_queries.value,

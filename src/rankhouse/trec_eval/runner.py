@@ -293,8 +293,8 @@ def _values(wh, options, requests, run_id: int, qrels_id: int, topics, limit: in
             engine_options["judged_only"] = True
         result = evaluate_stored(
             wh,
-            [run_id],
             qrels_id,
+            [run_id],
             [m.name for m in measures],  # canonical names parse back to the same measures
             relevance_level=options.level,
             missing_queries="zero",
