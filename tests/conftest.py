@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+import uuid
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -29,6 +30,87 @@ def shared_dir() -> Path:
 def trec_eval_tests(shared_dir: Path) -> Path:
     """trec_eval's own conformance inputs and expected outputs."""
     return shared_dir / "data" / "trec_eval_tests"
+
+
+#: The PostgreSQL server for the tests (``scripts/with-postgres`` starts one and sets it).
+POSTGRES_ENV = "RANKHOUSE_TEST_POSTGRES"
+#: The backends the parametrized fixtures below run on.
+BACKENDS = ["duckdb", "postgresql"]
+
+
+@pytest.fixture(scope="session")
+def postgres_server() -> str:
+    """The test server's URL; skips without one, but fails under CI (where one must run)."""
+    url = os.environ.get(POSTGRES_ENV)
+    if not url:
+        reason = f"no PostgreSQL server: set {POSTGRES_ENV} (scripts/with-postgres does)"
+        if os.environ.get("CI") == "true":
+            pytest.fail(f"CI must run the PostgreSQL tests: {reason}")
+        pytest.skip(reason)
+    return url
+
+
+def new_postgres_schema(server: str) -> tuple[str, str]:
+    """(a fresh empty schema on the server, the warehouse URL that works inside it)."""
+    import psycopg
+
+    schema = f"t_{uuid.uuid4().hex[:12]}"
+    with psycopg.connect(server, autocommit=True) as conn:
+        conn.execute(f"CREATE SCHEMA {schema}")
+    separator = "&" if "?" in server else "?"
+    return schema, f"{server}{separator}options=-csearch_path%3D{schema}"
+
+
+def drop_postgres_schema(server: str, schema: str) -> None:
+    import psycopg
+
+    with psycopg.connect(server, autocommit=True) as conn:
+        conn.execute(f"DROP SCHEMA {schema} CASCADE")
+
+
+@pytest.fixture
+def postgres_url(postgres_server: str):
+    """URL of a new, empty warehouse on the test server (its own schema, dropped after)."""
+    schema, url = new_postgres_schema(postgres_server)
+    yield url
+    drop_postgres_schema(postgres_server, schema)
+
+
+def _target(backend: str, folder: Path, request) -> tuple[str, str | None]:
+    """(warehouse target, schema to drop or None) for a backend."""
+    if backend == "duckdb":
+        return str(folder / "warehouse.duckdb"), None
+    server = request.getfixturevalue("postgres_server")
+    schema, url = new_postgres_schema(server)
+    return url, schema
+
+
+@pytest.fixture(params=BACKENDS)
+def backend_target(request, tmp_path: Path):
+    """The target of a new warehouse on each backend: a DuckDB file path, then a PostgreSQL
+    URL. Tests taking it (or :func:`any_warehouse`) run once per backend."""
+    target, schema = _target(request.param, tmp_path, request)
+    yield target
+    if schema is not None:
+        drop_postgres_schema(request.getfixturevalue("postgres_server"), schema)
+
+
+@pytest.fixture
+def any_warehouse(backend_target: str):
+    """A real warehouse on each backend in turn, closed after the test."""
+    wh = Warehouse(backend_target)
+    yield wh
+    wh.close()
+
+
+@pytest.fixture(scope="module", params=BACKENDS)
+def shared_any_warehouse(request, tmp_path_factory):
+    """One warehouse per module and backend for hypothesis examples (see shared_warehouse)."""
+    target, schema = _target(request.param, tmp_path_factory.mktemp("shared"), request)
+    with Warehouse(target) as wh:
+        yield wh
+    if schema is not None:
+        drop_postgres_schema(request.getfixturevalue("postgres_server"), schema)
 
 
 @pytest.fixture

@@ -14,6 +14,7 @@ from rankhouse import Warehouse, engine
 from rankhouse.engine import aggregate, compute
 from rankhouse.ingest import ingest_qrels, ingest_run
 from rankhouse.measures import parse_measures
+from rankhouse.storage import engine_connection
 
 
 def store_qrels(wh: Warehouse, source: Path | pd.DataFrame, name: str = "qrels") -> int:
@@ -29,7 +30,7 @@ def store_run(wh: Warehouse, source: Path | pd.DataFrame, name: str = "run") -> 
 def evaluate(wh: Warehouse, run_id: int, qrels_id: int, names, **options):
     """(per-query frame, aggregate frame) for measure names."""
     measures = parse_measures(names)
-    with wh.connect() as conn:
+    with engine_connection(wh, [run_id], qrels_id) as conn:
         per_query = compute(conn, [run_id], qrels_id, measures, **options)
     return per_query, aggregate(per_query, measures)
 

@@ -223,7 +223,8 @@ CASES = {
 
 
 @pytest.mark.parametrize("case", list(CASES))
-def test_edge_case(case, warehouse, tmp_path):
+def test_edge_case(case, any_warehouse, tmp_path):
+    warehouse = any_warehouse
     qrels_text, run_text, options, expected = CASES[case]
     qrels_file = tmp_path / "case.qrels"
     run_file = tmp_path / "case.run"
@@ -245,7 +246,8 @@ def test_edge_case(case, warehouse, tmp_path):
     assert printed == expected
 
 
-def test_query_order_is_byte_order(warehouse, tmp_path):
+def test_query_order_is_byte_order(any_warehouse, tmp_path):
+    warehouse = any_warehouse
     (tmp_path / "q").write_text("10 0 a 1\n2 0 a 1\n9 0 a 1\n")
     (tmp_path / "r").write_text("2 Q0 a 1 1 r\n10 Q0 a 1 1 r\n9 Q0 a 1 1 r\n")
     per_query, _ = evaluate(

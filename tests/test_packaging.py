@@ -40,6 +40,7 @@ def test_wheel_installs_and_runs_elsewhere(tmp_path):
     names = zipfile.ZipFile(wheel).namelist()
     assert any(n.startswith("rankhouse/sql/") for n in names)
     assert "rankhouse/migrations/0001_core.sql" in names
+    assert "rankhouse/migrations/postgresql/0001_core.sql" in names
 
     target = tmp_path / "site"
     install = subprocess.run(

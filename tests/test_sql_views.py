@@ -1,7 +1,8 @@
 """The analysts' views, the five documented SQL questions, and ``rankhouse sql``.
 
-The questions are read from README.md and run on the warehouse file opened with the
-``duckdb`` module alone, as the ``duckdb`` shell would open it.
+The questions are read from README.md and run on both backends without rankhouse: on the
+warehouse file opened with the ``duckdb`` module alone, as the ``duckdb`` shell would open it,
+and on a PostgreSQL warehouse through plain psycopg, as any SQL tool would.
 """
 
 from __future__ import annotations
@@ -12,9 +13,12 @@ from pathlib import Path
 
 import duckdb
 import pandas as pd
+import psycopg
 import pytest
 import sqlalchemy as sa
 from series_helpers import make_runs, qrels_path
+
+from conftest import BACKENDS, drop_postgres_schema, new_postgres_schema
 
 from rankhouse import Warehouse
 from rankhouse.regress import regress
@@ -31,16 +35,22 @@ def documented_questions() -> list[str]:
     return re.findall(r"```sql\n(.*?)```", section, flags=re.S)
 
 
-@pytest.fixture(scope="module")
-def warehouse_file(shared_dir, tmp_path_factory) -> tuple[Path, dict]:
-    """A closed warehouse file with six runs of three systems, evaluated and gated.
+@pytest.fixture(scope="module", params=BACKENDS)
+def warehouse_file(request, shared_dir, tmp_path_factory) -> tuple[str, dict]:
+    """A closed warehouse with six runs of three systems, evaluated and gated: a DuckDB file,
+    then a PostgreSQL warehouse.
 
-    Returns the file and the reference data: evaluate's per-query values and summary, and
-    the regress results.
+    Returns the file path or server URL and the reference data: evaluate's per-query values
+    and summary, and the regress results.
     """
     folder = tmp_path_factory.mktemp("sql")
     run_files = make_runs(shared_dir, folder / "runs")
-    path = folder / "warehouse.duckdb"
+    if request.param == "duckdb":
+        path = str(folder / "warehouse.duckdb")
+    else:
+        server = request.getfixturevalue("postgres_server")
+        schema, path = new_postgres_schema(server)
+        request.addfinalizer(lambda: drop_postgres_schema(server, schema))
     with Warehouse(path) as wh:
         wh.ingest_qrels(qrels_path(shared_dir), name="dl19")
         for name in RUNS:
@@ -65,10 +75,21 @@ def warehouse_file(shared_dir, tmp_path_factory) -> tuple[Path, dict]:
 
 @pytest.fixture
 def plain(warehouse_file):
-    """The warehouse opened by the duckdb module, without rankhouse."""
-    connection = duckdb.connect(str(warehouse_file[0]), read_only=True)
+    """The warehouse opened without rankhouse: the duckdb module, or psycopg for a server."""
+    target = warehouse_file[0]
+    if target.startswith("postgresql://"):
+        connection = psycopg.connect(target, autocommit=True)
+        connection.execute("SET default_transaction_read_only = on")
+    else:
+        connection = duckdb.connect(target, read_only=True)
     yield connection
     connection.close()
+
+
+def frame(connection, query: str) -> pd.DataFrame:
+    """A query's rows as a DataFrame, through either module."""
+    cursor = connection.execute(query)
+    return pd.DataFrame(cursor.fetchall(), columns=[d[0] for d in cursor.description])
 
 
 def test_the_docs_hold_five_questions():
@@ -82,27 +103,28 @@ def test_views_open_in_plain_duckdb(plain, view):
 
 
 def test_latest_evaluations_has_one_row_per_run_and_measure(plain, warehouse_file):
-    frame = plain.execute(
-        "SELECT run_name, measure, value FROM latest_evaluations ORDER BY run_name, measure"
-    ).df()
+    found = frame(
+        plain, "SELECT run_name, measure, value FROM latest_evaluations ORDER BY run_name, measure"
+    )
     summary = warehouse_file[1]["summary"].set_index("run")
-    assert len(frame) == len(RUNS) * len(MEASURES)
-    for row in frame.itertuples():
+    assert len(found) == len(RUNS) * len(MEASURES)
+    for row in found.itertuples():
         assert row.value == summary.at[row.run_name, row.measure]
 
 
 def test_query_values_carry_run_details(plain, warehouse_file):
-    frame = plain.execute(
+    found = frame(
+        plain,
         "SELECT run_name, system_tag, measure, query_id, value, "
-        "json_extract_string(run_metadata, '$.commit') AS git_commit FROM query_values"
-    ).df()
+        "CAST(run_metadata AS JSON) ->> 'commit' AS git_commit FROM query_values",
+    )
     per_query = warehouse_file[1]["per_query"]
-    merged = frame.merge(
+    merged = found.merge(
         per_query, left_on=["run_name", "measure", "query_id"], right_on=["run", "measure", "query"]
     )
-    assert len(merged) == len(per_query) == len(frame)
+    assert len(merged) == len(per_query) == len(found)
     assert (merged["value_x"] == merged["value_y"]).all()
-    nightly = frame[frame["system_tag"] == "nightly"]
+    nightly = found[found["system_tag"] == "nightly"]
     assert set(nightly["git_commit"]) == {"commit-night-1", "commit-night-2", "commit-night-3"}
 
 
@@ -174,9 +196,13 @@ def test_question_5_failed_gates(plain, warehouse_file):
 
 
 def test_sql_command_is_read_only_by_default(warehouse_file, run_cli, tmp_path):
-    path = tmp_path / "copy.duckdb"
-    path.write_bytes(warehouse_file[0].read_bytes())
-    env_db = ["--db", str(path)]
+    """Last in this file: on a server it empties regress_verdicts of the module's warehouse."""
+    target = warehouse_file[0]
+    if not target.startswith("postgresql://"):
+        path = tmp_path / "copy.duckdb"
+        path.write_bytes(Path(target).read_bytes())
+        target = str(path)
+    env_db = ["--db", target]
     query = documented_questions()[0]
     shown = run_cli(*env_db, "sql", query, "--format", "json", db=False)
     assert shown.exit_code == 0, shown.stderr

@@ -20,8 +20,10 @@ GOLDEN = {
 
 
 @pytest.mark.parametrize("expected", sorted(GOLDEN))
-def test_golden_output(run_cli, trec_eval_tests, expected):
-    result = run_cli("trec-eval", *GOLDEN[expected].split(), cwd=trec_eval_tests)
+def test_golden_output(run_cli, trec_eval_tests, expected, backend_target):
+    """Byte for byte on either backend (a server's evaluations compute locally, then land)."""
+    command = ["--db", backend_target, "trec-eval", *GOLDEN[expected].split()]
+    result = run_cli(*command, cwd=trec_eval_tests, db=False)
     assert result.exit_code == 0, result.stderr
     assert result.stdout == (trec_eval_tests / expected).read_text()
 

@@ -347,12 +347,13 @@ def _compute_and_store(
     """
     from . import __version__
     from .engine import aggregate, compute
+    from .storage import engine_connection
 
     by_name = {m.name: m for m in measures}
     run_ids = sorted({k.run_id for k in keys})
     wanted = [by_name[name] for name in dict.fromkeys(k.measure for k in keys)]
     qrels_id = keys[0].qrels_id
-    with wh.connect() as conn:
+    with engine_connection(wh, run_ids, qrels_id) as conn:
         per_query = compute(
             conn,
             run_ids,
@@ -440,6 +441,8 @@ def _insert_values(
     wh, conn: sa.Connection, per_query: pd.DataFrame, ids: dict[tuple[int, str], int]
 ) -> None:
     """Store the per-query values of the evaluations ``ids`` ((run id, measure) -> id)."""
+    from .storage import insert_frame
+
     run_codes, run_ids = pd.factorize(per_query["run_id"])
     measure_codes, measures = pd.factorize(per_query["measure"])
     table = np.full((len(run_ids), len(measures)), -1, dtype="int64")
@@ -457,21 +460,7 @@ def _insert_values(
             "value": per_query["value"].to_numpy(dtype=float)[kept],
         }
     )
-    if wh.dialect == "duckdb":  # bulk path: DuckDB reads the frame directly
-        raw = wh.duckdb_connection(conn)
-        raw.register("_rankhouse_new_values", frame)
-        try:
-            raw.execute(
-                "INSERT INTO evaluation_values SELECT evaluation_id, query_id, value "
-                "FROM _rankhouse_new_values"
-            )
-        finally:
-            raw.unregister("_rankhouse_new_values")
-    else:
-        conn.execute(
-            sa.text("INSERT INTO evaluation_values VALUES (:evaluation_id, :query_id, :value)"),
-            frame.to_dict("records"),
-        )
+    insert_frame(wh, conn, "evaluation_values", frame)
 
 
 def _as_text(ids: pd.Series) -> np.ndarray:

@@ -1,4 +1,9 @@
-"""Numbered schema migrations: ``migrations/NNNN_name.sql`` applied in order, each recorded."""
+"""Numbered schema migrations applied in order, each recorded in ``schema_migrations``.
+
+DuckDB files take ``migrations/NNNN_name.sql``; PostgreSQL servers take the same numbers from
+``migrations/postgresql/`` (its types, byte-wise collation and UNIQUE constraints). Both folders
+move in step: migration N means the same schema on either backend.
+"""
 
 from __future__ import annotations
 
@@ -31,10 +36,20 @@ class Migration:
         return [part.strip() for part in re.split(r";\s*(?:\n|$)", text) if part.strip()]
 
 
-def known_migrations() -> list[Migration]:
-    """Every migration shipped with this version of rankhouse, in version order."""
+#: Key of the PostgreSQL advisory lock held while migrating (any constant shared by all).
+MIGRATION_LOCK = 0x72616E6B  # 'rank'
+
+
+def migration_folder(dialect: str = "duckdb") -> Path:
+    """The folder of the migrations for a backend (``'duckdb'`` or ``'postgresql'``)."""
+    base = migrations_dir()
+    return base if dialect == "duckdb" else base / dialect
+
+
+def known_migrations(dialect: str = "duckdb") -> list[Migration]:
+    """Every migration shipped with this version of rankhouse for ``dialect``, in order."""
     found = []
-    for path in sorted(migrations_dir().glob("*.sql")):
+    for path in sorted(migration_folder(dialect).glob("*.sql")):
         match = _MIGRATION_NAME.match(path.name)
         if match is None:
             raise SchemaError(f"migration file {path.name!r} is not named NNNN_name.sql")
@@ -56,7 +71,7 @@ def applied_versions(conn: sa.Connection) -> list[int]:
 def pending_migrations(conn: sa.Connection) -> list[Migration]:
     """Migrations not yet applied; raises SchemaError if the warehouse is newer than the code."""
     applied = applied_versions(conn)
-    known = known_migrations()
+    known = known_migrations(conn.dialect.name)
     newest_known = known[-1].version if known else 0
     if applied and max(applied) > newest_known:
         raise SchemaError(
@@ -67,7 +82,24 @@ def pending_migrations(conn: sa.Connection) -> list[Migration]:
 
 
 def migrate(engine: sa.Engine) -> list[Migration]:
-    """Apply pending migrations, each in its own transaction with its row. Returns those applied."""
+    """Apply pending migrations, each in its own transaction with its row. Returns those applied.
+
+    On PostgreSQL a session advisory lock is held throughout, so that processes opening a new
+    database at once apply each migration once (the others wait, then find nothing pending).
+    """
+    if engine.dialect.name != "postgresql":
+        return _migrate(engine)
+    with engine.connect() as locked:
+        locked.execute(sa.text("SELECT pg_advisory_lock(:key)"), {"key": MIGRATION_LOCK})
+        locked.commit()
+        try:
+            return _migrate(engine)
+        finally:
+            locked.execute(sa.text("SELECT pg_advisory_unlock(:key)"), {"key": MIGRATION_LOCK})
+            locked.commit()
+
+
+def _migrate(engine: sa.Engine) -> list[Migration]:
     with engine.begin() as conn:
         conn.execute(
             sa.text(

@@ -29,11 +29,14 @@ def resolve_target(target: str | os.PathLike[str] | None) -> str:
     """The SQLAlchemy URL for ``target``: a URL as is, a path as a DuckDB file.
 
     ``None`` means ``$RANKHOUSE_DB``, else ``./rankhouse.duckdb``. ``":memory:"`` is an
-    in-memory DuckDB database.
+    in-memory DuckDB database. ``postgresql://user@host:port/db`` is a PostgreSQL server,
+    reached through psycopg 3 (``pip install "rankhouse[postgres]"``).
     """
     if target is None:
         target = os.environ.get(DB_ENV_VAR) or DEFAULT_DB
     text = os.fspath(target)
+    if text.startswith(("postgresql://", "postgres://")):  # psycopg 3 is the driver
+        return "postgresql+psycopg://" + text.split("://", 1)[1]
     if "://" in text:
         return text
     if text == ":memory:":
@@ -45,6 +48,13 @@ def _tune_duckdb(dbapi_connection, _record) -> None:
     # FSST string compression cost a quarter of a 7-million-row ingest and made the file no
     # smaller (document ids are short and unique; dictionary compression still applies).
     dbapi_connection.execute("SET disabled_compression_methods = 'fsst'")
+
+
+def _tune_postgresql(dbapi_connection, _record) -> None:
+    # JSONB comes back as its text, as the DuckDB file's VARCHAR does: one code path decodes it.
+    from psycopg.types.string import TextLoader
+
+    dbapi_connection.adapters.register_loader("jsonb", TextLoader)
 
 
 class Warehouse:
@@ -64,6 +74,7 @@ class Warehouse:
     def __init__(self, target: str | os.PathLike[str] | None = None, *, read_only: bool = False):
         self.url = resolve_target(target)
         self.read_only = read_only
+        self._workspace = None
         url = sa.make_url(self.url)
         connect_args: dict[str, Any] = {}
         if url.get_backend_name() == "duckdb":
@@ -77,12 +88,26 @@ class Warehouse:
                     Path(database).parent.mkdir(parents=True, exist_ok=True)
             # Keep DuckDB's ordering byte-wise: trec_eval breaks ties by strcmp of doc ids.
             connect_args["config"] = {"default_collation": ""}
+        elif url.get_backend_name() == "postgresql":
+            from .storage import require_postgres_drivers
+
+            require_postgres_drivers()
+            if read_only:  # analysts: every transaction of these sessions is read-only
+                options = " ".join(
+                    filter(None, [url.query.get("options"), "-c default_transaction_read_only=on"])
+                )
+                url = url.update_query_dict({"options": options})
         try:
             self.engine = sa.create_engine(
-                self.url, poolclass=StaticPool, connect_args=connect_args
+                url,
+                connect_args=connect_args,
+                # one DuckDB connection: the engine's temporary tables live on it
+                **({"poolclass": StaticPool} if url.get_backend_name() == "duckdb" else {}),
             )
             if url.get_backend_name() == "duckdb":
                 sa.event.listen(self.engine, "connect", _tune_duckdb)
+            elif url.get_backend_name() == "postgresql":
+                sa.event.listen(self.engine, "connect", _tune_postgresql)
             if read_only:
                 with self.engine.connect() as conn:
                     if pending_migrations(conn):
@@ -97,11 +122,22 @@ class Warehouse:
 
     @property
     def dialect(self) -> str:
-        """The backend's name: ``'duckdb'`` (or ``'postgresql'`` later)."""
+        """The backend's name: ``'duckdb'`` or ``'postgresql'``."""
         return self.engine.dialect.name
+
+    def workspace(self):
+        """The local DuckDB where a server warehouse's evaluations compute (see storage.py)."""
+        from .storage import Workspace
+
+        if self._workspace is None:
+            server_url = self.engine.url.set(drivername="postgresql")
+            self._workspace = Workspace(server_url.render_as_string(hide_password=False))
+        return self._workspace
 
     def close(self) -> None:
         """Release the database; the object cannot be used afterwards."""
+        if self._workspace is not None:
+            self._workspace.close()
         self.engine.dispose()
 
     def __enter__(self) -> Warehouse:

@@ -10,6 +10,8 @@ from typing import TYPE_CHECKING, Any
 import duckdb
 
 from ..errors import InputError
+from ..storage import ingest as storage_ingest
+from ..storage import is_shared
 from . import direct_run, staging, store, tabular, trec_text
 from .hashing import BackgroundHash, frame_sha256
 from .progress import IngestProgress, wanted
@@ -99,6 +101,9 @@ def ingest_qrels(
         InputError: the source is missing, empty or malformed (message names line and field).
         ConflictError: the name is taken by different content and ``replace`` is false.
     """
+    if is_shared(wh):  # parsed here, then published to the server (storage.py)
+        options = {"name": name, "columns": columns, "format": format, "progress": progress}
+        return storage_ingest(wh, "qrels", source, {**options, "replace": replace})
     src = open_source(source, format)
     mapping = parse_columns(columns)
     try:
@@ -187,6 +192,10 @@ def ingest_run(
     """
     if order not in ORDERS:
         raise InputError(f"unknown order {order!r}", hint="use --order score or --order rank")
+    if is_shared(wh):  # parsed here, then published to the server (storage.py)
+        options = {"name": name, "columns": columns, "format": format, "progress": progress}
+        options |= {"order": order, "meta": meta, "replace": replace}
+        return storage_ingest(wh, "run", source, options)
     src = open_source(source, format)
     mapping = parse_columns(columns)
     args = (wh, src, name, mapping, order, meta, replace, progress)

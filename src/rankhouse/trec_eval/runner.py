@@ -28,6 +28,7 @@ import sqlalchemy as sa
 
 from ..ingest.hashing import count_repeats, file_sha256
 from ..measures.sqlfile import load_sql
+from ..storage import is_server, publish_all
 from . import store
 from .direct import read_and_store
 from .mapping import line_measures, relstring_length
@@ -106,7 +107,9 @@ def _evaluate(options, requests, qrels: Qrels, run_path: str, out, db) -> int:
     qrels_sha = store.content_hash(options.qrels)
     whitespace: set[int] = set()
     run_sha = file_sha256(Path(run_path), seen_whitespace=whitespace)
-    wh = Warehouse(db)
+    # A server warehouse: evaluate in a local scratch warehouse, then publish what it stored
+    server = Warehouse(db) if is_server(db) else None
+    wh = Warehouse(":memory:" if server is not None else db)
     try:
         with wh.connect() as conn:
             stored = store.stored_run(conn, run_sha)
@@ -141,8 +144,12 @@ def _evaluate(options, requests, qrels: Qrels, run_path: str, out, db) -> int:
                 run_id = _store_run(wh, run_path, run_sha, runid)
             qrels_id = _store_qrels(wh, qrels, options.qrels, qrels_sha)
             per_topic = _values(wh, options, requests, run_id, qrels_id, topics, limit)
+            if server is not None:
+                publish_all(server, wh)
     finally:
         wh.close()
+        if server is not None:
+            server.close()
     missing = [i for i, qid in enumerate(topics[:limit]) if qid not in run_topics]
     if options.complete:
         for i in missing:

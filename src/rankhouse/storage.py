@@ -1,0 +1,385 @@
+"""Where data is kept and where measures are computed: the one seam between the two.
+
+A warehouse keeps its data in one of two stores; measures are always computed by DuckDB, in
+process, by the same SQL (so both stores give the same numbers by construction):
+
+=====================  =================================  ====================================
+                       DuckDB file (the default)          PostgreSQL server (shared)
+=====================  =================================  ====================================
+ingest                 parse, check and write in the      parse and check into a scratch
+                       file, in one transaction           in-memory DuckDB warehouse, then
+                                                          :func:`publish` it to the server in
+                                                          one transaction (binary COPY)
+evaluation reads       the file itself                    :class:`Workspace`: an in-memory
+                                                          DuckDB holding the run rows and
+                                                          judgments evaluated (Arrow, by ADBC),
+                                                          kept for the process, by content hash
+evaluation writes      DuckDB reads the values frame      binary COPY, in the transaction
+                                                          that stores the evaluations
+catalogue, history,    plain SQL on the store             the same SQL on the store
+compare, regress, sql
+=====================  =================================  ====================================
+
+Everything else in rankhouse asks this module, never the dialect, where to run.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import itertools
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import TYPE_CHECKING, Any
+
+import sqlalchemy as sa
+
+from .errors import ConflictError, RankhouseError
+
+if TYPE_CHECKING:
+    import pandas as pd
+    import pyarrow as pa
+
+    from .warehouse import Warehouse
+
+#: The extra that installs the PostgreSQL drivers.
+POSTGRES_EXTRA = 'pip install "rankhouse[postgres]"'
+
+_RUN_COPY = ("run_rows", ("run_id", "query_id", "doc_id", "rank", "score"))
+_JUDGMENT_COPY = ("judgments", ("qrels_id", "query_id", "doc_id", "grade"))
+_COPY_TYPES = {
+    "run_id": "int4",
+    "qrels_id": "int4",
+    "evaluation_id": "int4",
+    "query_id": "text",
+    "doc_id": "text",
+    "rank": "int4",
+    "grade": "int4",
+    "score": "float8",
+    "value": "float8",
+}
+
+
+def require_postgres_drivers() -> None:
+    """Raise one clear error when the PostgreSQL drivers are not installed."""
+    try:
+        import adbc_driver_postgresql.dbapi  # noqa: F401
+        import psycopg  # noqa: F401
+    except ImportError as exc:
+        raise RankhouseError(
+            f"a postgresql:// warehouse needs the PostgreSQL drivers ({exc.name} is missing); "
+            f"install them with: {POSTGRES_EXTRA}"
+        ) from None
+
+
+def is_server(target) -> bool:
+    """True when a warehouse target (a path, URL or None for the default) names a server."""
+    from .warehouse import resolve_target
+
+    return resolve_target(target).startswith("postgresql")
+
+
+def is_shared(wh: Warehouse) -> bool:
+    """True when the warehouse lives on a server (computation happens in a local workspace)."""
+    return wh.dialect == "postgresql"
+
+
+# --- ingest: parse locally, publish to the server -----------------------------------------------
+
+
+def ingest(wh: Warehouse, kind: str, source: Any, options: dict[str, Any]):
+    """Ingest into a server warehouse: parse and check in a scratch DuckDB warehouse (the same
+    code and messages as a file warehouse), then publish what it stored in one transaction.
+
+    Returns what :func:`rankhouse.ingest.ingest_qrels` / ``ingest_run`` return.
+    """
+    from .ingest import ingest_qrels, ingest_run
+    from .warehouse import Warehouse
+
+    replace = bool(options.pop("replace", False))
+    with Warehouse(":memory:") as scratch:
+        if kind == "qrels":
+            return publish(wh, scratch, [ingest_qrels(scratch, source, **options)], replace)[0]
+        return publish(wh, scratch, ingest_run(scratch, source, **options), replace)
+
+
+def publish(wh: Warehouse, scratch: Warehouse, results: list, replace: bool) -> list:
+    """Copy the qrels sets or runs ``results`` of ``scratch`` into ``wh`` in one transaction.
+
+    Content already on the server (same hash, parse options and tag) is not copied again: its
+    result says ``created=False``. Transaction-scoped advisory locks on each content hash and
+    name make a concurrent ingest of the same content wait, then find it stored; the UNIQUE
+    constraints are the guarantee behind them.
+
+    Raises:
+        ConflictError: a name is taken by different content and ``replace`` is false.
+    """
+    from dataclasses import replace as with_changes
+
+    from .ingest import store
+
+    kind = results[0].kind
+    table = "qrels_sets" if kind == "qrels" else "runs"
+    with scratch.connect() as source:
+        rows = {
+            r.id: dict(
+                source.execute(sa.text(f"SELECT * FROM {table} WHERE id = :id"), {"id": r.id})
+                .mappings()
+                .one()
+            )
+            for r in results
+        }
+    published = []
+    try:
+        with wh.transaction() as conn:
+            _lock(conn, [_content_key(kind, row) for row in rows.values()])
+            _lock(conn, [f"name:{table}:{row['name']}" for row in rows.values()])
+            for result in results:
+                row = rows[result.id]
+                existing = _stored_content(conn, kind, row)
+                if existing is not None:
+                    published.append(with_changes(result, created=False, **existing))
+                    continue
+                store.claim_name(conn, kind, row["name"], replace=replace)
+                values = {k: v for k, v in row.items() if k != "id"}
+                if kind == "qrels":
+                    new_id = store.insert_qrels_set(conn, values)
+                    _copy_stored(conn, scratch, _JUDGMENT_COPY, result.id, new_id)
+                else:
+                    new_id = store.insert_run(conn, values)
+                    _copy_stored(conn, scratch, _RUN_COPY, result.id, new_id)
+                published.append(with_changes(result, id=new_id))
+    except sa.exc.IntegrityError as exc:  # a writer outside rankhouse's locks got there first
+        raise ConflictError(f"another writer stored the same name or content: {exc.orig}") from None
+    return published
+
+
+def publish_all(wh: Warehouse, scratch: Warehouse) -> None:
+    """Publish every qrels set, run and evaluation of ``scratch`` into ``wh`` (trec-eval's
+    evaluations are computed locally). Stored evaluations with the same key are replaced."""
+    from .ingest.api import IngestResult
+
+    with scratch.connect() as conn:
+        qrels = conn.execute(sa.text("SELECT id, name FROM qrels_sets ORDER BY id")).all()
+        runs = conn.execute(sa.text("SELECT id, name, system_tag FROM runs ORDER BY id")).all()
+        evaluations = [
+            dict(row)
+            for row in conn.execute(sa.text("SELECT * FROM evaluations ORDER BY id")).mappings()
+        ]
+    ids: dict[tuple[str, int], int] = {}
+    for kind, rows in (("qrels", qrels), ("run", runs)):
+        if rows:
+            results = [IngestResult(kind, r.id, r.name, None, True, 0, 0, "") for r in rows]
+            for old, new in zip(rows, publish(wh, scratch, results, False), strict=True):
+                ids[(kind, old.id)] = new.id
+    if not evaluations:
+        return
+    with wh.transaction() as conn:
+        new_ids = {}
+        for row in evaluations:
+            values = {k: v for k, v in row.items() if k != "id"}
+            values["run_id"] = ids[("run", row["run_id"])]
+            values["qrels_id"] = ids[("qrels", row["qrels_id"])]
+            conn.execute(_DELETE_SAME_EVALUATION_VALUES, values)
+            conn.execute(_DELETE_SAME_EVALUATION, values)
+            columns = ", ".join(values)
+            new_ids[row["id"]] = conn.execute(
+                sa.text(
+                    f"INSERT INTO evaluations ({columns}) "
+                    f"VALUES ({', '.join(':' + c for c in values)}) RETURNING id"
+                ),
+                values,
+            ).scalar_one()
+        with scratch.connect() as source:
+            duck = scratch.duckdb_connection(source)
+            duck.register("_rankhouse_ids", _id_frame(new_ids))
+            try:
+                rows = duck.sql(
+                    "SELECT m.new_id AS evaluation_id, v.query_id, v.value "
+                    "FROM evaluation_values AS v JOIN _rankhouse_ids AS m "
+                    "ON m.old_id = v.evaluation_id"
+                )
+                copy_into(conn, "evaluation_values", rows.to_arrow_reader(batch_size=100_000))
+            finally:
+                duck.unregister("_rankhouse_ids")
+
+
+_SAME_EVALUATION = (
+    "SELECT id FROM evaluations WHERE run_id = :run_id AND qrels_id = :qrels_id "
+    "AND measure = :measure AND relevance_level = :relevance_level "
+    "AND missing_queries = :missing_queries AND options = :options"
+)
+_DELETE_SAME_EVALUATION_VALUES = sa.text(
+    f"DELETE FROM evaluation_values WHERE evaluation_id IN ({_SAME_EVALUATION})"
+)
+_DELETE_SAME_EVALUATION = sa.text(f"DELETE FROM evaluations WHERE id IN ({_SAME_EVALUATION})")
+
+
+def _id_frame(ids: dict[int, int]):
+    import pandas as pd
+
+    return pd.DataFrame({"old_id": list(ids), "new_id": list(ids.values())}, dtype="int32")
+
+
+def _content_key(kind: str, row: dict) -> str:
+    tag = row.get("system_tag", "")
+    return f"content:{kind}:{row['content_sha256']}:{row['parse_options']}:{tag}"
+
+
+def _lock(conn: sa.Connection, keys: list[str]) -> None:
+    """Transaction advisory locks on ``keys``, always taken in the same order (no deadlock)."""
+    for key in sorted(set(keys)):
+        number = int.from_bytes(hashlib.sha256(key.encode()).digest()[:8], "big", signed=True)
+        conn.execute(sa.text("SELECT pg_advisory_xact_lock(:k)"), {"k": number})
+
+
+def _stored_content(conn: sa.Connection, kind: str, row: dict) -> dict | None:
+    from .ingest import store
+
+    if kind == "qrels":
+        found = store.same_qrels(conn, row["content_sha256"], row["parse_options"])
+        keys = {"num_rows": "num_judgments"}
+    else:
+        found = store.same_run(conn, row["content_sha256"], row["parse_options"], row["system_tag"])
+        keys = {"num_rows": "num_rows"}
+    if found is None:
+        return None
+    return {
+        "id": found["id"],
+        "name": found["name"],
+        "num_queries": found["num_queries"],
+        "num_rows": found[keys["num_rows"]],
+    }
+
+
+def _copy_stored(conn, scratch: Warehouse, copy: tuple, old_id: int, new_id: int) -> None:
+    """COPY the rows of one qrels set or run from the scratch warehouse under its new id."""
+    table, columns = copy
+    id_column, *rest = columns
+    with scratch.connect() as source:
+        rows = scratch.duckdb_connection(source).sql(
+            f"SELECT CAST($new AS INTEGER) AS {id_column}, {', '.join(rest)} FROM {table} "
+            f"WHERE {id_column} = $old",
+            params={"new": new_id, "old": old_id},
+        )
+        copy_into(conn, table, rows.to_arrow_reader(batch_size=100_000))
+
+
+def copy_into(conn: sa.Connection, table: str, batches) -> None:
+    """Binary COPY of Arrow record batches into ``table`` on the connection's transaction.
+
+    Binary, not text: doubles cross exactly (a score that changed in the last bit could
+    reorder tied documents).
+    """
+    batches = iter(batches)
+    first = next(batches, None)
+    if first is None:
+        return
+    names = list(first.schema.names)
+    raw = conn.connection.driver_connection
+    statement = f"COPY {table} ({', '.join(names)}) FROM STDIN (FORMAT binary)"
+    with raw.cursor() as cursor, cursor.copy(statement) as copy:
+        copy.set_types([_COPY_TYPES[name] for name in names])
+        for batch in itertools.chain([first], batches):
+            for row in zip(*(column.to_pylist() for column in batch.columns), strict=True):
+                copy.write_row(row)
+
+
+def insert_frame(wh: Warehouse, conn: sa.Connection, table: str, frame: pd.DataFrame) -> None:
+    """Append a DataFrame whose columns are ``table``'s, in the caller's transaction."""
+    if not is_shared(wh):  # DuckDB reads the frame directly
+        raw = wh.duckdb_connection(conn)
+        raw.register("_rankhouse_frame", frame)
+        try:
+            raw.execute(
+                f"INSERT INTO {table} ({', '.join(frame.columns)}) "
+                f"SELECT {', '.join(frame.columns)} FROM _rankhouse_frame"
+            )
+        finally:
+            raw.unregister("_rankhouse_frame")
+        return
+    import pyarrow as pa
+
+    copy_into(conn, table, pa.Table.from_pandas(frame, preserve_index=False).to_batches(100_000))
+
+
+# --- evaluation: compute in a local DuckDB ---------------------------------------------------
+
+
+@contextmanager
+def engine_connection(wh: Warehouse, run_ids, qrels_id: int) -> Iterator[sa.Connection]:
+    """A DuckDB connection on which ``run_rows`` and ``judgments`` hold the given run and qrels
+    rows (under their warehouse ids): the file itself, or the server's workspace."""
+    if not is_shared(wh):
+        with wh.connect() as conn:
+            yield conn
+        return
+    workspace = wh.workspace()
+    workspace.load(run_ids, qrels_id)
+    with workspace.scratch.connect() as conn:
+        yield conn
+
+
+class Workspace:
+    """An in-memory DuckDB warehouse holding the server rows that evaluations read.
+
+    Rows are fetched once per process (Arrow through ADBC) and kept by id; an id names the
+    same content for its whole life (ids come from sequences and rows are never updated;
+    ``--replace`` stores under a new id).
+    """
+
+    def __init__(self, server_url: str) -> None:
+        from .warehouse import Warehouse
+
+        self.server_url = server_url
+        self.scratch = Warehouse(":memory:")
+        self._runs: set[int] = set()
+        self._qrels: set[int] = set()
+
+    def close(self) -> None:
+        self.scratch.close()
+
+    def load(self, run_ids, qrels_id: int) -> None:
+        """Fetch the rows of the runs and the qrels set not loaded yet."""
+        runs = sorted({int(r) for r in run_ids} - self._runs)
+        need_qrels = int(qrels_id) not in self._qrels
+        if not runs and not need_qrels:
+            return
+        import adbc_driver_postgresql.dbapi as adbc
+
+        with adbc.connect(self.server_url) as server, server.cursor() as cursor:
+            if runs:
+                cursor.execute(
+                    "SELECT run_id, query_id, doc_id, rank, score FROM run_rows "
+                    f"WHERE run_id IN ({', '.join(str(r) for r in runs)})"
+                )
+                self._append("run_rows", cursor.fetch_arrow_table())
+                self._runs.update(runs)
+            if need_qrels:
+                cursor.execute(
+                    "SELECT qrels_id, query_id, doc_id, grade FROM judgments "
+                    f"WHERE qrels_id = {int(qrels_id)}"
+                )
+                self._append("judgments", cursor.fetch_arrow_table())
+                self._qrels.add(int(qrels_id))
+
+    def _append(self, table: str, rows: pa.Table) -> None:
+        with self.scratch.transaction() as conn:
+            duck = self.scratch.duckdb_connection(conn)
+            duck.register("_rankhouse_fetched", rows)
+            try:
+                names = ", ".join(rows.schema.names)
+                duck.execute(
+                    f"INSERT INTO {table} ({names}) SELECT {names} FROM _rankhouse_fetched"
+                )
+            finally:
+                duck.unregister("_rankhouse_fetched")
+
+    def forget(self, run_id: int | None = None, qrels_id: int | None = None) -> None:
+        """Drop a removed run's or qrels set's rows from the workspace."""
+        with self.scratch.transaction() as conn:
+            if run_id is not None and run_id in self._runs:
+                conn.execute(sa.text("DELETE FROM run_rows WHERE run_id = :i"), {"i": run_id})
+                self._runs.discard(run_id)
+            if qrels_id is not None and qrels_id in self._qrels:
+                conn.execute(sa.text("DELETE FROM judgments WHERE qrels_id = :i"), {"i": qrels_id})
+                self._qrels.discard(qrels_id)

@@ -1,0 +1,192 @@
+"""A warehouse on a PostgreSQL server: schema, constraints, the CLI, and the same numbers.
+
+These tests need a server (``scripts/with-postgres python -m pytest`` starts one); they skip
+without it, except under CI, where they must run.
+"""
+
+from __future__ import annotations
+
+import math
+import subprocess
+import sys
+from concurrent.futures import ProcessPoolExecutor
+
+import psycopg
+import pytest
+import sqlalchemy as sa
+from conftest import EXAMPLES
+
+from rankhouse import Warehouse
+from rankhouse.errors import ConflictError
+from rankhouse.schema import known_migrations
+
+MEASURES = ["P@5", "nDCG@10", "AP", "RR", "R@100", "Rprec", "bpref", "NumRet"]
+
+
+def _rows(url: str, query: str, params=()) -> list[tuple]:
+    with Warehouse(url) as wh, wh.connect() as conn:
+        return [tuple(row) for row in conn.exec_driver_sql(query, params).fetchall()]
+
+
+def test_migration_folders_move_in_step():
+    duck = [(m.version, m.name) for m in known_migrations("duckdb")]
+    server = [(m.version, m.name) for m in known_migrations("postgresql")]
+    assert server == duck
+
+
+def test_migrations_applied_in_order_and_recorded(postgres_url):
+    Warehouse(postgres_url).close()
+    Warehouse(postgres_url).close()  # a second open applies nothing
+    recorded = _rows(postgres_url, "SELECT version, name FROM schema_migrations ORDER BY version")
+    assert recorded == [(m.version, m.name) for m in known_migrations("postgresql")]
+
+
+def _open(url: str) -> int:
+    with Warehouse(url) as wh, wh.connect() as conn:
+        return conn.execute(sa.text("SELECT count(*) FROM schema_migrations")).scalar_one()
+
+
+def test_processes_opening_a_new_database_at_once_migrate_once(postgres_url):
+    with ProcessPoolExecutor(4) as pool:
+        counts = list(pool.map(_open, [postgres_url] * 4))
+    assert counts == [len(known_migrations("postgresql"))] * 4
+
+
+def test_ids_compare_bytewise_and_metadata_is_jsonb(postgres_url):
+    Warehouse(postgres_url).close()
+    columns = _rows(
+        postgres_url,
+        "SELECT table_name, column_name, collation_name, data_type FROM "
+        "information_schema.columns WHERE table_schema = current_schema() AND "
+        "table_name IN ('runs', 'run_rows', 'judgments', 'evaluation_values', 'qrels_sets')",
+    )
+    found = {(t, c): (collation, kind) for t, c, collation, kind in columns}
+    for column in ("query_id", "doc_id"):
+        assert found[("run_rows", column)][0] == "C"
+        assert found[("judgments", column)][0] == "C"
+    assert found[("evaluation_values", "query_id")][0] == "C"
+    assert found[("runs", "name")][0] == "C"
+    assert found[("runs", "metadata")][1] == "jsonb"
+
+
+def test_unique_names_and_content_are_constraints(postgres_url):
+    with Warehouse(postgres_url) as wh:
+        wh.ingest_run(EXAMPLES / "run.bm25.txt")
+        with pytest.raises(sa.exc.IntegrityError), wh.transaction() as conn:
+            conn.exec_driver_sql(
+                "INSERT INTO runs (name, system_tag, source, content_sha256, parse_options, "
+                "ingested_at, metadata, order_by, num_queries, num_rows) SELECT 'other', "
+                "system_tag, source, content_sha256, parse_options, ingested_at, metadata, "
+                "order_by, num_queries, num_rows FROM runs"
+            )
+        with pytest.raises(sa.exc.IntegrityError), wh.transaction() as conn:
+            conn.exec_driver_sql(
+                "INSERT INTO runs (name, system_tag, source, content_sha256, parse_options, "
+                "ingested_at, metadata, order_by, num_queries, num_rows) SELECT name, "
+                "system_tag, source, 'x', parse_options, ingested_at, metadata, order_by, "
+                "num_queries, num_rows FROM runs"
+            )
+
+
+def test_ingest_deduplicates_and_names_conflict(postgres_url):
+    with Warehouse(postgres_url) as wh:
+        [first] = wh.ingest_run(EXAMPLES / "run.bm25.txt")
+        [again] = wh.ingest_run(EXAMPLES / "run.bm25.txt")
+        assert first.created and not again.created and again.id == first.id
+        with pytest.raises(ConflictError, match="already used"):
+            wh.ingest_run(EXAMPLES / "run.dense.txt", name="bm25")
+        [replaced] = wh.ingest_run(EXAMPLES / "run.dense.txt", name="bm25", replace=True)
+        assert replaced.created and replaced.id != first.id
+        assert list(wh.runs()["name"]) == ["bm25"]
+        assert wh.run("bm25")["metadata"]["source"].endswith("run.dense.txt")
+
+
+def _evaluate(target: str) -> tuple:
+    with Warehouse(target) as wh:
+        qrels = wh.ingest_qrels(EXAMPLES / "qrels.txt")
+        runs = [
+            r.id for f in ("run.bm25.txt", "run.dense.txt") for r in wh.ingest_run(EXAMPLES / f)
+        ]
+        result = wh.evaluate(runs=runs, qrels=qrels.id, measures=MEASURES)
+        stored = wh.evaluate(runs=runs, qrels=qrels.id, measures=MEASURES)  # read back from the store
+        assert stored.num_reused == len(runs) * len(MEASURES)
+        return result, stored
+
+
+def _same(left, right) -> bool:
+    return all(
+        a == b or (math.isnan(a) and math.isnan(b)) for a, b in zip(left, right, strict=True)
+    )
+
+
+def test_values_identical_to_the_duckdb_file(postgres_url, tmp_path):
+    on_file, file_stored = _evaluate(str(tmp_path / "w.duckdb"))
+    on_server, server_stored = _evaluate(postgres_url)
+    for ours, theirs in ((on_server, on_file), (server_stored, file_stored)):
+        assert (
+            ours.per_query[["run", "query", "measure"]]
+            .astype(str)
+            .equals(theirs.per_query[["run", "query", "measure"]].astype(str))
+        )
+        assert _same(ours.per_query["value"], theirs.per_query["value"])
+        assert _same(ours.aggregates["value"], theirs.aggregates["value"])
+
+
+def test_missing_driver_is_one_error_line(postgres_server):
+    blocked = (
+        "import sys; sys.modules['psycopg'] = None; sys.argv[0] = 'rankhouse'; "
+        "from rankhouse.cli import app; app()"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", blocked, "--db", postgres_server, "runs", "list"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 1
+    assert done.stderr.startswith("Error: ")
+    assert 'pip install "rankhouse[postgres]"' in done.stderr
+    assert "Traceback" not in done.stderr
+
+
+# --- the CLI ---------------------------------------------------------------------------------
+
+
+def test_cli_commands_on_the_server(run_cli, postgres_url, tmp_path):
+    def cli(*args: str):
+        return run_cli("--db", postgres_url, *args, db=False)
+
+    assert cli("ingest", "qrels", EXAMPLES / "qrels.txt").exit_code == 0
+    for run in ("run.bm25.txt", "run.dense.txt"):
+        assert cli("ingest", "run", EXAMPLES / run).exit_code == 0
+    evaluated = cli("eval", "qrels", "bm25", "dense", "-m", "nDCG@10", "-m", "AP")
+    assert evaluated.exit_code == 0, evaluated.stderr
+    assert "bm25" in evaluated.stdout
+    listed = cli("runs", "list")
+    assert listed.exit_code == 0 and "dense" in listed.stdout
+    assert cli("runs", "show", "bm25").exit_code == 0
+    assert cli("qrels", "list").exit_code == 0
+    history = cli("history", "-m", "nDCG@10")
+    assert history.exit_code == 0, history.stderr
+    compared = cli("compare", "qrels", "bm25", "dense", "-m", "AP", "--baseline", "bm25")
+    assert compared.exit_code == 0, compared.stderr
+    gate = cli("regress", "dense", "--baseline", "bm25", "--qrels", "qrels", "-m", "AP")
+    assert gate.exit_code in (0, 1), gate.stderr
+    assert "Traceback" not in gate.stderr
+    views = cli("sql", "SELECT run_name, measure FROM latest_evaluations ORDER BY 1, 2")
+    assert views.exit_code == 0 and "nDCG@10" in views.stdout
+    refused = cli("sql", "DELETE FROM runs")
+    assert refused.exit_code == 1
+    assert "read-only transaction" in refused.stderr
+    assert cli("runs", "rm", "dense").exit_code == 0
+    assert "dense" not in cli("runs", "list").stdout
+    assert cli("qrels", "rm", "qrels").exit_code == 0
+
+
+def test_sql_read_only_is_a_read_only_transaction(postgres_url):
+    Warehouse(postgres_url).close()
+    with Warehouse(postgres_url, read_only=True) as wh, wh.connect() as conn:
+        assert conn.exec_driver_sql("SHOW transaction_read_only").scalar_one() == "on"
+        with pytest.raises(sa.exc.DBAPIError) as failed:
+            conn.exec_driver_sql("CREATE TABLE sneaky (x INTEGER)")
+    assert isinstance(failed.value.orig, psycopg.errors.ReadOnlySqlTransaction)
