@@ -108,7 +108,8 @@ def _evaluate(target: str) -> tuple:
             r.id for f in ("run.bm25.txt", "run.dense.txt") for r in wh.ingest_run(EXAMPLES / f)
         ]
         result = wh.evaluate(runs=runs, qrels=qrels.id, measures=MEASURES)
-        stored = wh.evaluate(runs=runs, qrels=qrels.id, measures=MEASURES)  # read back from the store
+        # the second time the values are read back from the store
+        stored = wh.evaluate(runs=runs, qrels=qrels.id, measures=MEASURES)
         assert stored.num_reused == len(runs) * len(MEASURES)
         return result, stored
 

@@ -16,9 +16,8 @@ import pandas as pd
 import psycopg
 import pytest
 import sqlalchemy as sa
-from series_helpers import make_runs, qrels_path
-
 from conftest import BACKENDS, drop_postgres_schema, new_postgres_schema
+from series_helpers import make_runs, qrels_path
 
 from rankhouse import Warehouse
 from rankhouse.regress import regress

@@ -93,13 +93,17 @@ def ingest(wh: Warehouse, kind: str, source: Any, options: dict[str, Any]):
     Returns what :func:`rankhouse.ingest.ingest_qrels` / ``ingest_run`` return.
     """
     from .ingest import ingest_qrels, ingest_run
-    from .warehouse import Warehouse
 
     replace = bool(options.pop("replace", False))
-    with Warehouse(":memory:") as scratch:
+    scratch = wh.workspace().staging
+    try:
         if kind == "qrels":
             return publish(wh, scratch, [ingest_qrels(scratch, source, **options)], replace)[0]
         return publish(wh, scratch, ingest_run(scratch, source, **options), replace)
+    finally:
+        with scratch.transaction() as conn:  # empty for the next ingest (cheaper than a new one)
+            for table in ("judgments", "qrels_sets", "run_rows", "runs"):
+                conn.execute(sa.text(f"DELETE FROM {table}"))
 
 
 def publish(wh: Warehouse, scratch: Warehouse, results: list, replace: bool) -> list:
@@ -320,11 +324,12 @@ def engine_connection(wh: Warehouse, run_ids, qrels_id: int) -> Iterator[sa.Conn
 
 
 class Workspace:
-    """An in-memory DuckDB warehouse holding the server rows that evaluations read.
+    """The local side of a server warehouse: in-memory DuckDB warehouses.
 
-    Rows are fetched once per process (Arrow through ADBC) and kept by id; an id names the
-    same content for its whole life (ids come from sequences and rows are never updated;
-    ``--replace`` stores under a new id).
+    ``scratch`` holds the server rows that evaluations read, fetched once per process (Arrow
+    through ADBC) and kept by id: an id names the same content for its whole life (ids come
+    from sequences, rows are never updated, ``--replace`` stores under a new id).
+    ``staging`` is where ingests parse and check a source before :func:`publish`.
     """
 
     def __init__(self, server_url: str) -> None:
@@ -332,11 +337,25 @@ class Workspace:
 
         self.server_url = server_url
         self.scratch = Warehouse(":memory:")
+        self.staging = Warehouse(":memory:")
+        self._server = None
         self._runs: set[int] = set()
         self._qrels: set[int] = set()
 
     def close(self) -> None:
+        if self._server is not None:
+            self._server.close()
         self.scratch.close()
+        self.staging.close()
+
+    def _fetch(self, query: str) -> pa.Table:
+        if self._server is None:
+            import adbc_driver_postgresql.dbapi as adbc
+
+            self._server = adbc.connect(self.server_url, autocommit=True)
+        with self._server.cursor() as cursor:
+            cursor.execute(query)
+            return cursor.fetch_arrow_table()
 
     def load(self, run_ids, qrels_id: int) -> None:
         """Fetch the rows of the runs and the qrels set not loaded yet."""
@@ -344,23 +363,25 @@ class Workspace:
         need_qrels = int(qrels_id) not in self._qrels
         if not runs and not need_qrels:
             return
-        import adbc_driver_postgresql.dbapi as adbc
-
-        with adbc.connect(self.server_url) as server, server.cursor() as cursor:
-            if runs:
-                cursor.execute(
+        if runs:
+            listed = ", ".join(str(r) for r in runs)
+            self._append(
+                "run_rows",
+                self._fetch(
                     "SELECT run_id, query_id, doc_id, rank, score FROM run_rows "
-                    f"WHERE run_id IN ({', '.join(str(r) for r in runs)})"
-                )
-                self._append("run_rows", cursor.fetch_arrow_table())
-                self._runs.update(runs)
-            if need_qrels:
-                cursor.execute(
+                    f"WHERE run_id IN ({listed})"
+                ),
+            )
+            self._runs.update(runs)
+        if need_qrels:
+            self._append(
+                "judgments",
+                self._fetch(
                     "SELECT qrels_id, query_id, doc_id, grade FROM judgments "
                     f"WHERE qrels_id = {int(qrels_id)}"
-                )
-                self._append("judgments", cursor.fetch_arrow_table())
-                self._qrels.add(int(qrels_id))
+                ),
+            )
+            self._qrels.add(int(qrels_id))
 
     def _append(self, table: str, rows: pa.Table) -> None:
         with self.scratch.transaction() as conn:
@@ -373,13 +394,3 @@ class Workspace:
                 )
             finally:
                 duck.unregister("_rankhouse_fetched")
-
-    def forget(self, run_id: int | None = None, qrels_id: int | None = None) -> None:
-        """Drop a removed run's or qrels set's rows from the workspace."""
-        with self.scratch.transaction() as conn:
-            if run_id is not None and run_id in self._runs:
-                conn.execute(sa.text("DELETE FROM run_rows WHERE run_id = :i"), {"i": run_id})
-                self._runs.discard(run_id)
-            if qrels_id is not None and qrels_id in self._qrels:
-                conn.execute(sa.text("DELETE FROM judgments WHERE qrels_id = :i"), {"i": qrels_id})
-                self._qrels.discard(qrels_id)
