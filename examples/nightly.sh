@@ -11,6 +11,8 @@
 #   MEASURES       space-separated measures to gate on   ["nDCG@10 AP"]
 #   MAX_DROP       tolerated drop of each mean           [0.01]
 #   REPORT_DIR     where regress.md / regress.json / regress.xml go  [./reports]
+#   HTML_REPORT    the HTML report of the qrels set's runs (trends with the gate verdicts,
+#                  tonight against the previous night); empty: none  [REPORT_DIR/report.html]
 #   RANKHOUSE      how to call rankhouse                 [rankhouse]
 #
 # Exit status: 0 passed (or first run of the series), 1 regressed, 2 bad input.
@@ -44,8 +46,21 @@ qrels_name=$(basename "$qrels_file")
 
 # Exit status of regress is the job's: 0 passed, 1 regressed, 2 bad input.
 status=0
+rm -f "$report_dir/regress.json"  # a first night writes none: never read an older night's
 "${rankhouse[@]}" regress "$run_name" --baseline previous --qrels "$qrels_name" \
     "${measure_args[@]}" --max-drop "${MAX_DROP:-0.01}" --allow-missing-baseline \
     --markdown "$report_dir/regress.md" --json "$report_dir/regress.json" \
     --junit "$report_dir/regress.xml" || status=$?
+
+html_report=${HTML_REPORT-$report_dir/report.html}
+if [[ -n "$html_report" ]]; then
+    baseline_args=()
+    if [[ -s "$report_dir/regress.json" && $status -le 1 ]]; then
+        # the baseline regress chose (the previous night), when there was one
+        baseline=$(sed -n 's/^  "baseline": "\(.*\)",$/\1/p' "$report_dir/regress.json")
+        [[ -n "$baseline" ]] && baseline_args=(--baseline "$baseline")
+    fi
+    "${rankhouse[@]}" report -o "$html_report" --qrels "$qrels_name" \
+        "${measure_args[@]}" "${baseline_args[@]}" || status=2
+fi
 exit "$status"

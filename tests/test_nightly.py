@@ -62,6 +62,11 @@ def test_nightly_gate_twice(shared_dir, tmp_path):
         (tmp_path / "reports" / "regress.md").read_text().startswith("## Regression check FAILED")
     )
 
+    # the HTML report of the second night: tonight against the previous night, gate in red
+    html = (tmp_path / "reports" / "report.html").read_text(encoding="utf-8")
+    assert "<h4>nightly-bad vs nightly-good</h4>" in html
+    assert '<td class="text fail">fail: nDCG@10, AP (vs nightly-good)</td>' in html
+
     with Warehouse(db) as wh:
         history = wh.history(system="nightly")
     assert list(history["run"]) == ["nightly-good", "nightly-bad"]

@@ -146,11 +146,12 @@ def compare(
         missing_queries: as for evaluate.
 
     Returns:
-        A DataFrame with :data:`COLUMNS`, one row per run and measure (runs in the order
-        given, measures in request order). ``mean`` and ``num_q`` are the stored aggregate;
-        ``delta`` is the run's mean minus the baseline's; ``num_paired`` counts the queries
-        paired by id; ``improved``/``degraded``/``tied`` count those queries; the test
-        columns are empty for the baseline itself and when no baseline is given.
+        A DataFrame (a :class:`~rankhouse.display.ComparisonFrame`, which a notebook shows
+        as the Experiment table) with :data:`COLUMNS`, one row per run and measure (runs in
+        the order given, measures in request order). ``mean`` and ``num_q`` are the stored
+        aggregate; ``delta`` is the run's mean minus the baseline's; ``num_paired`` counts
+        the queries paired by id; ``improved``/``degraded``/``tied`` count those queries;
+        the test columns are empty for the baseline itself and when no baseline is given.
 
     Raises:
         RankhouseError: an unknown test or correction, or alpha outside (0, 1).
@@ -200,7 +201,9 @@ def compare(
         permutations=permutations,
         seed=seed,
     )
-    return frame[list(COLUMNS)]
+    from .display import ComparisonFrame
+
+    return ComparisonFrame(frame[list(COLUMNS)])
 
 
 def _add_tests(

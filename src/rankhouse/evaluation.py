@@ -58,6 +58,28 @@ class EvaluationResult:
     query_counts: dict[str, QueryCounts] = field(default_factory=dict)
     qrels: str = ""
 
+    def styled(
+        self,
+        round: int | dict[str, int] = 4,  # noqa: A002 (PyTerrier's name)
+        highlight: str | None = "bold",
+    ) -> Any:
+        """The means per run as an HTML table (Jupyter shows it as such).
+
+        Args:
+            round: decimals, one number or a dict measure -> decimals.
+            highlight: how the best mean per measure is marked: ``'bold'``, ``'color'`` or
+                None.
+
+        Returns:
+            A :class:`~rankhouse.report.HtmlTable` (``str()`` of it is the HTML).
+        """
+        from .report.tables import HtmlTable, evaluation_html
+
+        return HtmlTable(evaluation_html(self, round=round, highlight=highlight))
+
+    def _repr_html_(self) -> str:
+        return self.styled().html
+
     @property
     def num_reused(self) -> int:
         """Number of (run, measure) aggregates taken from storage rather than computed."""

@@ -50,7 +50,8 @@ def history(
         since: only runs ingested at or after this date or time (ISO text, UTC).
 
     Returns:
-        A DataFrame with columns ``ingested_at, run, system, qrels``, the metadata keys, the
+        A DataFrame (a :class:`~rankhouse.display.HistoryFrame`, which a notebook shows as
+        an HTML table) with columns ``ingested_at, run, system, qrels``, the metadata keys, the
         measures, then ``gate``.
 
     Raises:
@@ -90,7 +91,9 @@ def history(
     with wh.connect() as conn:
         rows = pd.DataFrame(conn.execute(statement, params).mappings().all())
         gates = _gates(conn)
-    return _shape(rows, wanted, gates)
+    from .display import HistoryFrame
+
+    return HistoryFrame(_shape(rows, wanted, gates))
 
 
 def _parse_since(since: str | date | datetime) -> datetime:

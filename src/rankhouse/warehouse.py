@@ -392,3 +392,55 @@ class Warehouse:
         from .history import history
 
         return history(self, system=system, run=run, qrels=qrels, measures=measures, since=since)
+
+    def report(
+        self,
+        path: str | os.PathLike[str],
+        *,
+        qrels: Any = None,
+        runs: Any = None,
+        systems: Any = None,
+        measures: Any = None,
+        baseline: Any = None,
+        test: str = "t",
+        correction: str = "none",
+        alpha: float = 0.05,
+        relevance_level: int = 1,
+        round: Any = 4,  # noqa: A002 (PyTerrier's name)
+        highlight: str | None = "bold",
+    ) -> Path:
+        """Write the HTML report to ``path`` (``rankhouse report``) and return the path.
+
+        Args:
+            path: the HTML file to write.
+            qrels: only this qrels set (name, id or file).
+            runs: only these runs (names, ids or files).
+            systems: only the runs of these system tags.
+            measures: the measures shown, in this order (default: the stored ones).
+            baseline: the run the others are tested against; None: means only.
+            test: the paired test, as for :meth:`compare`.
+            correction: the multiple-testing correction, as for :meth:`compare`.
+            alpha: significance level.
+            relevance_level: grade from which binary measures count a document as relevant.
+            round: decimals shown, one number or a dict measure -> decimals.
+            highlight: how the best mean per measure is marked: ``'bold'``, ``'color'``, None.
+
+        See :func:`rankhouse.report.build_report` for what the report holds and the errors.
+        """
+        from .report import write_report
+
+        return write_report(
+            self,
+            path,
+            qrels=qrels,
+            runs=runs,
+            systems=systems,
+            measures=measures,
+            baseline=baseline,
+            test=test,
+            correction=correction,
+            alpha=alpha,
+            relevance_level=relevance_level,
+            round=round,
+            highlight=highlight,
+        )

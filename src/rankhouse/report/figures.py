@@ -1,0 +1,297 @@
+"""The report's pictures: matplotlib figures written as inline SVG (no script, no font file).
+
+Figures are built with :class:`matplotlib.figure.Figure` directly (no pyplot, no global
+backend state). Text stays text (``svg.fonttype = 'none'``): the browser draws it with a
+local sans-serif font, so nothing is embedded or fetched and the file stays small. Every
+figure gets its own id salt, so the ids of several SVGs in one page never collide.
+
+Large query sets are drawn at a bounded cost: per-query differences sorted from worst to
+best become one filled outline of at most :data:`MAX_CURVE_POINTS` points (a sorted curve
+loses nothing visible at that density), and a scatter of more than :data:`MAX_SCATTER`
+queries becomes a grid of counts.
+"""
+
+from __future__ import annotations
+
+import html
+import io
+import re
+from collections.abc import Sequence
+
+import numpy as np
+import pandas as pd
+
+from .gather import Trend
+
+MAX_LABELLED = 60
+"""Up to this many queries, every delta bar carries its query id."""
+MAX_BARS = 400
+"""Up to this many queries, one bar per query; above, a filled outline."""
+MAX_CURVE_POINTS = 300
+MAX_SCATTER = 600
+"""Up to this many queries, one dot per query; above, a grid of counts."""
+GRID_BINS = 24
+
+RED = "#c0182a"
+GREEN = "#1a7f37"
+GREY = "#8c959f"
+PALETTE = (
+    "#1f77b4",
+    "#ff7f0e",
+    "#2ca02c",
+    "#9467bd",
+    "#8c564b",
+    "#e377c2",
+    "#17becf",
+    "#bcbd22",
+    "#7f7f7f",
+    "#d62728",
+)
+
+_RC = {
+    "svg.fonttype": "none",
+    "font.family": "sans-serif",
+    "font.sans-serif": ["DejaVu Sans", "Arial", "Helvetica", "Liberation Sans"],
+    "font.size": 9,
+    "axes.titlesize": 10,
+    "axes.spines.top": False,
+    "axes.spines.right": False,
+    "axes.grid": True,
+    "axes.axisbelow": True,
+    "grid.color": "#e4e7eb",
+    "grid.linewidth": 0.6,
+}
+
+
+def color(index: int) -> str:
+    """The colour of the ``index``-th run or system."""
+    return PALETTE[index % len(PALETTE)]
+
+
+def _figure(width: float, height: float):
+    from matplotlib.figure import Figure
+
+    return Figure(figsize=(width, height), layout="constrained")
+
+
+def to_svg(fig, salt: str, titles: dict[str, str] | None = None) -> str:
+    """The figure as an ``<svg>`` element for inlining, with hover ``<title>`` texts.
+
+    Args:
+        fig: a matplotlib Figure.
+        salt: makes the SVG's internal ids unique in the page.
+        titles: artist gid -> tooltip text (an SVG ``<title>`` inside that artist's group).
+    """
+    import matplotlib
+
+    buffer = io.StringIO()
+    with matplotlib.rc_context({**_RC, "svg.hashsalt": salt}):
+        fig.savefig(buffer, format="svg", metadata={"Date": None, "Creator": None})
+    text = buffer.getvalue()
+    text = text[text.index("<svg") :]
+    text = re.sub(r"<metadata>.*?</metadata>", "", text, flags=re.S)
+    text = _ATTRIBUTE.sub(lambda m: m[1] + _DECIMALS.sub(r"\1", m[2]) + '"', text)
+    for gid, tip in (titles or {}).items():
+        text = text.replace(f'<g id="{gid}">', f'<g id="{gid}"><title>{html.escape(tip)}</title>')
+    return text
+
+
+# Coordinates to 1/100 of a point: finer than any screen shows, and half the bytes.
+_ATTRIBUTE = re.compile(r'(\s(?:d|x|y|width|height|transform)=")([^"]*)"')
+_DECIMALS = re.compile(r"(\d\.\d\d)\d+")
+
+
+def trend_figure(trend: Trend, measures: Sequence[str], index: int, salt: str) -> str:
+    """One panel per measure: the mean of each of the system's runs, oldest first; a point
+    whose gate failed on that measure in red, a passed one ringed in green."""
+    import matplotlib
+
+    count = len(trend.runs)
+    columns = 1 if len(measures) <= 2 else 2
+    rows = -(-len(measures) // columns)
+    label_runs = count <= 12
+    with matplotlib.rc_context(_RC):
+        fig = _figure(8.0, 0.6 + rows * 2.1 + (0.9 if label_runs else 0.2))
+        axes = fig.subplots(rows, columns, squeeze=False).ravel()
+        titles = {}
+        x = np.arange(count)
+        for panel, measure in enumerate(measures):
+            ax = axes[panel]
+            values = trend.means[measure].to_numpy(dtype=float)
+            ax.plot(x, values, color=color(index), linewidth=1.4, zorder=1)
+            for i, info in enumerate(trend.runs):
+                verdict = trend.verdicts.get((info.id, measure))
+                face, edge, size = color(index), color(index), 5
+                if verdict == "fail":
+                    face, edge, size = RED, RED, 8
+                elif verdict == "pass":
+                    face, edge, size = "white", GREEN, 7
+                gid = f"{salt}-p{panel}-{i}"
+                ax.plot(
+                    [x[i]],
+                    [values[i]],
+                    marker="o",
+                    markersize=size,
+                    markerfacecolor=face,
+                    markeredgecolor=edge,
+                    markeredgewidth=1.6,
+                    linestyle="none",
+                    zorder=2,
+                    gid=gid,
+                )
+                titles[gid] = _point_title(info, measure, values[i], verdict, trend)
+            ax.set_title(measure, loc="left")
+            ax.set_xlim(-0.5, count - 0.5)
+            ax.set_xticks(x)
+            last_in_column = panel + columns >= len(measures)
+            if last_in_column and label_runs:
+                ax.set_xticklabels(
+                    [_short(i.name) for i in trend.runs], rotation=30, ha="right", fontsize=8
+                )
+            elif last_in_column:
+                ax.set_xticklabels([str(i + 1) for i in x], fontsize=7)
+                ax.set_xlabel("run (ingest order)")
+            else:
+                ax.set_xticklabels([])
+        for ax in axes[len(measures) :]:
+            ax.set_visible(False)
+        return to_svg(fig, salt, titles)
+
+
+def _short(name: str, width: int = 22) -> str:
+    return name if len(name) <= width else name[: width - 1] + "…"
+
+
+def _point_title(info, measure: str, value: float, verdict: str | None, trend: Trend) -> str:
+    lines = [f"{info.name}: {measure} = {value:.4f}", f"ingested {info.ingested_at}"]
+    lines += [f"{key} = {val}" for key, val in info.metadata.items()]
+    if verdict:
+        lines.append(f"gate {verdict} against {trend.baselines.get(info.id, '?')}")
+    return "\n".join(lines)
+
+
+def comparison_figure(
+    run: str, baseline: str, pairs: dict[str, pd.DataFrame], index: int, salt: str
+) -> str:
+    """Per measure, the per-query difference run - baseline sorted from worst to best, and
+    the baseline-vs-run scatter."""
+    import matplotlib
+
+    measures = list(pairs)
+    most = max((len(p) for p in pairs.values()), default=0)
+    row_height = 2.9 if most <= MAX_LABELLED else 2.3
+    with matplotlib.rc_context(_RC):
+        fig = _figure(9.0, 0.3 + row_height * len(measures))
+        grid = fig.add_gridspec(len(measures), 2, width_ratios=[3.1, 1])
+        for row, measure in enumerate(measures):
+            frame = pairs[measure]
+            _delta_axes(fig.add_subplot(grid[row, 0]), frame, measure, run, baseline)
+            _scatter_axes(fig.add_subplot(grid[row, 1]), frame, measure, run, baseline, index)
+        return to_svg(fig, salt)
+
+
+def sorted_deltas(frame: pd.DataFrame) -> pd.DataFrame:
+    """``query_id, run_value, baseline_value, delta`` from worst to best (query id breaks
+    ties, so the order is stable)."""
+    out = frame.assign(delta=frame["run_value"] - frame["baseline_value"])
+    return out.sort_values(["delta", "query_id"], kind="stable").reset_index(drop=True)
+
+
+def _delta_axes(ax, frame: pd.DataFrame, measure: str, run: str, baseline: str) -> None:
+    data = sorted_deltas(frame)
+    deltas = data["delta"].to_numpy(dtype=float)
+    n = len(deltas)
+    better, worse = int(np.sum(deltas > 0)), int(np.sum(deltas < 0))
+    ax.set_title(
+        f"{measure}: {run} − {baseline} per query ({worse} worse, {better} better, "
+        f"{n - better - worse} tied)",
+        loc="left",
+    )
+    ax.axhline(0, color="#57606a", linewidth=0.8)
+    if n == 0:
+        return
+    if n <= MAX_BARS:
+        colors = [RED if d < 0 else GREEN if d > 0 else GREY for d in deltas]
+        ax.bar(np.arange(n), deltas, width=0.8 if n <= MAX_LABELLED else 1.0, color=colors)
+        ax.set_xlim(-0.6, n - 0.4)
+    else:
+        positions = np.unique(np.linspace(0, n - 1, MAX_CURVE_POINTS).round().astype(int))
+        xs, ys = positions, deltas[positions]
+        for tone, part in ((RED, np.minimum(ys, 0)), (GREEN, np.maximum(ys, 0))):
+            ax.fill(np.r_[xs[0], xs, xs[-1]], np.r_[0, part, 0], color=tone, linewidth=0)
+        ax.set_xlim(0, n - 1)
+    if n <= MAX_LABELLED:
+        ax.set_xticks(np.arange(n))
+        ax.set_xticklabels(data["query_id"].astype(str), rotation=90, fontsize=7)
+        ax.grid(False, axis="x")
+    else:
+        ax.set_xlabel(f"{n} queries, worst to best")
+    ax.set_ylabel("difference")
+
+
+def _scatter_axes(
+    ax, frame: pd.DataFrame, measure: str, run: str, baseline: str, index: int
+) -> None:
+    xs = frame["baseline_value"].to_numpy(dtype=float)
+    ys = frame["run_value"].to_numpy(dtype=float)
+    low = float(min(np.min(xs, initial=0.0), np.min(ys, initial=0.0)))
+    high = float(max(np.max(xs, initial=1.0), np.max(ys, initial=1.0)))
+    pad = (high - low) * 0.04 or 0.04
+    diagonal = [low - pad, high + pad]
+    ax.plot(diagonal, diagonal, color="#57606a", linewidth=0.8, zorder=3)
+    # One plot() per colour: SVG markers, a few bytes per dot (scatter() writes a group each).
+    if len(xs) <= MAX_SCATTER:
+        for tone, chosen in ((GREEN, ys > xs), (RED, ys < xs), (GREY, ys == xs)):
+            ax.plot(xs[chosen], ys[chosen], "o", color=tone, alpha=0.75, markersize=3.8, mew=0)
+    else:
+        edges = np.linspace(low, high, GRID_BINS + 1)
+        counts, _, _ = np.histogram2d(xs, ys, bins=[edges, edges])
+        centres = (edges[:-1] + edges[1:]) / 2
+        levels = np.ceil(np.log2(np.maximum(counts, 1))).astype(int)  # 1, 2, 3-4, 5-8, ...
+        shades = _blues(int(levels.max()) + 1)
+        size = 72 * 1.9 / GRID_BINS
+        for level in range(int(levels.max()) + 1):
+            cx, cy = np.nonzero((counts > 0) & (levels == level))
+            ax.plot(centres[cx], centres[cy], "s", color=shades[level], markersize=size, mew=0)
+        ax.set_title("queries per cell (log scale)", loc="right", fontsize=7, color="#57606a")
+    ax.set_xlim(low - pad, high + pad)
+    ax.set_ylim(low - pad, high + pad)
+    ax.set_aspect("equal")
+    ax.set_xlabel(f"{_short(baseline, 18)} {measure}", fontsize=8)
+    ax.set_ylabel(f"{_short(run, 18)} {measure}", fontsize=8)
+
+
+def _blues(count: int) -> list[str]:
+    """``count`` shades from light to dark blue."""
+    from matplotlib import colormaps
+    from matplotlib.colors import to_hex
+
+    cmap = colormaps["Blues"]
+    return [to_hex(cmap(0.3 + 0.7 * i / max(count - 1, 1))) for i in range(count)]
+
+
+def precision_recall_figure(frame: pd.DataFrame, runs: Sequence[str], salt: str) -> str:
+    """Mean interpolated precision at the 11 recall points, one curve per run."""
+    import matplotlib
+
+    with matplotlib.rc_context(_RC):
+        fig = _figure(7.0, 4.2)
+        ax = fig.add_subplot()
+        for i, run in enumerate(runs):
+            points = frame[frame["run"] == run].sort_values("recall")
+            ax.plot(
+                points["recall"],
+                points["precision"],
+                marker="o",
+                markersize=3.5,
+                linewidth=1.4,
+                color=color(i),
+                label=_short(run, 30),
+            )
+        ax.set_xlim(-0.02, 1.02)
+        ax.set_ylim(0, 1.02)
+        ax.set_xticks(np.linspace(0, 1, 11))
+        ax.set_xlabel("recall")
+        ax.set_ylabel("interpolated precision")
+        ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), frameon=False, fontsize=8)
+        return to_svg(fig, salt)

@@ -1,0 +1,398 @@
+"""What a report shows, read from the warehouse: no HTML and no plotting here.
+
+Per qrels set: the runs and their metadata, the means and paired tests of ``compare``, the
+per-query pairs of every run with the baseline, each system's series of runs with the
+verdicts of ``regress``, and the interpolated precision at the 11 standard recall points.
+Evaluations come from storage; what is missing (typically the precision-recall points) is
+computed and stored by :func:`rankhouse.evaluation.evaluate`, as ``compare`` does.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import Any
+
+import pandas as pd
+import sqlalchemy as sa
+
+from ..errors import RankhouseError
+
+RECALL_POINTS = tuple(i / 10 for i in range(11))
+IPREC_MEASURES = tuple(f"IPrec@{r:.1f}" for r in RECALL_POINTS)
+"""The 11 points of trec_eval's ``iprec_at_recall``: the precision-recall section."""
+
+DEFAULT_MAX_MEASURES = 8
+"""Without ``measures``, at most this many stored measures (the first stored) are shown."""
+
+HIDDEN_METADATA = frozenset({"source", "content_sha256"})
+
+
+@dataclass
+class RunInfo:
+    """A run as the report's header lists it."""
+
+    id: int
+    name: str
+    system: str
+    ingested_at: Any
+    num_queries: int
+    metadata: dict[str, Any]
+
+
+@dataclass
+class Trend:
+    """One system's runs in ingest order, with their means and gate verdicts.
+
+    Attributes:
+        system: the system tag.
+        runs: its runs, oldest first.
+        means: one row per run (same order), one column per measure.
+        verdicts: (run id, measure) -> ``'fail'`` or ``'pass'``, from the newest
+            ``regress`` check of that run against this qrels set that judged the measure.
+        baselines: run id -> the name of the run that check compared it with.
+    """
+
+    system: str
+    runs: list[RunInfo]
+    means: pd.DataFrame
+    verdicts: dict[tuple[int, str], str] = field(default_factory=dict)
+    baselines: dict[int, str] = field(default_factory=dict)
+
+
+@dataclass
+class QrelsSection:
+    """Everything the report shows about one qrels set."""
+
+    qrels: dict[str, Any]
+    runs: list[RunInfo]
+    measures: list[str]
+    comparison: pd.DataFrame
+    baseline: str | None
+    pairs: dict[str, dict[str, pd.DataFrame]]
+    """run name -> measure -> ``query_id, run_value, baseline_value`` (compare's pairs)."""
+    trends: list[Trend]
+    precision_recall: pd.DataFrame
+    """Columns ``run, recall, precision``: mean interpolated precision per recall point."""
+    notes: list[str] = field(default_factory=list)
+
+
+@dataclass
+class ReportData:
+    """A whole report: the settings it was made with and one section per qrels set."""
+
+    sections: list[QrelsSection]
+    settings: dict[str, Any]
+    version: str
+    created_at: datetime
+
+
+def gather(
+    wh,
+    *,
+    qrels: Any = None,
+    runs: Sequence[Any] | None = None,
+    systems: Sequence[str] | None = None,
+    measures: Sequence[Any] | None = None,
+    baseline: Any = None,
+    test: str = "t",
+    correction: str = "none",
+    alpha: float = 0.05,
+    relevance_level: int = 1,
+    max_measures: int = DEFAULT_MAX_MEASURES,
+) -> ReportData:
+    """Collect a report's data; see :func:`rankhouse.report.write_report` for the arguments.
+
+    Raises:
+        RankhouseError: nothing to report (no stored evaluation matches), or bad options.
+        NotFoundError: a named run, system or qrels set that is not stored.
+    """
+    from .. import __version__
+    from ..evaluation import resolve_qrels, resolve_runs
+    from ..stats import check_alpha, check_correction, check_test
+
+    check_test(test)
+    check_correction(correction)
+    check_alpha(alpha)
+    named_runs = resolve_runs(wh, list(runs)) if runs else []
+    baseline_row = resolve_runs(wh, [baseline])[0] if baseline is not None else None
+    if qrels is not None:
+        qrels_rows = [resolve_qrels(wh, qrels)]
+    else:
+        qrels_rows = [wh.qrels(int(i)) for i in _evaluated_qrels(wh)]
+    if systems:
+        _check_systems(wh, systems)
+    sections = []
+    for qrels_row in qrels_rows:
+        section = _section(
+            wh,
+            qrels_row,
+            named_runs=named_runs,
+            systems=list(systems or []),
+            measures=measures,
+            baseline_row=baseline_row,
+            test=test,
+            correction=correction,
+            alpha=alpha,
+            relevance_level=relevance_level,
+            max_measures=max_measures,
+            explicit=qrels is not None or bool(named_runs),
+        )
+        if section is not None:
+            sections.append(section)
+    if not sections:
+        raise RankhouseError(
+            "nothing to report: no stored evaluation matches; evaluate runs first "
+            "(rankhouse eval QRELS RUN -m MEASURE) or name them with --qrels and --run"
+        )
+    settings = {
+        "baseline": baseline_row["name"] if baseline_row else None,
+        "test": test,
+        "correction": correction,
+        "alpha": alpha,
+        "relevance_level": relevance_level,
+    }
+    return ReportData(sections, settings, __version__, datetime.now(UTC).replace(microsecond=0))
+
+
+def _evaluated_qrels(wh) -> list[int]:
+    with wh.connect() as conn:
+        rows = conn.execute(sa.text("SELECT DISTINCT qrels_id FROM evaluations ORDER BY 1"))
+        return [int(r[0]) for r in rows]
+
+
+def _check_systems(wh, systems: Iterable[str]) -> None:
+    from ..errors import NotFoundError
+
+    with wh.connect() as conn:
+        known = {r[0] for r in conn.execute(sa.text("SELECT DISTINCT system_tag FROM runs"))}
+    unknown = [s for s in systems if s not in known]
+    if unknown:
+        raise NotFoundError(
+            f"no stored run has the system tag {unknown[0]!r}; rankhouse runs list shows the tags"
+        )
+
+
+def _section(
+    wh,
+    qrels_row: dict[str, Any],
+    *,
+    named_runs: list[dict[str, Any]],
+    systems: list[str],
+    measures: Sequence[Any] | None,
+    baseline_row: dict[str, Any] | None,
+    test: str,
+    correction: str,
+    alpha: float,
+    relevance_level: int,
+    max_measures: int,
+    explicit: bool,
+) -> QrelsSection | None:
+    from ..compare import compare, paired_values
+    from ..evaluation import evaluate
+
+    qrels_id = int(qrels_row["id"])
+    run_rows = _select_runs(wh, qrels_id, named_runs, systems)
+    if baseline_row is not None and baseline_row["id"] not in {r["id"] for r in run_rows}:
+        run_rows = [baseline_row, *run_rows]
+    if not run_rows:
+        return None
+    notes: list[str] = []
+    names = _measures(wh, qrels_id, run_rows, measures, max_measures, notes)
+    if not names:
+        if explicit:
+            raise RankhouseError(
+                f"no measure to report for qrels {qrels_row['name']!r}; name them with -m"
+            )
+        return None
+    run_ids = [int(r["id"]) for r in run_rows]
+    options = {"relevance_level": relevance_level}
+    comparison = compare(
+        wh,
+        qrels=qrels_id,
+        runs=run_ids,
+        measures=names,
+        baseline=int(baseline_row["id"]) if baseline_row else None,
+        test=test,
+        correction=correction,
+        alpha=alpha,
+        **options,
+    )
+    pairs: dict[str, dict[str, pd.DataFrame]] = {}
+    if baseline_row is not None:
+        stored = evaluate(
+            wh,
+            qrels=qrels_id,
+            runs=run_ids,
+            measures=names,
+            with_query_counts=False,
+            **options,
+        )
+        ids = {(r.run_id, r.measure): int(r.evaluation_id) for r in stored.aggregates.itertuples()}
+        base_id = int(baseline_row["id"])
+        for row in run_rows:
+            if row["id"] == base_id:
+                continue
+            pairs[row["name"]] = {
+                m: paired_values(wh, ids[(int(row["id"]), m)], ids[(base_id, m)]) for m in names
+            }
+    infos = [_run_info(r) for r in run_rows]
+    curves = evaluate(
+        wh,
+        qrels=qrels_id,
+        runs=run_ids,
+        measures=IPREC_MEASURES,
+        with_query_counts=False,
+        **options,
+    )
+    precision_recall = pd.DataFrame(
+        {
+            "run": curves.aggregates["run"],
+            "recall": [float(m.split("@", 1)[1]) for m in curves.aggregates["measure"]],
+            "precision": curves.aggregates["value"].astype(float),
+        }
+    )
+    return QrelsSection(
+        qrels=qrels_row,
+        runs=infos,
+        measures=names,
+        comparison=comparison,
+        baseline=baseline_row["name"] if baseline_row else None,
+        pairs=pairs,
+        trends=_trends(wh, qrels_id, infos, comparison, names),
+        precision_recall=precision_recall,
+        notes=notes,
+    )
+
+
+_EVALUATED_RUNS = sa.text(
+    """
+    SELECT DISTINCT r.id, r.ingested_at
+    FROM runs r JOIN evaluations e ON e.run_id = r.id
+    WHERE e.qrels_id = :qrels_id
+    ORDER BY r.ingested_at, r.id
+    """
+)
+
+
+def _select_runs(wh, qrels_id: int, named: list[dict], systems: list[str]) -> list[dict]:
+    """The named runs, and the runs of ``systems`` (all systems when nothing is named) that
+    have an evaluation against the qrels set, in ingest order."""
+    chosen = {int(r["id"]): r for r in named}
+    if systems or not named:
+        with wh.connect() as conn:
+            evaluated = [int(r[0]) for r in conn.execute(_EVALUATED_RUNS, {"qrels_id": qrels_id})]
+        for run_id in evaluated:
+            row = wh.run(run_id)
+            if not systems or row["system_tag"] in systems:
+                chosen.setdefault(run_id, row)
+    return sorted(chosen.values(), key=lambda r: (r["ingested_at"], r["id"]))
+
+
+_STORED_MEASURES = sa.text(
+    """
+    SELECT measure, min(id) AS first
+    FROM evaluations
+    WHERE qrels_id = :qrels_id AND run_id IN :run_ids AND options = '{}'
+    GROUP BY measure
+    ORDER BY first
+    """
+).bindparams(sa.bindparam("run_ids", expanding=True))
+
+
+def _measures(
+    wh,
+    qrels_id: int,
+    run_rows: list[dict],
+    measures: Sequence[Any] | None,
+    max_measures: int,
+    notes: list[str],
+) -> list[str]:
+    """The requested measures (canonical names), else the stored ones in the order they
+    were first stored, without the precision-recall points the report stores itself."""
+    from ..measures import parse_measures
+
+    if measures:
+        items = [measures] if isinstance(measures, str) else list(measures)
+        return list(dict.fromkeys(m.name for m in parse_measures(items)))
+    with wh.connect() as conn:
+        found = conn.execute(
+            _STORED_MEASURES,
+            {"qrels_id": qrels_id, "run_ids": [int(r["id"]) for r in run_rows]},
+        )
+        stored = [r[0] for r in found if r[0] not in IPREC_MEASURES]
+    if len(stored) > max_measures:
+        notes.append(
+            f"{len(stored)} measures are stored; the first {max_measures} stored are shown "
+            "(-m picks others)"
+        )
+    return stored[:max_measures]
+
+
+def _run_info(row: dict[str, Any]) -> RunInfo:
+    metadata = row.get("metadata") or {}
+    if isinstance(metadata, str):
+        try:
+            metadata = json.loads(metadata)
+        except ValueError:
+            metadata = {}
+    if not isinstance(metadata, dict):
+        metadata = {}
+    shown = {
+        k: v for k, v in metadata.items() if k not in HIDDEN_METADATA and not isinstance(v, dict)
+    }
+    return RunInfo(
+        id=int(row["id"]),
+        name=str(row["name"]),
+        system=str(row["system_tag"]),
+        ingested_at=row["ingested_at"],
+        num_queries=int(row.get("num_queries") or 0),
+        metadata=shown,
+    )
+
+
+_VERDICTS = sa.text(
+    """
+    SELECT c.id AS check_id, c.run_id, b.name AS baseline, v.measure, v.regressed
+    FROM regress_checks c
+    JOIN regress_verdicts v ON v.check_id = c.id
+    JOIN runs b ON b.id = c.baseline_run_id
+    WHERE c.qrels_id = :qrels_id
+    ORDER BY c.created_at, c.id
+    """
+)
+
+
+def _trends(
+    wh, qrels_id: int, runs: list[RunInfo], comparison: pd.DataFrame, measures: list[str]
+) -> list[Trend]:
+    """Every system with at least two of the selected runs: its series, oldest first."""
+    by_system: dict[str, list[RunInfo]] = {}
+    for info in runs:
+        by_system.setdefault(info.system, []).append(info)
+    means = comparison.pivot_table(index="run", columns="measure", values="mean", sort=False)
+    with wh.connect() as conn:
+        rows = conn.execute(_VERDICTS, {"qrels_id": qrels_id}).mappings().all()
+    verdicts: dict[tuple[int, str], str] = {}
+    baselines: dict[int, str] = {}
+    for row in rows:  # oldest first: the newest check of a run and measure wins
+        verdicts[(int(row["run_id"]), row["measure"])] = "fail" if row["regressed"] else "pass"
+        baselines[int(row["run_id"])] = row["baseline"]
+    trends = []
+    for system, members in by_system.items():
+        if len(members) < 2:
+            continue
+        table = means.reindex(index=[m.name for m in members], columns=measures)
+        ids = {m.id for m in members}
+        trends.append(
+            Trend(
+                system=system,
+                runs=members,
+                means=table.reset_index(drop=True),
+                verdicts={k: v for k, v in verdicts.items() if k[0] in ids},
+                baselines={k: v for k, v in baselines.items() if k in ids},
+            )
+        )
+    return trends

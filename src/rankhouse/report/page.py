@@ -1,0 +1,269 @@
+"""The report as one HTML document: a stylesheet, tables and inline SVG; no script.
+
+Everything the page needs is in the file, so it opens offline and makes no request.
+"""
+
+from __future__ import annotations
+
+import html
+from collections.abc import Mapping
+
+import pandas as pd
+
+from . import figures, tables
+from .gather import QrelsSection, ReportData
+
+WORST_LISTED = 10
+
+STYLE = """
+body{font:14px/1.45 system-ui,-apple-system,"Segoe UI",Roboto,"DejaVu Sans",sans-serif;
+ color:#1f2328;margin:0;background:#f6f8fa}
+main{max-width:1180px;margin:0 auto;padding:20px 28px 60px;background:#fff}
+h1{font-size:24px;margin:4px 0 2px}h2{font-size:20px;border-bottom:2px solid #d0d7de;
+ padding-bottom:4px;margin-top:34px}h3{font-size:17px;margin-top:26px}
+h4{font-size:15px;margin:22px 0 6px}
+.meta{color:#57606a;margin:0 0 12px}
+code{font:12.5px ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;background:#f6f8fa;
+ padding:1px 4px;border-radius:4px}
+dl.settings{display:grid;grid-template-columns:max-content auto;gap:2px 16px;margin:8px 0}
+dl.settings dt{color:#57606a}dl.settings dd{margin:0}
+nav ul{margin:4px 0;padding-left:20px}
+.rh-table{border-collapse:collapse;margin:8px 0 14px;font-variant-numeric:tabular-nums}
+.rh-table caption{text-align:left;color:#57606a;padding-bottom:4px}
+.rh-table th,.rh-table td{border-bottom:1px solid #d8dee4;padding:3px 9px;text-align:right}
+.rh-table th{background:#f6f8fa;font-weight:600}
+.rh-table th.group{text-align:center;border-left:2px solid #d0d7de}
+.rh-table .text{text-align:left}
+.rh-table .best-bold{font-weight:700}
+.rh-table .best-color{background:#c8ecd0;font-weight:700}
+.rh-table .fail,.fail{color:#c0182a;font-weight:700}
+.rh-table .worse{color:#c0182a}.rh-table .better{color:#1a7f37}
+.figure{margin:6px 0 10px;overflow-x:auto}.figure svg{max-width:100%;height:auto}
+.worst{display:flex;flex-wrap:wrap;gap:6px 26px}
+.note{color:#57606a;font-style:italic}
+.legend-fail{color:#c0182a;font-weight:700}.legend-pass{color:#1a7f37;font-weight:700}
+"""
+
+
+def render(
+    data: ReportData,
+    *,
+    round: int | Mapping[str, int] = tables.DEFAULT_ROUND,  # noqa: A002
+    highlight: str | None = "bold",
+) -> str:
+    """The report's HTML document."""
+    tables.check_display(round, highlight)
+    body = [_header(data)]
+    for number, section in enumerate(data.sections):
+        body.append(_section(section, f"s{number}", round=round, highlight=highlight))
+    return (
+        '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
+        '<meta name="viewport" content="width=device-width,initial-scale=1">'
+        f"<title>rankhouse report: {_qrels_names(data)}</title>"
+        f"<style>{STYLE}</style></head><body><main>\n"
+        + "\n".join(body)
+        + "\n</main></body></html>\n"
+    )
+
+
+def _qrels_names(data: ReportData) -> str:
+    return html.escape(", ".join(s.qrels["name"] for s in data.sections))
+
+
+def _header(data: ReportData) -> str:
+    settings = data.settings
+    baseline = settings["baseline"]
+    items = [
+        ("qrels", ", ".join(s.qrels["name"] for s in data.sections)),
+        ("baseline", baseline or "none (means only; --baseline RUN adds the tests)"),
+        (
+            "test",
+            f"{settings['test']}, correction {settings['correction']}, alpha {settings['alpha']:g}"
+            if baseline
+            else "none",
+        ),
+        ("relevance level", str(settings["relevance_level"])),
+        ("made by", f"rankhouse {data.version}"),
+        ("at", data.created_at.strftime("%Y-%m-%d %H:%M:%S UTC")),
+    ]
+    rows = "".join(f"<dt>{html.escape(k)}</dt><dd>{html.escape(v)}</dd>" for k, v in items)
+    contents = "".join(
+        f'<li><a href="#s{i}">{html.escape(s.qrels["name"])}</a>: '
+        f'<a href="#s{i}-trends">trends</a>, <a href="#s{i}-comparison">comparison</a>, '
+        f'<a href="#s{i}-pr">precision-recall</a></li>'
+        for i, s in enumerate(data.sections)
+    )
+    return (
+        "<header><h1>rankhouse evaluation report</h1>"
+        f'<dl class="settings">{rows}</dl><nav><ul>{contents}</ul></nav></header>'
+    )
+
+
+def _section(
+    section: QrelsSection,
+    anchor: str,
+    *,
+    round,
+    highlight,  # noqa: A002
+) -> str:
+    qrels = section.qrels
+    parts = [
+        f'<section id="{anchor}"><h2>qrels {html.escape(qrels["name"])}</h2>',
+        '<dl class="settings">'
+        f"<dt>content sha256</dt><dd><code>{html.escape(str(qrels['content_sha256']))}</code></dd>"
+        f"<dt>queries</dt><dd>{qrels.get('num_queries')} queries, "
+        f"{qrels.get('num_judgments')} judgments, grades {qrels.get('min_grade')}"
+        f"–{qrels.get('max_grade')}</dd>"
+        f"<dt>measures</dt><dd>{html.escape(', '.join(section.measures))}</dd></dl>",
+    ]
+    parts += [f'<p class="note">{html.escape(n)}</p>' for n in section.notes]
+    parts.append(_runs_table(section))
+    parts.append(_trends(section, anchor, round=round, highlight=highlight))
+    parts.append(_comparison(section, anchor, round=round, highlight=highlight))
+    parts.append(f'<h3 id="{anchor}-pr">Precision-recall</h3>')
+    parts.append(
+        '<p class="meta">Mean interpolated precision at the 11 standard recall points '
+        "(trec_eval's <code>iprec_at_recall</code>).</p>"
+    )
+    runs = [r.name for r in section.runs]
+    parts.append(
+        '<div class="figure">'
+        + figures.precision_recall_figure(section.precision_recall, runs, f"{anchor}pr")
+        + "</div>"
+    )
+    parts.append("</section>")
+    return "\n".join(parts)
+
+
+def _runs_table(section: QrelsSection) -> str:
+    keys = list(dict.fromkeys(k for r in section.runs for k in r.metadata))
+    rows = []
+    for run in section.runs:
+        cells = [
+            tables.cell(run.name, classes=["text"]),
+            tables.cell(run.system, classes=["text"]),
+            tables.cell(str(run.ingested_at)[:19], classes=["text"]),
+            tables.cell(str(run.num_queries)),
+        ]
+        cells += [tables.cell(_meta(run.metadata.get(k)), classes=["text"]) for k in keys]
+        rows.append("".join(cells))
+    header = "<tr>" + "".join(
+        tables.cell(h, tag="th", classes=["text"] if h != "queries" else [])
+        for h in ["run", "system", "ingested (UTC)", "queries", *keys]
+    )
+    return "<h3>Runs</h3>" + tables.table(header + "</tr>", rows)
+
+
+def _meta(value) -> str:
+    return "" if value is None else str(value)
+
+
+def _trends(section: QrelsSection, anchor: str, *, round, highlight) -> str:  # noqa: A002
+    parts = [f'<h3 id="{anchor}-trends">Trends</h3>']
+    if not section.trends:
+        parts.append(
+            '<p class="note">No system has more than one run here: a trend needs a series '
+            "of runs with the same system tag (one per night, say).</p>"
+        )
+        return "\n".join(parts)
+    parts.append(
+        '<p class="meta">Each system\'s runs in ingest order; a point is the mean over the '
+        'queries. Regression gate of the run on that measure: <span class="legend-fail">'
+        '● failed</span>, <span class="legend-pass">○ passed</span>. Hover a point for its '
+        "run and metadata.</p>"
+    )
+    for index, trend in enumerate(section.trends):
+        parts.append(f"<h4>system {html.escape(trend.system)}</h4>")
+        svg = figures.trend_figure(trend, section.measures, index, f"{anchor}t{index}")
+        parts.append(f'<div class="figure">{svg}</div>')
+        parts.append(_trend_table(trend, section.measures, round=round, highlight=highlight))
+    return "\n".join(parts)
+
+
+def _trend_table(trend, measures, *, round, highlight) -> str:  # noqa: A002
+    keys = list(dict.fromkeys(k for r in trend.runs for k in r.metadata))
+    frame = pd.DataFrame(
+        {
+            "#": [str(i + 1) for i in range(len(trend.runs))],
+            "run": [r.name for r in trend.runs],
+            **{k: [_meta(r.metadata.get(k)) for r in trend.runs] for k in keys},
+        }
+    )
+    for measure in measures:
+        frame[measure] = trend.means[measure].to_numpy(dtype=float)
+    frame["gate"] = [_gate(trend, r.id, measures) for r in trend.runs]
+    return tables.measure_table(
+        frame,
+        ["#", "run", *keys],
+        measures,
+        round=round,
+        highlight=highlight,
+        extra={"gate": _gate_cell},
+    )
+
+
+def _gate(trend, run_id: int, measures) -> str:
+    found = {m: trend.verdicts.get((run_id, m)) for m in measures}
+    failed = [m for m, v in found.items() if v == "fail"]
+    if failed:
+        return f"fail: {', '.join(failed)} (vs {trend.baselines.get(run_id, '?')})"
+    if any(v == "pass" for v in found.values()):
+        return f"pass (vs {trend.baselines.get(run_id, '?')})"
+    return ""
+
+
+def _gate_cell(value) -> tuple[str, list[str]]:
+    return value, ["fail"] if value.startswith("fail") else []
+
+
+def _comparison(section: QrelsSection, anchor: str, *, round, highlight) -> str:  # noqa: A002
+    parts = [f'<h3 id="{anchor}-comparison">Comparison</h3>']
+    if section.baseline is None:
+        parts.append(
+            '<p class="note">Means only: name a baseline (--baseline RUN) for the differences, '
+            "significance tests and per-query pictures.</p>"
+        )
+    else:
+        parts.append(
+            '<p class="meta">Against the baseline: difference of the means, queries improved '
+            "(+) and degraded (−), p-value and corrected p-value; * marks a significant "
+            "difference (green better, red worse). The best mean of each measure is marked.</p>"
+        )
+    parts.append(tables.comparison_html(section.comparison, round=round, highlight=highlight))
+    for index, (run, pairs) in enumerate(section.pairs.items()):
+        parts.append(f"<h4>{html.escape(run)} vs {html.escape(section.baseline)}</h4>")
+        svg = figures.comparison_figure(
+            run, section.baseline, pairs, index + 1, f"{anchor}c{index}"
+        )
+        parts.append(f'<div class="figure">{svg}</div>')
+        parts.append(_worst_tables(run, section.baseline, pairs, round=round))
+    return "\n".join(parts)
+
+
+def _worst_tables(run: str, baseline: str, pairs, *, round) -> str:  # noqa: A002
+    blocks = []
+    for measure, frame in pairs.items():
+        data = figures.sorted_deltas(frame)
+        worse = data[data["delta"] < 0].head(WORST_LISTED)
+        digits = tables.digits_for(round, measure)
+        caption = (
+            f"{measure}: the query that lost most"
+            if len(worse) == 1
+            else f"{measure}: the {len(worse)} queries that lost most"
+        )
+        if worse.empty:
+            blocks.append(f'<p class="note">{html.escape(measure)}: no query got worse.</p>')
+            continue
+        rows = [
+            tables.cell(str(r.query_id), classes=["text"])
+            + tables.cell(tables.number(r.baseline_value, digits))
+            + tables.cell(tables.number(r.run_value, digits))
+            + tables.cell(tables.signed(r.delta, digits), classes=["worse"])
+            for r in worse.itertuples()
+        ]
+        header = "<tr>" + "".join(
+            tables.cell(h, tag="th", classes=["text"] if h == "query" else [])
+            for h in ("query", baseline, run, "difference")
+        )
+        blocks.append(tables.table(header + "</tr>", rows, caption=caption))
+    return f'<div class="worst">{"".join(blocks)}</div>'
