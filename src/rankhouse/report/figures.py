@@ -107,11 +107,13 @@ def trend_figure(trend: Trend, measures: Sequence[str], index: int, salt: str) -
     import matplotlib
 
     count = len(trend.runs)
-    columns = 1 if len(measures) <= 2 else 2
-    rows = -(-len(measures) // columns)
+    n = len(measures)
+    columns = 1 if n <= 2 else 3 if n % 3 == 0 or n >= 5 else 2
+    rows = -(-n // columns)
     label_runs = count <= 12
     with matplotlib.rc_context(_RC):
-        fig = _figure(8.0, 0.6 + rows * 2.1 + (0.9 if label_runs else 0.2))
+        width = 10.5 if columns == 3 else 8.0
+        fig = _figure(width, 0.6 + rows * 2.1 + (0.9 if label_runs else 0.2))
         axes = fig.subplots(rows, columns, squeeze=False).ravel()
         titles = {}
         x = np.arange(count)

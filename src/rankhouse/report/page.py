@@ -33,7 +33,7 @@ nav ul{margin:4px 0;padding-left:20px}
 .rh-table th,.rh-table td{border-bottom:1px solid #d8dee4;padding:3px 9px;text-align:right}
 .rh-table th{background:#f6f8fa;font-weight:600}
 .rh-table th.group{text-align:center;border-left:2px solid #d0d7de}
-.rh-table .text{text-align:left}
+.rh-table .text{text-align:left;white-space:nowrap}
 .rh-table .best-bold{font-weight:700}
 .rh-table .best-color{background:#c8ecd0;font-weight:700}
 .rh-table .fail,.fail{color:#c0182a;font-weight:700}
