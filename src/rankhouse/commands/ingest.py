@@ -33,6 +33,11 @@ _COLUMNS = typer.Option(
 _FORMAT = typer.Option(
     None, "--format", help="Input format [default: from the extension, .gz stripped; else trec]."
 )
+DELIMITER_OPTION = typer.Option(
+    None,
+    "--delimiter",
+    help="Field delimiter of a csv/tsv file: , ; | or tab [default: sniffed from the header].",
+)
 _REPLACE = typer.Option(
     False, "--replace", help="Overwrite what holds the same name with different content."
 )
@@ -61,6 +66,7 @@ def register(app: typer.Typer) -> None:
         name: str = _NAME,
         columns: str = _COLUMNS,
         format: SourceFormat = _FORMAT,
+        delimiter: str = DELIMITER_OPTION,
         replace: bool = _REPLACE,
     ) -> None:
         """Store relevance judgments (TREC: 'qid iter docid rel')."""
@@ -70,6 +76,7 @@ def register(app: typer.Typer) -> None:
             name=name,
             columns=columns,
             format=format.value if format else None,
+            delimiter=delimiter,
             replace=replace,
         )
         print(result.describe(), file=sys.stderr)
@@ -81,6 +88,7 @@ def register(app: typer.Typer) -> None:
         name: str = _NAME,
         columns: str = _COLUMNS,
         format: SourceFormat = _FORMAT,
+        delimiter: str = DELIMITER_OPTION,
         order: RunOrder = typer.Option(
             RunOrder.score, "--order", help="Rank by score, or take the given ranks (score=-rank)."
         ),
@@ -97,6 +105,7 @@ def register(app: typer.Typer) -> None:
             name=name,
             columns=columns,
             format=format.value if format else None,
+            delimiter=delimiter,
             order=order.value,
             meta=metadata,
             replace=replace,

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import zlib
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -12,7 +13,8 @@ import duckdb
 from ..errors import InputError
 from ..storage import ingest as storage_ingest
 from ..storage import is_shared
-from . import direct_run, staging, store, tabular, trec_text
+from . import direct_run, frames, staging, store, tabular, text_tables, trec_text
+from .delimited import default_delimiter
 from .hashing import BackgroundHash, frame_sha256
 from .progress import IngestProgress, wanted
 from .sources import ORDERS, Source, base_name, open_source, parse_columns, resolve_columns
@@ -23,6 +25,7 @@ if TYPE_CHECKING:
     from ..warehouse import Warehouse
 
 _FRAME_TAG = "run"
+TEXT_FORMATS = ("csv", "tsv", "jsonl")
 
 
 @dataclass(frozen=True)
@@ -78,6 +81,7 @@ def ingest_qrels(
     name: str | None = None,
     columns: str | dict[str, str] | None = None,
     format: str | None = None,
+    delimiter: str | None = None,
     replace: bool = False,
     progress: bool | None = None,
 ) -> IngestResult:
@@ -91,6 +95,8 @@ def ingest_qrels(
         columns: column mapping ``"qid=Q,docid=D,rel=R"`` (or a dict) for tabular sources;
             common names (query_id, docno, relevance, ...) are recognised without it.
         format: trec, csv, tsv, parquet or jsonl (default: from the extension; other = trec).
+        delimiter: the field delimiter of a csv/tsv file: ``,`` ``\t`` ``|`` or ``;``
+            (default: sniffed from the header line).
         replace: overwrite a qrels set of the same name with different content.
         progress: show a progress bar (default: for big files when stderr is a terminal).
 
@@ -103,8 +109,9 @@ def ingest_qrels(
     """
     if is_shared(wh):  # parsed here, then published to the server (storage.py)
         options = {"name": name, "columns": columns, "format": format, "progress": progress}
+        options["delimiter"] = delimiter
         return storage_ingest(wh, "qrels", source, {**options, "replace": replace})
-    src = open_source(source, format)
+    src = open_source(source, format, delimiter)
     mapping = parse_columns(columns)
     try:
         return _ingest_qrels(wh, src, name, mapping, replace, progress, fast=True)
@@ -162,6 +169,7 @@ def ingest_run(
     name: str | None = None,
     columns: str | dict[str, str] | None = None,
     format: str | None = None,
+    delimiter: str | None = None,
     order: str = "score",
     meta: dict[str, str] | None = None,
     replace: bool = False,
@@ -177,6 +185,8 @@ def ingest_run(
             ``run`` and name ``dataframe-<sha8>`` or the file's base name).
         columns: column mapping ``"qid=Q,docid=D,score=S"`` (or a dict) for tabular sources.
         format: trec, csv, tsv, parquet or jsonl (default: from the extension; other = trec).
+        delimiter: the field delimiter of a csv/tsv file: ``,`` ``\t`` ``|`` or ``;``
+            (default: sniffed from the header line).
         order: ``'score'`` (rank by score) or ``'rank'`` (the given ranks are the ranking;
             stored score = -rank, and the metadata says so).
         meta: extra metadata pairs stored with every run of this ingest.
@@ -194,9 +204,10 @@ def ingest_run(
         raise InputError(f"unknown order {order!r}", hint="use --order score or --order rank")
     if is_shared(wh):  # parsed here, then published to the server (storage.py)
         options = {"name": name, "columns": columns, "format": format, "progress": progress}
+        options["delimiter"] = delimiter
         options |= {"order": order, "meta": meta, "replace": replace}
         return storage_ingest(wh, "run", source, options)
-    src = open_source(source, format)
+    src = open_source(source, format, delimiter)
     mapping = parse_columns(columns)
     args = (wh, src, name, mapping, order, meta, replace, progress)
     direct = direct_run.eligible(src, mapping)
@@ -334,8 +345,17 @@ def _run_names(
     return {tag: f"{name}/{tag}" if name else tag for tag in tags}
 
 
-def _options(src: Source, kind: str, order: str, columns: dict[str, str] | None) -> str:
+def _options(
+    src: Source,
+    kind: str,
+    order: str,
+    columns: dict[str, str] | None,
+    delimiter: str | None = None,
+) -> str:
     options: dict[str, Any] = {"format": "trec" if src.format == "trec" else src.format}
+    # Only another delimiter than the format's own is recorded: old identities stay as they were.
+    if delimiter is not None and delimiter != default_delimiter(src.format):
+        options["delimiter"] = delimiter
     if columns is not None:
         options["columns"] = dict(sorted(columns.items()))
     if kind == "run":
@@ -356,6 +376,8 @@ def _parse(
     """Fill the stage from ``src`` and check it; raises InputError naming the first problem."""
     if src.is_frame:
         return _parse_frame(duck, src, kind, order, mapping, bar, default_tag)
+    if src.format in TEXT_FORMATS:
+        return _parse_text_table(duck, src, kind, order, mapping, bar, default_tag)
     if src.format == "trec" and mapping:
         raise InputError(
             "--columns applies to csv, tsv, parquet and jsonl sources",
@@ -382,6 +404,22 @@ def _parse(
     return _Parsed(src, sha, _options(src, kind, order, columns), columns)
 
 
+def _parse_text_table(duck, src, kind, order, mapping, bar, default_tag) -> _Parsed:
+    """CSV, TSV and JSON lines: read and checked record by record in Python."""
+    hasher = BackgroundHash(src.path, bar.bytes_done)
+    bar.phase("reading")
+    try:
+        table = text_tables.TextTable(src, kind, order, mapping, default_tag, src.delimiter)
+        table.stage(duck)
+    except (OSError, EOFError, zlib.error) as exc:
+        raise InputError(f"cannot read the file: {exc}", source=src.label) from None
+    sha = _hash_result(hasher, src)
+    bar.phase("validating")
+    _check(duck, src, kind, order, table.columns, "false", default_tag, table.locate_duplicate)
+    options = _options(src, kind, order, table.columns, table.delimiter)
+    return _Parsed(src, sha, options, table.columns)
+
+
 def _parse_frame(
     duck,
     src: Source,
@@ -391,17 +429,9 @@ def _parse_frame(
     bar: IngestProgress,
     default_tag: str,
 ) -> _Parsed:
-    import pandas as pd
-
     frame = src.frame
     found = resolve_columns([str(c) for c in frame.columns], mapping, kind, order, src.label)
-    canonical = pd.DataFrame(
-        {field: frame[column].reset_index(drop=True) for field, column in found.items()}
-    )
-    for field in ("qid", "docid", "tag"):
-        if field in canonical:
-            column = canonical[field]
-            canonical[field] = column.astype(str).where(column.notna(), None)
+    canonical = frames.canonical(frame, found, order)
     normalized = Source(src.label, None, canonical, "dataframe")
     identity = {field: field for field in canonical.columns}
     sha = frame_sha256(canonical)
@@ -447,7 +477,9 @@ def _locate(src: Source, kind: str, order: str, columns) -> InputError | None:
     return tabular.locate_problem(src, kind, order, columns)
 
 
-def _check(duck, src: Source, kind: str, order: str, columns, bad: str, default_tag: str) -> None:
+def _check(
+    duck, src: Source, kind: str, order: str, columns, bad: str, default_tag: str, duplicates=None
+) -> None:
     total, bad_rows = staging.count_bad_rows(duck, bad)
     if bad_rows:
         raise _locate(src, kind, order, columns) or InputError(
@@ -461,4 +493,6 @@ def _check(duck, src: Source, kind: str, order: str, columns, bad: str, default_
     if duplicate is not None:
         if src.format == "trec":
             raise trec_text.locate_duplicate(src, kind, duplicate)
+        if duplicates is not None:
+            raise duplicates(duplicate)
         raise tabular.locate_duplicate(src, kind, columns, duplicate, default_tag)

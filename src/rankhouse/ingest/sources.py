@@ -45,12 +45,14 @@ class Source:
         path: absolute path of a file, None for a DataFrame.
         frame: the DataFrame, None for a file.
         format: one of FORMATS, or ``'dataframe'``.
+        delimiter: the delimiter of a CSV/TSV file when given (None: sniffed from the header).
     """
 
     label: str
     path: Path | None
     frame: pd.DataFrame | None
     format: str
+    delimiter: str | None = None
 
     @property
     def is_frame(self) -> bool:
@@ -62,17 +64,27 @@ class Source:
         return self.path.stat().st_size if self.path is not None else 0
 
 
-def open_source(source: str | os.PathLike[str] | pd.DataFrame, format: str | None) -> Source:
-    """Check that ``source`` exists and decide its format.
+def open_source(
+    source: str | os.PathLike[str] | pd.DataFrame,
+    format: str | None,
+    delimiter: str | None = None,
+) -> Source:
+    """Check that ``source`` exists and decide its format (and delimiter, when given).
 
     Raises:
-        InputError: missing file, a folder, or an unknown format.
+        InputError: missing file, a folder, an unknown format, or a delimiter that does not
+            apply.
     """
     import pandas as pd
 
+    from .delimited import parse_delimiter
+
+    given = parse_delimiter(delimiter)
     if isinstance(source, pd.DataFrame):
         if format not in (None, "dataframe"):
             raise InputError(f"format {format!r} does not apply to a DataFrame", source="DataFrame")
+        if given is not None:
+            raise InputError("a delimiter does not apply to a DataFrame", source="DataFrame")
         return Source("DataFrame", None, source, "dataframe")
     if not isinstance(source, str | os.PathLike):
         raise InputError(
@@ -85,7 +97,14 @@ def open_source(source: str | os.PathLike[str] | pd.DataFrame, format: str | Non
         raise InputError("no such file", source=label, hint="check the path")
     if not path.is_file():
         raise InputError("not a file", source=label, hint="pass a qrels or run file, not a folder")
-    return Source(label, path.resolve(), None, detect_format(path, format, label))
+    detected = detect_format(path, format, label)
+    if given is not None and detected not in ("csv", "tsv"):
+        raise InputError(
+            f"--delimiter applies to csv and tsv files, not {detected}",
+            source=label,
+            hint="drop --delimiter, or pass --format csv",
+        )
+    return Source(label, path.resolve(), None, detected, given)
 
 
 def detect_format(path: Path, format: str | None, label: str) -> str:

@@ -1,19 +1,16 @@
-"""Tabular sources: CSV, TSV, Parquet, JSON lines and pandas DataFrames.
+"""Parquet files and (canonical, checked) pandas DataFrames, read by DuckDB.
 
-Files are read by DuckDB's own readers; columns are matched to the logical fields by the
-mapping or by their common names (``sources.resolve_columns``). Ids are always read as text.
+Columns are matched to the logical fields by the mapping or by their common names
+(``sources.resolve_columns``). Ids are always read as text; CSV, TSV and JSON lines are read
+in Python by ``text_tables``.
 """
 
 from __future__ import annotations
 
-import csv
-import io
-import json
 from collections.abc import Iterator
 
 from ..errors import InputError
 from .checks import INTEGER_TEXT, id_problem, integer_problem, score_problem
-from .hashing import open_decompressed
 from .sources import Source, resolve_columns
 from .staging import STAGE
 from .trec_text import duplicate_error
@@ -34,17 +31,8 @@ _INTEGER_TYPES = {
 
 def _reader(source: Source, compression: str) -> tuple[str, list]:
     """The FROM clause reading ``source`` and its bound parameters."""
-    path = str(source.path)
-    if source.format in ("csv", "tsv"):
-        delimiter = "," if source.format == "csv" else "\t"
-        return (
-            "read_csv(?, header=true, all_varchar=true, delim=?, compression=?)",
-            [path, delimiter, compression],
-        )
     if source.format == "parquet":
-        return "read_parquet(?)", [path]
-    if source.format == "jsonl":
-        return "read_json(?, format='newline_delimited', compression=?)", [path, compression]
+        return "read_parquet(?)", [str(source.path)]
     return _FRAME_VIEW, []
 
 
@@ -87,6 +75,14 @@ def stage(
     """Read ``source`` into the stage with the resolved ``columns``; returns the bad-row SQL."""
     col = {field: _quote(name) for field, name in columns.items()}
     typ = {field: types[name] for field, name in columns.items()}
+    for field in ("qid", "docid", "tag"):
+        if field in typ and not (typ[field] == "VARCHAR" or typ[field] in _INTEGER_TYPES):
+            raise InputError(
+                f"column {columns[field]!r} ({field}) holds {typ[field]} values",
+                source=source.label,
+                field=columns[field],
+                hint="ids are strings or integers: write the column as text",
+            )
     ids = f"CAST({col['qid']} AS VARCHAR) AS query_id, CAST({col['docid']} AS VARCHAR) AS doc_id"
     bad_ids = "query_id IS NULL OR query_id = '' OR doc_id IS NULL OR doc_id = ''"
     params: list = []
@@ -131,34 +127,16 @@ def _records(source: Source) -> Iterator[tuple[int, dict]]:
         for position, record in enumerate(source.frame.to_dict("records")):
             yield position, record
         return
-    if source.format == "parquet":
-        import pyarrow.parquet as pq
+    import pyarrow.parquet as pq
 
-        number = 0
-        for batch in pq.ParquetFile(source.path).iter_batches():
-            for record in batch.to_pylist():
-                number += 1
-                yield number, record
-        return
-    with open_decompressed(source.path) as raw:
-        text = io.TextIOWrapper(raw, encoding="utf-8", newline="")
-        if source.format == "jsonl":
-            for number, line in enumerate(text, start=1):
-                if line.strip():
-                    yield number, json.loads(line)
-            return
-        reader = csv.DictReader(text, delimiter="," if source.format == "csv" else "\t")
-        for record in reader:
-            yield reader.line_num, record
-
-
-def _unit(source: Source) -> str:
-    return "row" if source.is_frame or source.format == "parquet" else "line"
+    number = 0
+    for batch in pq.ParquetFile(source.path).iter_batches():
+        for record in batch.to_pylist():
+            number += 1
+            yield number, record
 
 
 def _error(source: Source, number: int, field: str, text: str, hint: str | None = None):
-    if _unit(source) == "line":
-        return InputError(text, source=source.label, line=number, field=field, hint=hint)
     return InputError(f"{text} at row {number}", source=source.label, field=field, hint=hint)
 
 
@@ -169,13 +147,7 @@ def locate_problem(source: Source, kind: str, order: str, columns: dict[str, str
             problem = _record_problem(source, kind, order, columns, number, record)
             if problem is not None:
                 return problem
-    except UnicodeDecodeError:
-        return InputError(
-            "the file is not UTF-8",
-            source=source.label,
-            hint="convert it to UTF-8 (e.g. iconv -f latin1 -t utf-8)",
-        )
-    except (ValueError, csv.Error) as exc:
+    except (OSError, ValueError) as exc:
         return InputError(f"cannot parse the file: {exc}", source=source.label)
     return InputError("a value cannot be read (the rescan did not find which)", source=source.label)
 
@@ -193,7 +165,8 @@ def _record_problem(source, kind, order, columns, number, record) -> InputError 
             checks.append(("rank", integer_problem, "rank"))
     for field, check, label in checks:
         column = columns[field]
-        problem = check(record.get(column))
+        value = record.get(column)
+        problem = "is missing" if value is None else check(value)
         if problem:
             return _error(
                 source,
@@ -224,4 +197,4 @@ def locate_duplicate(
         places.append(number)
         if len(places) == 2:
             break
-    return duplicate_error(source.label, kind, key, places, unit=_unit(source))
+    return duplicate_error(source.label, kind, key, places, unit="row")

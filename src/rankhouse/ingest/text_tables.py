@@ -1,0 +1,235 @@
+"""Delimited text and JSON lines into the stage: every value checked, with its line and field.
+
+Both formats are read in Python (``delimited``, ``jsonlines``), so each record is checked as it
+is read and the first bad one is named at once. Ids are text as written: a delimited field as
+it stands, a JSON string as its value, a JSON integer as its digits; anything else in an id is
+an error. Grades, ranks and scores follow the number rules of ``checks``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from decimal import Decimal
+from typing import Any
+
+import pyarrow as pa
+
+from ..errors import InputError
+from . import delimited, jsonlines
+from .checks import integer_problem, score_problem
+from .sources import Source, resolve_columns
+from .staging import STAGE
+from .trec_text import duplicate_error
+
+_BATCH_ROWS = 65_536
+_BATCH_VIEW = "_rankhouse_batch"
+_STAGE_COLUMNS = {
+    "qrels": {"query_id": pa.string(), "doc_id": pa.string(), "grade": pa.int32()},
+    "run": {
+        "tag": pa.string(),
+        "query_id": pa.string(),
+        "doc_id": pa.string(),
+        "rank": pa.int32(),
+        "score": pa.float64(),
+    },
+}
+_SQL_TYPES = {pa.string(): "VARCHAR", pa.int32(): "INTEGER", pa.float64(): "DOUBLE"}
+_LABELS = {
+    "qid": "query id",
+    "docid": "document id",
+    "tag": "run tag",
+    "rel": "grade",
+    "rank": "rank",
+    "score": "score",
+}
+_NOT_GIVEN = object()
+
+
+class _Bad(Exception):
+    """A value that cannot be used; the message says why (e.g. ``is empty``)."""
+
+
+def _text(value: Any) -> str:
+    """The text of a number or numeric field; other JSON values are not numbers."""
+    if isinstance(value, str):  # a delimited field, a JSON string or a JSON number's spelling
+        return value
+    if value is _NOT_GIVEN or value is None:
+        raise _Bad("is missing")
+    raise _Bad(f"is a JSON {_json_kind(value)}, not a number")
+
+
+def _id(value: Any) -> str:
+    if isinstance(value, jsonlines.JsonFraction):
+        raise _Bad(f"{str(value)!r} is a JSON number with a fraction or exponent")
+    if not isinstance(value, str):
+        if value is _NOT_GIVEN or value is None:
+            raise _Bad("is missing")
+        raise _Bad(f"is a JSON {_json_kind(value)}")
+    if value == "":
+        raise _Bad("is empty")
+    if not value.isprintable() and _has_surrogate(value):  # from a JSON escape (\\udc80)
+        raise _Bad("holds a lone surrogate, which is not text")
+    return str(value)
+
+
+def _integer(value: Any) -> int:
+    text = _text(value)
+    problem = integer_problem(text)
+    if problem:
+        raise _Bad(problem)
+    try:
+        return int(text)
+    except ValueError:  # an integer written with a zero fraction, e.g. 1.0
+        return int(Decimal(text.strip()))
+
+
+def _score(value: Any) -> float:
+    text = _text(value)
+    problem = score_problem(text)
+    if problem:
+        raise _Bad(problem)
+    return float(text)
+
+
+def _optional_integer(value: Any) -> int | None:
+    try:
+        return _integer(value)
+    except _Bad:
+        return None
+
+
+def _json_kind(value: Any) -> str:
+    if isinstance(value, bool):
+        return "true/false"
+    return {dict: "object", list: "array"}.get(type(value), type(value).__name__)
+
+
+def _has_surrogate(text: str) -> bool:
+    return any("\ud800" <= char <= "\udfff" for char in text)
+
+
+class TextTable:
+    """A CSV/TSV or JSON lines source, its columns resolved, read as checked stage rows."""
+
+    def __init__(
+        self,
+        source: Source,
+        kind: str,
+        order: str,
+        mapping: dict[str, str],
+        default_tag: str,
+        delimiter: str | None = None,
+    ) -> None:
+        self.source = source
+        self.kind = kind
+        self.order = order
+        self.default_tag = default_tag
+        self.reader = (
+            jsonlines.Records(source)
+            if source.format == "jsonl"
+            else delimited.Records(source, delimiter)
+        )
+        self.names, self._records = self.reader.read()
+        self.columns = resolve_columns(self.names, mapping, kind, order, source.label)
+        self._steps = self._plan()
+
+    @property
+    def delimiter(self) -> str | None:
+        """The delimiter used (given or sniffed); None for JSON lines."""
+        return getattr(self.reader, "delimiter", None)
+
+    def _plan(self) -> list[tuple[str, Callable[[Any], Any], str | None]]:
+        """(stage column, conversion, logical field) in stage column order."""
+        if self.kind == "qrels":
+            return [("query_id", _id, "qid"), ("doc_id", _id, "docid"), ("grade", _integer, "rel")]
+        rank_rule = _integer if self.order == "rank" else _optional_integer
+        return [
+            ("tag", _id, "tag" if "tag" in self.columns else None),
+            ("query_id", _id, "qid"),
+            ("doc_id", _id, "docid"),
+            ("rank", rank_rule, "rank" if "rank" in self.columns else None),
+            ("score", _score, "score" if self.order == "score" else None),
+        ]
+
+    def rows(self) -> Iterator[tuple[int, tuple]]:
+        """(line, stage row) of every record; raises InputError at the first bad value."""
+        getters = [self._getter(field) for _, _, field in self._steps]
+        checks = [(rule, field) for _, rule, field in self._steps]
+        for line, record in self._records:
+            values = []
+            for get, (rule, field) in zip(getters, checks, strict=True):
+                if get is None:
+                    values.append(None)
+                    continue
+                try:
+                    values.append(rule(get(record)))
+                except _Bad as bad:
+                    raise self._value_error(line, field, str(bad)) from None
+            if self.kind == "run":
+                self._derive(values)
+            yield line, tuple(values)
+
+    def _getter(self, field: str | None):
+        if field is None:
+            return None
+        column = self.columns[field]
+        if isinstance(self.reader, jsonlines.Records):
+            return lambda record: record.get(column, _NOT_GIVEN)
+        index = self.names.index(column)
+        return lambda fields: fields[index]
+
+    def _derive(self, values: list) -> None:
+        """Fill the run values without a column: the default tag, the score from the rank."""
+        if values[0] is None:
+            values[0] = self.default_tag
+        if self.order == "rank":
+            values[4] = -float(values[3])
+
+    def _value_error(self, line: int, field: str, problem: str) -> InputError:
+        column = self.columns[field]
+        hint = f"column {column!r} is used as {field}; map another with --columns {field}=<column>"
+        if field in ("qid", "docid", "tag") and self.source.format == "jsonl":
+            hint = 'write ids as JSON strings, e.g. "qid": "101"'
+        return self.reader.error(line, f"{_LABELS[field]} {problem}", field=column, hint=hint)
+
+    def stage(self, duck) -> None:
+        """Create the stage and fill it in batches (raises InputError at the first bad value)."""
+        types = _STAGE_COLUMNS[self.kind]
+        definition = ", ".join(f"{name} {_SQL_TYPES[kind]}" for name, kind in types.items())
+        duck.execute(f"CREATE OR REPLACE TEMP TABLE {STAGE} ({definition})")
+        schema = pa.schema(list(types.items()))
+        batch: list[tuple] = []
+        for _, row in self.rows():
+            batch.append(row)
+            if len(batch) == _BATCH_ROWS:
+                _insert(duck, schema, batch)
+                batch = []
+        if batch:
+            _insert(duck, schema, batch)
+
+    def locate_duplicate(self, key: tuple) -> InputError:
+        """The error for a (tag,) query, doc key seen twice: a fresh read finds both lines."""
+        again = TextTable.__new__(TextTable)
+        again.__dict__.update(self.__dict__)
+        again.names, again._records = self.reader.read()
+        places = []
+        for line, row in again.rows():
+            found = row[:2] if self.kind == "qrels" else row[:3]
+            if found == key:
+                places.append(line)
+                if len(places) == 2:
+                    break
+        return duplicate_error(self.source.label, self.kind, key, places, unit="line")
+
+
+def _insert(duck, schema: pa.Schema, rows: list[tuple]) -> None:
+    columns = [list(column) for column in zip(*rows, strict=True)]
+    table = pa.Table.from_arrays(
+        [pa.array(values, type=field.type) for values, field in zip(columns, schema, strict=True)],
+        schema=schema,
+    )
+    duck.register(_BATCH_VIEW, table)
+    try:
+        duck.execute(f"INSERT INTO {STAGE} SELECT * FROM {_BATCH_VIEW}")
+    finally:
+        duck.unregister(_BATCH_VIEW)
