@@ -212,6 +212,7 @@ class Warehouse:
         name: str | None = None,
         columns: str | dict[str, str] | None = None,
         format: str | None = None,
+        delimiter: str | None = None,
         replace: bool = False,
         progress: bool | None = None,
     ) -> IngestResult:
@@ -222,6 +223,8 @@ class Warehouse:
             name: the qrels set's name (default: from the file name).
             columns: column mapping ``"qid=Q,docid=D,rel=R"`` (or a dict) for tabular sources.
             format: trec, csv, tsv, parquet or jsonl (default: from the extension).
+            delimiter: a csv/tsv file's delimiter, ``,`` ``\t`` ``|`` or ``;`` (default:
+                sniffed from the header line).
             replace: overwrite a qrels set of the same name with different content.
             progress: show a progress bar (default: big files, stderr a terminal).
 
@@ -235,6 +238,7 @@ class Warehouse:
             name=name,
             columns=columns,
             format=format,
+            delimiter=delimiter,
             replace=replace,
             progress=progress,
         )
@@ -246,6 +250,7 @@ class Warehouse:
         name: str | None = None,
         columns: str | dict[str, str] | None = None,
         format: str | None = None,
+        delimiter: str | None = None,
         order: str = "score",
         meta: dict[str, str] | None = None,
         replace: bool = False,
@@ -258,6 +263,8 @@ class Warehouse:
             name: the run's name (several tags: ``<name>/<tag>``; default: the tag).
             columns: column mapping ``"qid=Q,docid=D,score=S"`` (or a dict) for tabular sources.
             format: trec, csv, tsv, parquet or jsonl (default: from the extension).
+            delimiter: a csv/tsv file's delimiter, ``,`` ``\t`` ``|`` or ``;`` (default:
+                sniffed from the header line).
             order: ``"score"`` (rank by score) or ``"rank"`` (the given ranks are the ranking).
             meta: metadata pairs stored with every run of this ingest.
             replace: overwrite runs of the same names holding different content.
@@ -273,6 +280,7 @@ class Warehouse:
             name=name,
             columns=columns,
             format=format,
+            delimiter=delimiter,
             order=order,
             meta=meta,
             replace=replace,
