@@ -170,8 +170,8 @@ def run_cli(db_path: Path, tmp_path: Path):
         command = [sys.executable, "-m", "rankhouse"]
         if db:
             command += ["--db", str(db_path)]
-        full_env = {**os.environ, "COLUMNS": "200", **(env or {})}
-        full_env.pop("RANKHOUSE_DB", None)
+        full_env = {k: v for k, v in os.environ.items() if k != "RANKHOUSE_DB"}
+        full_env |= {"COLUMNS": "200", **(env or {})}
         done = subprocess.run(
             [*command, *map(str, args)],
             input=input,

@@ -277,3 +277,17 @@ def test_library_raises_typed_errors(shared_dir, run_files, warehouse):
     warehouse.ingest_qrels(qrels_path(shared_dir), name="dl19")
     with pytest.raises(NotFoundError, match="nope"):
         regress(warehouse, "nope", baseline="previous", qrels="dl19", measures=MEASURES)
+
+
+def test_a_trec_eval_copy_is_never_the_previous_baseline(shared_dir, run_files, db_path, run_cli):
+    """trec-eval keeps a copy of the run it read; the next regress must not gate against it."""
+    _prepare(db_path, shared_dir, run_files, "night-1")
+    copied = run_cli("trec-eval", "-m", "map", qrels_path(shared_dir), run_files["night-2"])
+    assert copied.exit_code == 0, copied.stderr
+    _prepare(db_path, shared_dir, run_files, "night-3")
+    with Warehouse(db_path) as wh:
+        result = regress(wh, "night-3", baseline="previous", qrels="dl19", measures=["AP"])
+        assert result.baseline == "night-1"
+        # named explicitly, the copy is a baseline like any run
+        named = regress(wh, "night-3", baseline="nightly", qrels="dl19", measures=["AP"])
+        assert named.baseline == "nightly"

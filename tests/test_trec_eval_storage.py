@@ -69,3 +69,39 @@ def test_read_only_and_aborts_store_nothing(run_cli, db_path, trec_eval_tests):
     result = run_cli("trec-eval", "-m", "map", "qrels.test", "results.trunc", cwd=trec_eval_tests)
     assert result.exit_code == 4  # topic 302 is not in the run (v10 aborts without -c)
     assert _count(db_path, "SELECT count(*) FROM evaluations") == 0
+
+
+def test_without_a_warehouse_nothing_is_written(run_cli, tmp_path, trec_eval_tests):
+    """A drop-in for trec_eval writes no file: no --db and no $RANKHOUSE_DB keep nothing."""
+    work = tmp_path / "work"
+    work.mkdir()
+    result = run_cli(
+        "trec-eval",
+        "-m",
+        "map",
+        trec_eval_tests / "qrels.test",
+        trec_eval_tests / "results.test",
+        db=False,
+        cwd=work,
+    )
+    assert result.exit_code == 0, result.stderr
+    assert result.stdout.startswith("map")
+    assert list(work.iterdir()) == []
+
+
+def test_rankhouse_db_names_the_warehouse(run_cli, tmp_path, trec_eval_tests):
+    target = tmp_path / "env.duckdb"
+    result = run_cli(
+        "trec-eval",
+        "-m",
+        "map",
+        trec_eval_tests / "qrels.test",
+        trec_eval_tests / "results.test",
+        db=False,
+        env={"RANKHOUSE_DB": str(target)},
+    )
+    assert result.exit_code == 0, result.stderr
+    assert _count(target, "SELECT count(*) FROM evaluations") == 1
+    with Warehouse(target, read_only=True) as wh:
+        [metadata] = wh.runs()["metadata"]
+    assert '"read_by": "trec-eval"' in metadata

@@ -20,7 +20,7 @@ import numpy as np
 import pandas as pd
 import sqlalchemy as sa
 
-from .errors import NotFoundError, RankhouseError
+from .errors import InputError, NotFoundError, RankhouseError
 
 MISSING_QUERY_POLICIES = ("zero", "skip")
 
@@ -97,6 +97,8 @@ def evaluate(
     recompute: bool = False,
     options: dict[str, Any] | None = None,
     with_query_counts: bool = True,
+    name: str | None = None,
+    meta: dict[str, str] | None = None,
 ) -> EvaluationResult:
     """Evaluate runs against a qrels set, storing per-query values and aggregates.
 
@@ -118,6 +120,8 @@ def evaluate(
             ``{"max_rank": 100}`` and ``-J`` as ``{"judged_only": True}``); part of the key.
         with_query_counts: fill ``query_counts`` (a scan of the run's rows: skip it when
             not needed, e.g. for trec-eval's output).
+        name: the name of a run given as a file or DataFrame (as ``ingest_run``'s).
+        meta: metadata pairs stored with a run given as a file or DataFrame.
 
     Returns:
         An :class:`EvaluationResult`.
@@ -139,7 +143,7 @@ def evaluate(
         raise RankhouseError("no measure requested")
     options = dict(sorted((options or {}).items()))
     qrels_row = resolve_qrels(wh, qrels)
-    run_rows = resolve_runs(wh, runs)
+    run_rows = resolve_runs(wh, runs, name=name, meta=meta)
     if not run_rows:
         raise RankhouseError("no run to evaluate")
 
@@ -258,14 +262,43 @@ def resolve_qrels(wh, qrels: Any) -> dict[str, Any]:
         raise NotFoundError(f"{exc}; it is not a file either") from None
 
 
-def resolve_runs(wh, runs: Any) -> list[dict[str, Any]]:
-    """Catalogue rows of runs given by names, ids, file paths or DataFrames (in order)."""
+def resolve_runs(
+    wh, runs: Any, *, name: str | None = None, meta: dict[str, str] | None = None
+) -> list[dict[str, Any]]:
+    """Catalogue rows of runs given by names, ids, file paths or DataFrames (in order).
+
+    A file or DataFrame is ingested (deduplicated by content). When its name is held by
+    other content (a run file regenerated under the same tag), it is stored as the next
+    version of that name, ``<name>@2``, ``<name>@3``..., with the same system tag.
+
+    Args:
+        wh: the warehouse.
+        runs: one run or a list of runs.
+        name: the stored name of the one file or DataFrame among ``runs``.
+        meta: metadata pairs stored with the runs ingested from files or DataFrames.
+
+    Raises:
+        InputError: ``name`` or ``meta`` given without a run file, or ``name`` for several.
+    """
     if isinstance(runs, (str, int, os.PathLike, pd.DataFrame)):
         runs = [runs]
+    runs = list(runs)
+    ingested = [run for run in runs if isinstance(run, pd.DataFrame) or _is_existing_file(run)]
+    if (name is not None or meta) and not ingested:
+        raise InputError(
+            "--name and --meta apply to a run given as a file; the runs given are stored ones",
+            hint="set them with 'rankhouse ingest run FILE --name ... --meta ...'",
+        )
+    if name is not None and len(ingested) > 1:
+        raise InputError(
+            f"--name names one run file, but {len(ingested)} were given",
+            hint="evaluate them one by one, or ingest them with their names first",
+        )
     rows: list[dict[str, Any]] = []
     for run in runs:
         if isinstance(run, pd.DataFrame) or _is_existing_file(run):
-            rows.extend(wh.run(result.id) for result in wh.ingest_run(run))
+            results = wh.ingest_run(run, name=name, meta=meta, new_version=True)
+            rows.extend(wh.run(result.id) for result in results)
             continue
         try:
             rows.append(wh.run(run))

@@ -178,17 +178,28 @@ def regress(
 def previous_run(wh, run_row: dict[str, Any]) -> dict[str, Any]:
     """The latest run of ``run_row``'s system tag ingested before it (ties: lower id).
 
+    Copies of run files kept by ``trec-eval`` (parse options ``{"format": "trec_eval"}``)
+    are never a ``previous`` baseline: they are not runs of the series.
+
     Raises:
         NoBaselineError: there is none.
     """
+    from .trec_eval.store import PARSE_OPTIONS as TREC_EVAL_COPY
+
     with wh.connect() as conn:
         found = conn.execute(
             sa.text(
                 "SELECT id FROM runs WHERE system_tag = :tag AND id <> :id "
                 "AND (ingested_at < :at OR (ingested_at = :at AND id < :id)) "
+                "AND parse_options <> :trec_eval_copy "
                 "ORDER BY ingested_at DESC, id DESC LIMIT 1"
             ),
-            {"tag": run_row["system_tag"], "id": run_row["id"], "at": run_row["ingested_at"]},
+            {
+                "tag": run_row["system_tag"],
+                "id": run_row["id"],
+                "at": run_row["ingested_at"],
+                "trec_eval_copy": TREC_EVAL_COPY,
+            },
         ).scalar()
     if found is None:
         raise NoBaselineError(

@@ -43,6 +43,26 @@ def open_warehouse(ctx: typer.Context, *, write: bool = True) -> Warehouse:
     return state._warehouse
 
 
+META_OPTION = typer.Option(
+    None, "--meta", help="Metadata KEY=VALUE stored with the run (repeatable)."
+)
+
+
+def parse_meta(pairs: list[str] | None) -> dict[str, str]:
+    """``--meta KEY=VALUE`` options as a dict; raises InputError on a pair without '='."""
+    from ..errors import InputError
+
+    meta = {}
+    for pair in pairs or []:
+        key, equals, value = pair.partition("=")
+        if not equals or not key.strip():
+            raise InputError(
+                f"--meta {pair!r} is not KEY=VALUE", hint="write e.g. --meta model=bm25"
+            )
+        meta[key.strip()] = value
+    return meta
+
+
 class OutputFormat(StrEnum):
     table = "table"
     tsv = "tsv"

@@ -7,7 +7,14 @@ from enum import StrEnum
 
 import typer
 
-from .common import FORMAT_OPTION, OutputFormat, open_warehouse, print_frame
+from .common import (
+    FORMAT_OPTION,
+    META_OPTION,
+    OutputFormat,
+    open_warehouse,
+    parse_meta,
+    print_frame,
+)
 
 DEFAULT_MEASURES = ["AP", "nDCG@10", "P@10", "RR", "R@1000"]
 
@@ -48,9 +55,22 @@ def eval_command(
     recompute: bool = typer.Option(
         False, "--recompute", help="Compute again even when the evaluation is stored."
     ),
+    name: str = typer.Option(
+        None,
+        "--name",
+        "-n",
+        help="Name of the run file in the warehouse [default: its tag; a file changed since "
+        "gets NAME@2, NAME@3...].",
+    ),
+    meta: list[str] = META_OPTION,
     fmt: OutputFormat = FORMAT_OPTION,
 ) -> None:
-    """Evaluate RUNS against QRELS; every evaluation is stored and reused when asked again."""
+    """Evaluate RUNS against QRELS; every evaluation is stored and reused when asked again.
+
+    A run file is ingested first; when its name is held by other content (the file was
+    regenerated), it is stored as the next version NAME@2, NAME@3... of the same system.
+    """
+    metadata = parse_meta(meta)
     wh = open_warehouse(ctx)
     result = wh.evaluate(
         qrels,
@@ -59,6 +79,8 @@ def eval_command(
         relevance_level=relevance_level,
         missing_queries=missing_queries.value,
         recompute=recompute,
+        name=name,
+        meta=metadata or None,
     )
     for run, counts in result.query_counts.items():
         notes = [f"{counts.evaluated} queries evaluated"]

@@ -7,8 +7,7 @@ from enum import StrEnum
 
 import typer
 
-from ..errors import InputError
-from .common import open_warehouse
+from .common import META_OPTION, open_warehouse, parse_meta
 
 
 class SourceFormat(StrEnum):
@@ -41,18 +40,6 @@ DELIMITER_OPTION = typer.Option(
 _REPLACE = typer.Option(
     False, "--replace", help="Overwrite what holds the same name with different content."
 )
-
-
-def _parse_meta(pairs: list[str]) -> dict[str, str]:
-    meta = {}
-    for pair in pairs:
-        key, equals, value = pair.partition("=")
-        if not equals or not key.strip():
-            raise InputError(
-                f"--meta {pair!r} is not KEY=VALUE", hint="write e.g. --meta model=bm25"
-            )
-        meta[key.strip()] = value
-    return meta
 
 
 def register(app: typer.Typer) -> None:
@@ -92,13 +79,11 @@ def register(app: typer.Typer) -> None:
         order: RunOrder = typer.Option(
             RunOrder.score, "--order", help="Rank by score, or take the given ranks (score=-rank)."
         ),
-        meta: list[str] = typer.Option(
-            None, "--meta", help="Metadata KEY=VALUE stored with the run (repeatable)."
-        ),
+        meta: list[str] = META_OPTION,
         replace: bool = _REPLACE,
     ) -> None:
         """Store a run (TREC: 'qid Q0 docid rank score tag'); several tags give several runs."""
-        metadata = _parse_meta(meta or [])
+        metadata = parse_meta(meta)
         wh = open_warehouse(ctx)
         results = wh.ingest_run(
             file,

@@ -20,8 +20,9 @@ def register(app: typer.Typer) -> None:
         """Evaluate like trec_eval 10: QRELS RUN with -q -c -n -J -l N -M N -N N -m MEASURE.
 
         Prints exactly what trec_eval prints (all_trec catalogue included) and exits with its
-        exit codes. A run name starting with '-' reads standard input. The qrels, the run and
-        every per-query value are stored in the warehouse (--db; nothing with --read-only).
+        exit codes. A run name starting with '-' reads standard input. With --db (or
+        $RANKHOUSE_DB) the qrels, the run and every per-query value are stored there, the run
+        marked as read by trec-eval; otherwise no file is written.
         """
         from ..trec_eval import main
 

@@ -173,6 +173,7 @@ def ingest_run(
     order: str = "score",
     meta: dict[str, str] | None = None,
     replace: bool = False,
+    new_version: bool = False,
     progress: bool | None = None,
 ) -> list[IngestResult]:
     """Ingest a run file or DataFrame; each system tag in it becomes one stored run.
@@ -191,6 +192,8 @@ def ingest_run(
             stored score = -rank, and the metadata says so).
         meta: extra metadata pairs stored with every run of this ingest.
         replace: overwrite runs of the same names holding different content.
+        new_version: store a run whose name holds different content under the next version
+            name, ``<name>@2``, ``<name>@3``... (what ``eval`` does with a regenerated file).
         progress: show a progress bar (default: for big files when stderr is a terminal).
 
     Returns:
@@ -209,7 +212,7 @@ def ingest_run(
         return storage_ingest(wh, "run", source, options)
     src = open_source(source, format, delimiter)
     mapping = parse_columns(columns)
-    args = (wh, src, name, mapping, order, meta, replace, progress)
+    args = (wh, src, name, mapping, order, meta, replace, new_version, progress)
     direct = direct_run.eligible(src, mapping)
     if direct is not None:
         try:
@@ -224,7 +227,7 @@ def ingest_run(
 
 
 def _ingest_run_direct(
-    wh, src, name, mapping, order, meta, replace, progress, separator: str, tag: str
+    wh, src, name, mapping, order, meta, replace, new_version, progress, separator: str, tag: str
 ) -> IngestResult:
     with _progress(src, progress) as bar:
         run = direct_run.ingest(
@@ -238,6 +241,7 @@ def _ingest_run_direct(
             compression=_compression(src),
             metadata=_run_metadata(src, order, meta, sha256=None),
             replace=replace,
+            new_version=new_version,
             bar=bar,
         )
     return IngestResult(
@@ -254,7 +258,7 @@ def _run_metadata(src: Source, order: str, meta: dict[str, str] | None, sha256: 
     return metadata
 
 
-def _ingest_run(wh, src, name, mapping, order, meta, replace, progress, *, fast):
+def _ingest_run(wh, src, name, mapping, order, meta, replace, new_version, progress, *, fast):
     default_tag = _FRAME_TAG if src.is_frame else base_name(src.path)
     results: list[IngestResult] = []
     with _progress(src, progress) as bar, wh.transaction() as conn:
@@ -281,8 +285,9 @@ def _ingest_run(wh, src, name, mapping, order, meta, replace, progress, *, fast)
                         )
                     )
                     continue
-                run_name = names[summary.tag]
-                store.claim_name(conn, "run", run_name, replace=replace)
+                run_name = store.claim_name(
+                    conn, "run", names[summary.tag], replace=replace, new_version=new_version
+                )
                 run_id = store.insert_run(
                     conn,
                     {

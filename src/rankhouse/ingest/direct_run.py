@@ -64,6 +64,7 @@ def ingest(
     compression: str,
     metadata: dict,
     replace: bool,
+    new_version: bool = False,
     bar: IngestProgress,
 ) -> StoredRun:
     """Store the run file ``src`` (one tag ``tag``) in one transaction.
@@ -80,7 +81,9 @@ def ingest(
             if _name_taken(conn, run_name):
                 # same content under this name is no conflict: that needs the hash first
                 _raise_if_stored(conn, hasher, options, tag)
-                store.claim_name(conn, "run", run_name, replace=replace)
+                run_name = store.claim_name(
+                    conn, "run", run_name, replace=replace, new_version=new_version
+                )
             run_id = conn.execute(sa.text("SELECT nextval('run_ids')")).scalar_one()
             duck = wh.duckdb_connection(conn)
             bar.phase("reading and writing rows")

@@ -50,18 +50,25 @@ def same_run(conn: sa.Connection, sha: str, options: str, tag: str) -> dict | No
     return dict(row) if row else None
 
 
-def claim_name(conn: sa.Connection, kind: str, name: str, *, replace: bool) -> None:
-    """Make ``name`` free for a new qrels set or run, deleting its holder when ``replace``.
+def claim_name(
+    conn: sa.Connection, kind: str, name: str, *, replace: bool, new_version: bool = False
+) -> str:
+    """Make ``name`` free for a new qrels set or run; returns the name to store it under.
+
+    A name held by other content is deleted with its holder when ``replace``; with
+    ``new_version`` (runs only) the new run takes the next version name (:func:`next_version`).
 
     Raises:
-        ConflictError: the name holds different content and ``replace`` is false.
+        ConflictError: the name holds different content and neither option is set.
     """
     table = "qrels_sets" if kind == "qrels" else "runs"
     holder = conn.execute(
         sa.text(f"SELECT id FROM {table} WHERE name = :name"), {"name": name}
     ).scalar()
     if holder is None:
-        return
+        return name
+    if new_version and kind == "run" and not replace:
+        return next_version(conn, name)
     if not replace:
         label = "qrels set" if kind == "qrels" else "run"
         raise ConflictError(
@@ -69,6 +76,27 @@ def claim_name(conn: sa.Connection, kind: str, name: str, *, replace: bool) -> N
             "pass --replace (replace=True) to overwrite it, or --name to choose another name"
         )
     (delete_qrels if kind == "qrels" else delete_run)(conn, holder)
+    return name
+
+
+def next_version(conn: sa.Connection, name: str) -> str:
+    """``name`` when free, else ``name@N``: one more than its highest stored version.
+
+    The run stored as ``name`` is version 1; ``name@2``, ``name@3``... follow. A version
+    number is never reused while a later version is stored.
+    """
+    prefix = f"{name}@"
+    taken = conn.execute(
+        sa.text("SELECT name FROM runs WHERE name = :name OR substr(name, 1, :length) = :prefix"),
+        {"name": name, "prefix": prefix, "length": len(prefix)},
+    ).scalars()
+    versions = [1 if found == name else _version(found[len(prefix) :]) for found in taken]
+    versions = [v for v in versions if v is not None]
+    return f"{prefix}{max(versions) + 1}" if versions else name
+
+
+def _version(suffix: str) -> int | None:
+    return int(suffix) if suffix.isascii() and suffix.isdigit() else None
 
 
 def insert_qrels_set(conn: sa.Connection, values: dict) -> int:

@@ -64,12 +64,16 @@ def main(
         argv: trec_eval's arguments.
         out: where the lines go (standard output by default).
         err: where trec_eval's error messages go (standard error by default).
-        db: the warehouse to store in (``None``: rankhouse's default file; ``":memory:"``:
-            nothing kept).
+        db: the warehouse to store in. ``None``: ``$RANKHOUSE_DB`` when set, else nothing
+            is kept (an in-memory warehouse: trec_eval writes no file, neither does this).
         read_only: evaluate without storing anything (scratch warehouse).
     """
+    from ..warehouse import DB_ENV_VAR
+
     out = out or sys.stdout
     err = err or sys.stderr
+    if db is None:
+        db = os.environ.get(DB_ENV_VAR) or ":memory:"
     try:
         options = parse_args(argv)
         return evaluate(options, out, db=":memory:" if read_only else db)
