@@ -51,3 +51,41 @@ def test_lookup_and_remove_with_evaluations(warehouse, tmp_path):
         0,
         1,
     ]
+
+
+QRELS = "q1 0 a 1\nq1 0 b 0\nq2 0 c 1\nq2 0 d 1\n"
+OLD = "q1 Q0 b 1 2.0 sys\nq1 Q0 a 2 1.0 sys\nq2 Q0 c 1 2.0 sys\n"  # AP (0.5 + 0.5) / 2
+NEW = "q1 Q0 a 1 2.0 sys\nq2 Q0 c 1 2.0 sys\nq2 Q0 d 2 1.0 sys\n"  # AP (1 + 1) / 2
+
+
+def test_removing_a_baseline_keeps_the_checks_that_used_it(run_cli, tmp_path):
+    """`runs rm BASELINE` deleted the other runs' gate verdicts; they belong to those runs."""
+    (tmp_path / "qrels.txt").write_text(QRELS)
+    (tmp_path / "old.run").write_text(OLD)
+    (tmp_path / "new.run").write_text(NEW)
+    assert run_cli("ingest", "qrels", "qrels.txt", "--name", "q").exit_code == 0
+    assert run_cli("ingest", "run", "old.run", "--name", "old").exit_code == 0
+    assert run_cli("ingest", "run", "new.run", "--name", "new").exit_code == 0
+    gate = run_cli("regress", "new", "--baseline", "previous", "--qrels", "q", "-m", "AP")
+    assert gate.exit_code == 0, gate.stderr
+    assert run_cli("runs", "rm", "old").exit_code == 0
+
+    query = (
+        "SELECT run_name, baseline_name, baseline_spec, baseline_deleted, measure, "
+        "baseline_value, run_value, status FROM regress_results"
+    )
+    kept = run_cli("sql", query, "--format", "csv")
+    assert kept.exit_code == 0, kept.stderr
+    assert kept.stdout.splitlines()[1:] == ["new,old,previous,True,AP,0.5,1,improved"]
+    history = run_cli("history", "--run", "new", "-m", "AP", "--format", "csv")
+    assert history.stdout.splitlines()[1].endswith(",1,pass")
+
+    # deleting the run under test deletes its own checks
+    assert run_cli("runs", "rm", "new").exit_code == 0
+    counts = run_cli(
+        "sql",
+        "SELECT (SELECT count(*) FROM regress_checks), (SELECT count(*) FROM regress_verdicts)",
+        "--format",
+        "csv",
+    )
+    assert counts.stdout.splitlines()[1] == "0,0"

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 import sqlalchemy as sa
 
@@ -113,7 +115,7 @@ def test_warehouse_of_schema_4_keeps_its_runs_through_migration_5(db_path):
     )
     con.close()
     with Warehouse(db_path) as wh:
-        assert _applied(wh)[-1] == (5, "rank_at_evaluation")
+        assert (5, "rank_at_evaluation") in _applied(wh)
         with wh.connect() as conn:
             columns = (
                 conn.execute(
@@ -131,3 +133,87 @@ def test_warehouse_of_schema_4_keeps_its_runs_through_migration_5(db_path):
         assert columns == ["run_id", "query_id", "doc_id", "rank", "score"]
         # score descending, then doc id descending: b (0.9), c (0.5), a (0.5)
         assert ranking == [("b", 1, 0.9, 1), ("c", 2, 0.5, 2), ("a", 3, 0.5, 3)]
+
+
+def test_warehouse_of_schema_5_gets_labels_through_migration_6(db_path):
+    """0006 labels stored evaluations as rankhouse.labels does and keeps every value and check."""
+    import duckdb
+
+    from rankhouse.labels import label
+    from rankhouse.measures import parse_measure
+
+    con = duckdb.connect(str(db_path))
+    con.execute(
+        "CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, name VARCHAR NOT NULL, "
+        "applied_at TIMESTAMP NOT NULL)"
+    )
+    for migration in known_migrations()[:5]:
+        for statement in migration.statements():
+            con.execute(statement)
+        con.execute(
+            "INSERT INTO schema_migrations VALUES (?, ?, now())",
+            [migration.version, migration.name],
+        )
+    for name in ("base", "new"):
+        con.execute(
+            "INSERT INTO runs (name, system_tag, source, content_sha256, parse_options, "
+            "ingested_at, metadata, order_by, num_queries, num_rows) VALUES "
+            "(?, 't', 'f', ?, '{}', now(), '{}', 'score', 1, 1)",
+            [name, name],
+        )
+    con.execute(
+        "INSERT INTO qrels_sets (name, source, content_sha256, parse_options, ingested_at, "
+        "num_queries, num_judgments, num_relevant) VALUES ('q', 'f', 'x', '{}', now(), 1, 1, 1)"
+    )
+    stored = [  # measure, level, policy, options
+        ("AP", 1, "zero", "{}"),
+        ("AP", 2, "zero", "{}"),
+        ("P@10", 3, "skip", '{"judged_only": true, "max_rank": 100}'),
+        ("AP(rel=2)", 1, "zero", '{"max_rank": 5}'),
+        ("SetF(beta=0.5)", 2, "zero", "{}"),
+        ("RprecMult@2.0", 2, "zero", '{"judged_only": false}'),
+        ("nDCG@10", 2, "skip", "{}"),
+        ("Utility(rel_ret=2.0)", 2, "zero", "{}"),
+    ]
+    for i, (measure, level, policy, options) in enumerate(stored, start=1):
+        con.execute(
+            "INSERT INTO evaluations (run_id, qrels_id, qrels_sha256, measure, parameters, "
+            "relevance_level, missing_queries, options, aggregate, value, num_q, "
+            "rankhouse_version, created_at) VALUES (2, 1, 'x', ?, '{}', ?, ?, ?, 'mean', ?, 1, "
+            "'old', now())",
+            [measure, level, policy, options, i / 10],
+        )
+        con.execute("INSERT INTO evaluation_values VALUES (?, 'q1', ?)", [i, i / 10])
+    con.execute(
+        "INSERT INTO regress_checks (run_id, baseline_run_id, baseline_spec, qrels_id, test, "
+        "correction, alpha, max_drop, relative, options, passed, created_at) VALUES "
+        "(2, 1, 'previous', 1, 't', 'none', 0.05, 0.01, false, '{}', true, now())"
+    )
+    con.execute(
+        "INSERT INTO regress_verdicts (check_id, measure, num_q, improved, degraded, status, "
+        "regressed, run_evaluation_id) VALUES (1, 'AP', 1, 0, 0, 'unchanged', false, 2)"
+    )
+    con.close()
+
+    with Warehouse(db_path) as wh, wh.connect() as conn:
+        assert _applied(wh)[-1] == (6, "labels")
+        labels = conn.execute(sa.text("SELECT label, value FROM evaluations ORDER BY id")).all()
+        expected = [
+            label(parse_measure(measure), level, policy, json.loads(options))
+            for measure, level, policy, options in stored
+        ]
+        assert [row.label for row in labels] == expected
+        assert expected[1:4] == [
+            "AP(rel=2)",
+            "P(rel=3)@10 [missing_queries=skip, judged_only=true, max_rank=100]",
+            "AP(rel=2) [max_rank=5]",
+        ]
+        assert [row.value for row in labels] == [i / 10 for i in range(1, len(stored) + 1)]
+        shown = conn.execute(
+            sa.text("SELECT measure, value FROM query_values ORDER BY evaluation_id")
+        ).all()
+        assert shown == [(name, i / 10) for i, name in enumerate(expected, start=1)]
+        gate = conn.execute(
+            sa.text("SELECT baseline_name, baseline_deleted, measure FROM regress_results")
+        ).one()
+        assert tuple(gate) == ("base", False, "AP(rel=2)")

@@ -112,22 +112,39 @@ def _delete_evaluations(conn: sa.Connection, column: str, value: int) -> None:
     conn.execute(sa.text(f"DELETE FROM evaluations WHERE {column} = :value"), {"value": value})
 
 
+def _delete_checks(conn: sa.Connection, column: str, value: int) -> None:
+    conn.execute(
+        sa.text(
+            "DELETE FROM regress_verdicts WHERE check_id IN "
+            f"(SELECT id FROM regress_checks WHERE {column} = :value)"
+        ),
+        {"value": value},
+    )
+    conn.execute(sa.text(f"DELETE FROM regress_checks WHERE {column} = :value"), {"value": value})
+
+
 def delete_run(conn: sa.Connection, run_id: int) -> None:
-    """Delete a run, its rows and its stored evaluations inside the caller's transaction."""
+    """Delete a run, its rows, its evaluations and its gate checks (caller's transaction).
+
+    Checks that used the run as their baseline belong to other runs: they stay, with the
+    baseline's name (``regress_results.baseline_deleted`` is then true).
+    """
+    _delete_checks(conn, "run_id", run_id)
     _delete_evaluations(conn, "run_id", run_id)
     conn.execute(sa.text("DELETE FROM run_rows WHERE run_id = :id"), {"id": run_id})
     conn.execute(sa.text("DELETE FROM runs WHERE id = :id"), {"id": run_id})
 
 
 def delete_qrels(conn: sa.Connection, qrels_id: int) -> None:
-    """Delete a qrels set, its judgments and the evaluations made with it (caller's transaction)."""
+    """Delete a qrels set, its judgments, and the evaluations and gate checks made with it."""
+    _delete_checks(conn, "qrels_id", qrels_id)
     _delete_evaluations(conn, "qrels_id", qrels_id)
     conn.execute(sa.text("DELETE FROM judgments WHERE qrels_id = :id"), {"id": qrels_id})
     conn.execute(sa.text("DELETE FROM qrels_sets WHERE id = :id"), {"id": qrels_id})
 
 
 def remove_run(wh: Warehouse, name_or_id: str | int) -> dict:
-    """Delete a run by name or id, with its rows and evaluations; returns its catalogue row.
+    """Delete a run by name or id with its rows, evaluations and checks; returns its row.
 
     Raises:
         NotFoundError: no such run.

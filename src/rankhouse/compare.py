@@ -182,7 +182,7 @@ def compare(
     rows = [
         {
             "run": row.run,
-            "measure": row.measure,
+            "measure": row.label,  # the name with its settings: AP at level 2 is AP(rel=2)
             "mean": float(row.value),
             "num_q": int(row.num_q),
             "_run_id": int(row.run_id),

@@ -21,6 +21,7 @@ import pandas as pd
 import sqlalchemy as sa
 
 from .errors import InputError, NotFoundError, RankhouseError
+from .labels import label
 
 MISSING_QUERY_POLICIES = ("zero", "skip")
 
@@ -46,10 +47,14 @@ class EvaluationResult:
     Attributes:
         per_query: long form, columns ``run, query, measure, value`` (the first three
             categorical), ordered by run, query id (byte order) and measure (request order).
-        aggregates: columns ``run, run_id, measure, value, num_q, evaluation_id, reused``.
+        aggregates: columns ``run, run_id, measure, value, num_q, evaluation_id, reused,
+            label``.
         summary: wide form, column ``run`` then one column per measure in request order.
         query_counts: per run name, the :class:`QueryCounts`.
         qrels: the name of the qrels set evaluated against.
+        labels: per canonical measure name, its label: the name with the settings it was
+            computed under (``AP`` with ``relevance_level=2`` is ``AP(rel=2)``; see
+            :mod:`rankhouse.labels`). ``aggregates`` has it as column ``label``.
     """
 
     per_query: pd.DataFrame
@@ -57,6 +62,7 @@ class EvaluationResult:
     summary: pd.DataFrame
     query_counts: dict[str, QueryCounts] = field(default_factory=dict)
     qrels: str = ""
+    labels: dict[str, str] = field(default_factory=dict)
 
     def styled(
         self,
@@ -142,6 +148,9 @@ def evaluate(
     if not measure_list:
         raise RankhouseError("no measure requested")
     options = dict(sorted((options or {}).items()))
+    labels = {m.name: label(m, relevance_level, missing_queries, options) for m in measure_list}
+    # `AP` at level 2 and `AP(rel=2)` are one computation: evaluate the first asked for
+    measure_list = list({labels[m.name]: m for m in reversed(measure_list)}.values())[::-1]
     qrels_row = resolve_qrels(wh, qrels)
     run_rows = resolve_runs(wh, runs, name=name, meta=meta)
     if not run_rows:
@@ -181,10 +190,11 @@ def evaluate(
                 "num_q": stored[key]["num_q"],
                 "evaluation_id": stored[key]["id"],
                 "reused": key not in computed,
+                "label": labels[key.measure],
             }
             for key in keys.values()
         ],
-        columns=["run", "run_id", "measure", "value", "num_q", "evaluation_id", "reused"],
+        columns=["run", "run_id", "measure", "value", "num_q", "evaluation_id", "reused", "label"],
     )
     if len(to_compute) == len(keys):  # nothing reused: the values are at hand
         per_query = _labelled(computed_values, aggregates)
@@ -201,7 +211,7 @@ def evaluate(
         for run in run_rows
         if with_query_counts
     }
-    return EvaluationResult(per_query, aggregates, summary, counts, qrels_row["name"])
+    return EvaluationResult(per_query, aggregates, summary, counts, qrels_row["name"], labels)
 
 
 def evaluate_frames(
@@ -433,6 +443,7 @@ def _compute_and_store(
                 **_key_params(key),
                 "sha": key.qrels_sha256,
                 "parameters": json.dumps(_jsonable(measure.params), sort_keys=True),
+                "label": label(measure, relevance_level, missing_queries, options),
                 "aggregate": measure.aggregate,
                 "value": float(total["value"]) if found else math.nan,
                 "num_q": int(total["num_q"]) if found else 0,
@@ -454,8 +465,8 @@ def _compute_and_store(
 _INSERT_EVALUATION = sa.text(
     "INSERT INTO evaluations (run_id, qrels_id, qrels_sha256, measure, parameters, "
     "relevance_level, missing_queries, options, aggregate, value, num_q, rankhouse_version, "
-    "created_at) VALUES (:run_id, :qrels_id, :sha, :measure, :parameters, :level, :policy, "
-    ":options, :aggregate, :value, :num_q, :version, :created_at) RETURNING id"
+    "created_at, label) VALUES (:run_id, :qrels_id, :sha, :measure, :parameters, :level, "
+    ":policy, :options, :aggregate, :value, :num_q, :version, :created_at, :label) RETURNING id"
 )
 
 

@@ -1,7 +1,8 @@
 """Stored evaluations over time: one row per run (and qrels set), one column per measure.
 
-History only reads what ``evaluate`` stored (the ``latest_evaluations`` view); it never
-computes. A nightly series is the runs of one system tag ordered by ingest time.
+History only reads what ``evaluate`` stored (the ``latest_evaluations`` view, one value per
+run, qrels set and label); it never computes. A nightly series is the runs of one system
+tag ordered by ingest time.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ import pandas as pd
 import sqlalchemy as sa
 
 from .errors import RankhouseError
+from .labels import requested_labels
 
 FIXED_COLUMNS = ("ingested_at", "run", "system", "qrels")
 """The leading columns of :func:`history`; metadata columns, measures and ``gate`` follow."""
@@ -31,23 +33,30 @@ def history(
     qrels: str | int | None = None,
     measures: Iterable[Any] | None = None,
     since: str | date | datetime | None = None,
+    relevance_level: int = 1,
+    missing_queries: str = "zero",
 ) -> pd.DataFrame:
     """The stored evaluations over time, oldest run first.
 
     Each row is one run evaluated against one qrels set: its ingest time (UTC), name, system
     tag, qrels set, one column per ``--meta`` key given at ingest (``commit``, ...), one
-    column per measure (the newest stored evaluation of that measure, whatever its options)
-    and ``gate``: the verdict of the newest ``regress`` check of that run against that qrels
-    set (``'pass'``, ``'fail'``, or None when it was never gated).
+    column per label (a measure with the settings it was computed under: ``AP`` is AP at
+    relevance level 1 with missing queries scored zero, ``AP(rel=2)`` at level 2, ``AP
+    [missing_queries=skip]`` averaged over the queries the run answered; see
+    :mod:`rankhouse.labels`), and ``gate``: the verdict of the newest ``regress`` check of
+    that run against that qrels set (``'pass'``, ``'fail'``, or None when it was never gated).
 
     Args:
         wh: the :class:`~rankhouse.Warehouse`.
         system: only runs with this system tag.
         run: only this run (name or id).
         qrels: only evaluations against this qrels set (name or id).
-        measures: only these measures, as columns in this order (any accepted spelling);
-            default every stored measure, sorted by name.
+        measures: only these measures, as columns in this order (any accepted spelling, or
+            a label as printed); default every stored label, sorted.
         since: only runs ingested at or after this date or time (ISO text, UTC).
+        relevance_level: the level ``measures`` were evaluated at (``AP`` with 2 is the
+            column ``AP(rel=2)``).
+        missing_queries: the policy ``measures`` were evaluated with.
 
     Returns:
         A DataFrame (a :class:`~rankhouse.display.HistoryFrame`, which a notebook shows as
@@ -73,7 +82,15 @@ def history(
     if since is not None:
         conditions.append("le.run_ingested_at >= :since")
         params["since"] = _parse_since(since)
-    wanted = _canonical_names(measures) if measures is not None else None
+    wanted = (
+        requested_labels(
+            [measures] if isinstance(measures, str) else list(measures),
+            relevance_level,
+            missing_queries,
+        )
+        if measures is not None
+        else None
+    )
     query = (
         "SELECT le.run_id, le.run_name, le.system_tag, le.run_ingested_at, le.run_metadata, "
         "le.qrels_id, le.qrels_name, le.measure, le.value, le.created_at, le.evaluation_id "
@@ -109,13 +126,6 @@ def _parse_since(since: str | date | datetime) -> datetime:
         ) from None
 
 
-def _canonical_names(measures: Iterable[Any]) -> list[str]:
-    from .measures import parse_measures
-
-    items = [measures] if isinstance(measures, str) else list(measures)
-    return list(dict.fromkeys(m.name for m in parse_measures(items)))
-
-
 def _gates(conn: sa.Connection) -> dict[tuple[int, int], str]:
     """The newest regress verdict per (run, qrels set)."""
     rows = conn.execute(
@@ -144,9 +154,7 @@ def _shape(
     measure_columns = list(wanted) if wanted else []
     if rows.empty:
         return pd.DataFrame(columns=[*FIXED_COLUMNS, *measure_columns, "gate"])
-    # Several option sets of one measure (e.g. two relevance levels): the newest is shown.
-    rows = rows.sort_values(["created_at", "evaluation_id"])
-    rows = rows.drop_duplicates(["run_id", "qrels_id", "measure"], keep="last")
+    # one row per run, qrels set and label (the view keeps one evaluation per label)
     if not wanted:
         measure_columns = sorted(rows["measure"].unique())
     values = rows.pivot(index=["run_id", "qrels_id"], columns="measure", values="value")

@@ -222,10 +222,11 @@ def _one_run(rows: list[dict[str, Any]], given: Any) -> dict[str, Any]:
 def _verdicts(
     wh, aggregates: pd.DataFrame, run_id: int, baseline_id: int, settings: dict[str, Any]
 ) -> pd.DataFrame:
-    by_run = {rid: group.set_index("measure") for rid, group in aggregates.groupby("run_id")}
+    # verdicts are about labels: AP gated at level 2 is AP(rel=2)
+    by_run = {rid: group.set_index("label") for rid, group in aggregates.groupby("run_id")}
     ours, theirs = by_run[run_id], by_run.get(baseline_id, by_run[run_id])
     rows = []
-    for measure in dict.fromkeys(aggregates["measure"]):
+    for measure in dict.fromkeys(aggregates["label"]):
         run_value = float(ours.at[measure, "value"])
         baseline_value = float(theirs.at[measure, "value"])
         paired = compare_pair(
@@ -307,13 +308,15 @@ def _store(
         check_id = conn.execute(
             sa.text(
                 "INSERT INTO regress_checks (run_id, baseline_run_id, baseline_spec, qrels_id, "
-                "test, correction, alpha, max_drop, relative, options, passed, created_at) "
-                "VALUES (:run_id, :baseline_id, :spec, :qrels_id, :test, :correction, :alpha, "
-                ":max_drop, :relative, :options, :passed, :created_at) RETURNING id"
+                "test, correction, alpha, max_drop, relative, options, passed, created_at, "
+                "baseline_name) VALUES (:run_id, :baseline_id, :spec, :qrels_id, :test, "
+                ":correction, :alpha, :max_drop, :relative, :options, :passed, :created_at, "
+                ":baseline_name) RETURNING id"
             ),
             {
                 "run_id": int(run_row["id"]),
                 "baseline_id": int(baseline_row["id"]),
+                "baseline_name": baseline_row["name"],
                 "spec": str(spec),
                 "qrels_id": int(qrels_row["id"]),
                 "test": settings["test"],

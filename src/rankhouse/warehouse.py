@@ -193,13 +193,14 @@ class Warehouse:
         return get_qrels(self, name_or_id)
 
     def remove_run(self, name_or_id: str | int) -> None:
-        """Delete a run, its rows and its stored evaluations."""
+        """Delete a run, its rows, evaluations and gate checks (checks that used it as their
+        baseline stay, with its name)."""
         from .catalog import remove_run
 
         remove_run(self, name_or_id)
 
     def remove_qrels(self, name_or_id: str | int) -> None:
-        """Delete a qrels set, its judgments and the evaluations made with it."""
+        """Delete a qrels set, its judgments and the evaluations and gate checks made with it."""
         from .catalog import remove_qrels
 
         remove_qrels(self, name_or_id)
@@ -254,6 +255,7 @@ class Warehouse:
         order: str = "score",
         meta: dict[str, str] | None = None,
         replace: bool = False,
+        new_version: bool = False,
         progress: bool | None = None,
     ) -> list[IngestResult]:
         """Ingest a run, one stored run per system tag (``rankhouse ingest run``).
@@ -268,6 +270,7 @@ class Warehouse:
             order: ``"score"`` (rank by score) or ``"rank"`` (the given ranks are the ranking).
             meta: metadata pairs stored with every run of this ingest.
             replace: overwrite runs of the same names holding different content.
+            new_version: store a run whose name holds other content as ``<name>@2``, ...
             progress: show a progress bar (default: big files, stderr a terminal).
 
         See :func:`rankhouse.ingest.ingest_run` for the result and the errors.
@@ -284,6 +287,7 @@ class Warehouse:
             order=order,
             meta=meta,
             replace=replace,
+            new_version=new_version,
             progress=progress,
         )
 
@@ -299,6 +303,8 @@ class Warehouse:
         recompute: bool = False,
         options: dict[str, Any] | None = None,
         with_query_counts: bool = True,
+        name: str | None = None,
+        meta: dict[str, str] | None = None,
     ) -> EvaluationResult:
         """Evaluate runs against a qrels set, storing every evaluation (``rankhouse eval``).
 
@@ -311,6 +317,9 @@ class Warehouse:
             recompute: compute and store again even when the evaluation is stored.
             options: further value-changing options (``{"max_rank": 100}``, ...).
             with_query_counts: fill the result's ``query_counts``.
+            name: the stored name of a run given as a file or DataFrame (default its tag; a
+                name held by other content gives the next version, ``name@2``, ...).
+            meta: metadata pairs stored with a run given as a file or DataFrame.
 
         See :func:`rankhouse.evaluation.evaluate` for the result and the errors.
         """
@@ -326,6 +335,8 @@ class Warehouse:
             recompute=recompute,
             options=options,
             with_query_counts=with_query_counts,
+            name=name,
+            meta=meta,
         )
 
     def compare(
@@ -385,6 +396,8 @@ class Warehouse:
         qrels: str | int | None = None,
         measures: Any = None,
         since: Any = None,
+        relevance_level: int = 1,
+        missing_queries: str = "zero",
     ) -> pd.DataFrame:
         """Stored evaluations over time, one row per run (``rankhouse history``).
 
@@ -394,12 +407,24 @@ class Warehouse:
             qrels: only evaluations against this qrels set (name or id).
             measures: only these measures, as columns in this order.
             since: only runs ingested at or after this date (ISO text, date or datetime, UTC).
+            relevance_level: the level ``measures`` were evaluated at (``AP`` with 2 is the
+                column ``AP(rel=2)``).
+            missing_queries: the policy ``measures`` were evaluated with.
 
         See :func:`rankhouse.history.history` for the columns and the errors.
         """
         from .history import history
 
-        return history(self, system=system, run=run, qrels=qrels, measures=measures, since=since)
+        return history(
+            self,
+            system=system,
+            run=run,
+            qrels=qrels,
+            measures=measures,
+            since=since,
+            relevance_level=relevance_level,
+            missing_queries=missing_queries,
+        )
 
     def report(
         self,

@@ -109,6 +109,11 @@ def eval_command(
         )
         wide = wide.reindex(columns=list(result.summary.columns[1:])).reset_index()
         wide.columns.name = None
-        print_frame(wide, fmt, title=f"qrels {result.qrels}, per query")
+        # labels as headers: a value computed with -l 2 shows as AP(rel=2), never as AP
+        print_frame(
+            wide.rename(columns=result.labels), fmt, title=f"qrels {result.qrels}, per query"
+        )
     else:
-        print_frame(result.summary, fmt, title=f"qrels {result.qrels}")
+        print_frame(
+            result.summary.rename(columns=result.labels), fmt, title=f"qrels {result.qrels}"
+        )

@@ -5,6 +5,7 @@ from __future__ import annotations
 import typer
 
 from .common import FORMAT_OPTION, OutputFormat, open_warehouse, print_frame
+from .evaluate import MissingQueries
 
 
 def register(app: typer.Typer) -> None:
@@ -22,13 +23,31 @@ def history_command(
     since: str = typer.Option(
         None, "--since", help="Only runs ingested at or after this date (YYYY-MM-DD, UTC)."
     ),
+    relevance_level: int = typer.Option(
+        1, "--relevance-level", "-l", help="The level the measures were evaluated at."
+    ),
+    missing_queries: MissingQueries = typer.Option(
+        MissingQueries.zero,
+        "--missing-queries",
+        help="The missing-query policy the measures were evaluated with.",
+    ),
     fmt: OutputFormat = FORMAT_OPTION,
 ) -> None:
-    """Stored evaluations over time: one row per run (newest last), one column per measure.
+    """Stored evaluations over time: one row per run (newest last), one column per label.
 
-    Columns: ingest time (UTC), run, system tag, qrels set, the run's --meta keys, the
-    measures, and gate (the newest regress verdict). History reads; it never evaluates.
+    Columns: ingest time (UTC), run, system tag, qrels set, the run's --meta keys, one
+    column per label (the measure with the settings it was computed under: -m AP -l 2 is
+    the column AP(rel=2)), and gate (the newest regress verdict). History reads; it never
+    evaluates.
     """
     wh = open_warehouse(ctx, write=False)
-    frame = wh.history(system=system, run=run, qrels=qrels, measures=measures or None, since=since)
+    frame = wh.history(
+        system=system,
+        run=run,
+        qrels=qrels,
+        measures=measures or None,
+        since=since,
+        relevance_level=relevance_level,
+        missing_queries=missing_queries.value,
+    )
     print_frame(frame, fmt, title="history")
