@@ -151,7 +151,8 @@ def test_views_show_labels(stored):
     assert only == [{"value": pytest.approx(2 / 3)}]
 
 
-def test_one_label_is_one_computation(files, warehouse):
+def test_one_label_is_one_computation(files, any_warehouse):
+    warehouse = any_warehouse
     result = warehouse.evaluate(
         qrels=str(files / "qrels.txt"),
         runs=str(files / "bm25.run"),
@@ -163,7 +164,8 @@ def test_one_label_is_one_computation(files, warehouse):
     assert result.aggregates["value"].tolist() == pytest.approx([1 / 3])
 
 
-def test_compare_and_regress_label_their_measures(files, warehouse):
+def test_compare_and_regress_label_their_measures(files, any_warehouse):
+    warehouse = any_warehouse
     qrels, runs = str(files / "qrels.txt"), [str(files / "bm25.run"), str(files / "bm25-v2.run")]
     compared = warehouse.compare(
         qrels=qrels, runs=runs, measures=["AP"], baseline=runs[0], relevance_level=2

@@ -59,23 +59,23 @@ def test_eval_takes_name_and_meta(files, run_cli):
     assert bad.stderr.startswith("Error: --meta 'nokey' is not KEY=VALUE")
 
 
-def test_the_python_api_takes_the_same_keywords(files, db_path):
+def test_the_python_api_takes_the_same_keywords(files, any_warehouse):
     run = files / "run.txt"
-    with Warehouse(db_path) as wh:
-        for text in (NIGHT_1, NIGHT_2):
-            run.write_text(text)
-            result = wh.evaluate(
-                runs=str(run),
-                qrels=str(files / "qrels.txt"),
-                measures=["AP"],
-                name="api",
-                meta={"commit": "x"},
-            )
-        assert list(result.summary["run"]) == ["api@2"]
-        assert wh.run("api@2")["metadata"]["commit"] == "x"
-        assert wh.run("api@2")["system_tag"] == "mysys"
-        with pytest.raises(InputError, match="apply to a run given as a file"):
-            wh.evaluate(runs="api", qrels=str(files / "qrels.txt"), measures=["AP"], name="x")
+    wh = any_warehouse
+    for text in (NIGHT_1, NIGHT_2):
+        run.write_text(text)
+        result = wh.evaluate(
+            runs=str(run),
+            qrels=str(files / "qrels.txt"),
+            measures=["AP"],
+            name="api",
+            meta={"commit": "x"},
+        )
+    assert list(result.summary["run"]) == ["api@2"]
+    assert wh.run("api@2")["metadata"]["commit"] == "x"
+    assert wh.run("api@2")["system_tag"] == "mysys"
+    with pytest.raises(InputError, match="apply to a run given as a file"):
+        wh.evaluate(runs="api", qrels=str(files / "qrels.txt"), measures=["AP"], name="x")
 
 
 def test_a_version_number_is_never_reused(files, db_path):

@@ -135,36 +135,14 @@ def test_warehouse_of_schema_4_keeps_its_runs_through_migration_5(db_path):
         assert ranking == [("b", 1, 0.9, 1), ("c", 2, 0.5, 2), ("a", 3, 0.5, 3)]
 
 
-def test_warehouse_of_schema_5_gets_labels_through_migration_6(db_path):
+def test_warehouse_of_schema_5_gets_labels_through_migration_6(backend_target):
     """0006 labels stored evaluations as rankhouse.labels does and keeps every value and check."""
-    import duckdb
-
     from rankhouse.labels import label
     from rankhouse.measures import parse_measure
 
-    con = duckdb.connect(str(db_path))
-    con.execute(
-        "CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, name VARCHAR NOT NULL, "
-        "applied_at TIMESTAMP NOT NULL)"
-    )
-    for migration in known_migrations()[:5]:
-        for statement in migration.statements():
-            con.execute(statement)
-        con.execute(
-            "INSERT INTO schema_migrations VALUES (?, ?, now())",
-            [migration.version, migration.name],
-        )
-    for name in ("base", "new"):
-        con.execute(
-            "INSERT INTO runs (name, system_tag, source, content_sha256, parse_options, "
-            "ingested_at, metadata, order_by, num_queries, num_rows) VALUES "
-            "(?, 't', 'f', ?, '{}', now(), '{}', 'score', 1, 1)",
-            [name, name],
-        )
-    con.execute(
-        "INSERT INTO qrels_sets (name, source, content_sha256, parse_options, ingested_at, "
-        "num_queries, num_judgments, num_relevant) VALUES ('q', 'f', 'x', '{}', now(), 1, 1, 1)"
-    )
+    url = resolve_target(backend_target)
+    dialect = sa.make_url(url).get_backend_name()
+    engine = sa.create_engine(url)
     stored = [  # measure, level, policy, options
         ("AP", 1, "zero", "{}"),
         ("AP", 2, "zero", "{}"),
@@ -175,27 +153,55 @@ def test_warehouse_of_schema_5_gets_labels_through_migration_6(db_path):
         ("nDCG@10", 2, "skip", "{}"),
         ("Utility(rel_ret=2.0)", 2, "zero", "{}"),
     ]
-    for i, (measure, level, policy, options) in enumerate(stored, start=1):
-        con.execute(
-            "INSERT INTO evaluations (run_id, qrels_id, qrels_sha256, measure, parameters, "
-            "relevance_level, missing_queries, options, aggregate, value, num_q, "
-            "rankhouse_version, created_at) VALUES (2, 1, 'x', ?, '{}', ?, ?, ?, 'mean', ?, 1, "
-            "'old', now())",
-            [measure, level, policy, options, i / 10],
+    with engine.begin() as con:
+        con.exec_driver_sql(
+            "CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, name VARCHAR NOT NULL, "
+            "applied_at TIMESTAMP NOT NULL)"
         )
-        con.execute("INSERT INTO evaluation_values VALUES (?, 'q1', ?)", [i, i / 10])
-    con.execute(
-        "INSERT INTO regress_checks (run_id, baseline_run_id, baseline_spec, qrels_id, test, "
-        "correction, alpha, max_drop, relative, options, passed, created_at) VALUES "
-        "(2, 1, 'previous', 1, 't', 'none', 0.05, 0.01, false, '{}', true, now())"
-    )
-    con.execute(
-        "INSERT INTO regress_verdicts (check_id, measure, num_q, improved, degraded, status, "
-        "regressed, run_evaluation_id) VALUES (1, 'AP', 1, 0, 0, 'unchanged', false, 2)"
-    )
-    con.close()
+        for migration in known_migrations(dialect)[:5]:
+            for statement in migration.statements():
+                con.exec_driver_sql(statement)
+            con.execute(
+                sa.text("INSERT INTO schema_migrations VALUES (:v, :n, now())"),
+                {"v": migration.version, "n": migration.name},
+            )
+        for name in ("base", "new"):
+            con.execute(
+                sa.text(
+                    "INSERT INTO runs (name, system_tag, source, content_sha256, parse_options, "
+                    "ingested_at, metadata, order_by, num_queries, num_rows) VALUES "
+                    "(:n, 't', 'f', :n, '{}', now(), '{}', 'score', 1, 1)"
+                ),
+                {"n": name},
+            )
+        con.exec_driver_sql(
+            "INSERT INTO qrels_sets (name, source, content_sha256, parse_options, ingested_at, "
+            "num_queries, num_judgments, num_relevant) VALUES ('q', 'f', 'x', '{}', now(), 1, 1, 1)"
+        )
+        for i, (measure, level, policy, options) in enumerate(stored, start=1):
+            values = {"m": measure, "l": level, "p": policy, "o": options, "v": i / 10, "i": i}
+            con.execute(
+                sa.text(
+                    "INSERT INTO evaluations (run_id, qrels_id, qrels_sha256, measure, "
+                    "parameters, relevance_level, missing_queries, options, aggregate, value, "
+                    "num_q, rankhouse_version, created_at) VALUES (2, 1, 'x', :m, '{}', :l, :p, "
+                    ":o, 'mean', :v, 1, 'old', now())"
+                ),
+                values,
+            )
+            con.execute(sa.text("INSERT INTO evaluation_values VALUES (:i, 'q1', :v)"), values)
+        con.exec_driver_sql(
+            "INSERT INTO regress_checks (run_id, baseline_run_id, baseline_spec, qrels_id, test, "
+            "correction, alpha, max_drop, relative, options, passed, created_at) VALUES "
+            "(2, 1, 'previous', 1, 't', 'none', 0.05, 0.01, false, '{}', true, now())"
+        )
+        con.exec_driver_sql(
+            "INSERT INTO regress_verdicts (check_id, measure, num_q, improved, degraded, status, "
+            "regressed, run_evaluation_id) VALUES (1, 'AP', 1, 0, 0, 'unchanged', false, 2)"
+        )
+    engine.dispose()
 
-    with Warehouse(db_path) as wh, wh.connect() as conn:
+    with Warehouse(backend_target) as wh, wh.connect() as conn:
         assert _applied(wh)[-1] == (6, "labels")
         labels = conn.execute(sa.text("SELECT label, value FROM evaluations ORDER BY id")).all()
         expected = [
@@ -212,7 +218,9 @@ def test_warehouse_of_schema_5_gets_labels_through_migration_6(db_path):
         shown = conn.execute(
             sa.text("SELECT measure, value FROM query_values ORDER BY evaluation_id")
         ).all()
-        assert shown == [(name, i / 10) for i, name in enumerate(expected, start=1)]
+        assert [tuple(row) for row in shown] == [
+            (name, i / 10) for i, name in enumerate(expected, start=1)
+        ]
         gate = conn.execute(
             sa.text("SELECT baseline_name, baseline_deleted, measure FROM regress_results")
         ).one()

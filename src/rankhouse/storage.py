@@ -95,24 +95,31 @@ def ingest(wh: Warehouse, kind: str, source: Any, options: dict[str, Any]):
     from .ingest import ingest_qrels, ingest_run
 
     replace = bool(options.pop("replace", False))
+    new_version = bool(options.pop("new_version", False))
     scratch = wh.workspace().staging
     try:
         if kind == "qrels":
             return publish(wh, scratch, [ingest_qrels(scratch, source, **options)], replace)[0]
-        return publish(wh, scratch, ingest_run(scratch, source, **options), replace)
+        results = ingest_run(scratch, source, **options)
+        return publish(wh, scratch, results, replace, new_version=new_version)
     finally:
         with scratch.transaction() as conn:  # empty for the next ingest (cheaper than a new one)
             for table in ("judgments", "qrels_sets", "run_rows", "runs"):
                 conn.execute(sa.text(f"DELETE FROM {table}"))
 
 
-def publish(wh: Warehouse, scratch: Warehouse, results: list, replace: bool) -> list:
+def publish(
+    wh: Warehouse, scratch: Warehouse, results: list, replace: bool, *, new_version: bool = False
+) -> list:
     """Copy the qrels sets or runs ``results`` of ``scratch`` into ``wh`` in one transaction.
 
     Content already on the server (same hash, parse options and tag) is not copied again: its
     result says ``created=False``. Transaction-scoped advisory locks on each content hash and
     name make a concurrent ingest of the same content wait, then find it stored; the UNIQUE
     constraints are the guarantee behind them.
+
+    With ``new_version``, a run whose name holds other content takes the next version name
+    (``<name>@2``, ...; :func:`rankhouse.ingest.store.next_version`).
 
     Raises:
         ConflictError: a name is taken by different content and ``replace`` is false.
@@ -143,15 +150,17 @@ def publish(wh: Warehouse, scratch: Warehouse, results: list, replace: bool) -> 
                 if existing is not None:
                     published.append(with_changes(result, created=False, **existing))
                     continue
-                store.claim_name(conn, kind, row["name"], replace=replace)
-                values = {k: v for k, v in row.items() if k != "id"}
+                name = store.claim_name(
+                    conn, kind, row["name"], replace=replace, new_version=new_version
+                )
+                values = {k: v for k, v in row.items() if k != "id"} | {"name": name}
                 if kind == "qrels":
                     new_id = store.insert_qrels_set(conn, values)
                     _copy_stored(conn, scratch, _JUDGMENT_COPY, result.id, new_id)
                 else:
                     new_id = store.insert_run(conn, values)
                     _copy_stored(conn, scratch, _RUN_COPY, result.id, new_id)
-                published.append(with_changes(result, id=new_id))
+                published.append(with_changes(result, id=new_id, name=name))
     except sa.exc.IntegrityError as exc:  # a writer outside rankhouse's locks got there first
         raise ConflictError(f"another writer stored the same name or content: {exc.orig}") from None
     return published

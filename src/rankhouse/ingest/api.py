@@ -208,7 +208,7 @@ def ingest_run(
     if is_shared(wh):  # parsed here, then published to the server (storage.py)
         options = {"name": name, "columns": columns, "format": format, "progress": progress}
         options["delimiter"] = delimiter
-        options |= {"order": order, "meta": meta, "replace": replace}
+        options |= {"order": order, "meta": meta, "replace": replace, "new_version": new_version}
         return storage_ingest(wh, "run", source, options)
     src = open_source(source, format, delimiter)
     mapping = parse_columns(columns)

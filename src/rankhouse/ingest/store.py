@@ -83,12 +83,23 @@ def next_version(conn: sa.Connection, name: str) -> str:
     """``name`` when free, else ``name@N``: one more than its highest stored version.
 
     The run stored as ``name`` is version 1; ``name@2``, ``name@3``... follow. A version
-    number is never reused while a later version is stored.
+    number is never reused while a later version is stored. trec-eval's copies, named
+    ``<tag>@<sha8>``, are not versions (eight hex digits may all be decimal).
     """
+    from ..trec_eval.store import PARSE_OPTIONS as TREC_EVAL_COPY
+
     prefix = f"{name}@"
     taken = conn.execute(
-        sa.text("SELECT name FROM runs WHERE name = :name OR substr(name, 1, :length) = :prefix"),
-        {"name": name, "prefix": prefix, "length": len(prefix)},
+        sa.text(
+            "SELECT name FROM runs WHERE name = :name OR (substr(name, 1, :length) = :prefix "
+            "AND parse_options <> :trec_eval_copy)"
+        ),
+        {
+            "name": name,
+            "prefix": prefix,
+            "length": len(prefix),
+            "trec_eval_copy": TREC_EVAL_COPY,
+        },
     ).scalars()
     versions = [1 if found == name else _version(found[len(prefix) :]) for found in taken]
     versions = [v for v in versions if v is not None]
