@@ -268,3 +268,17 @@ def test_cli_report_errors(run_cli, tmp_path):
     assert not (tmp_path / "r.html").exists()
     done = run_cli("report")
     assert done.exit_code == 2 and "--output" in done.stderr
+
+
+def test_a_report_at_another_level_shows_labels(example_wh):
+    """AP at relevance level 2 is shown as AP(rel=2), never under AP's name."""
+    text = build_report(
+        example_wh, baseline="bm25", measures=["AP", "nDCG@10"], runs=["dense"], relevance_level=2
+    )
+    data = gather(example_wh, baseline="bm25", measures=["AP"], runs=["dense"], relevance_level=2)
+    (section,) = data.sections
+    assert section.measures == ["AP(rel=2)"]
+    assert set(section.comparison["measure"]) == {"AP(rel=2)"}
+    assert list(section.pairs["dense"]) == ["AP(rel=2)"]
+    assert "AP(rel=2): dense − bm25 per query" in text
+    assert not re.search(r">AP<", text)

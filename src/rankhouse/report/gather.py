@@ -192,6 +192,7 @@ def _section(
 ) -> QrelsSection | None:
     from ..compare import compare, paired_values
     from ..evaluation import evaluate
+    from ..labels import requested_labels
 
     qrels_id = int(qrels_row["id"])
     run_rows = _select_runs(wh, qrels_id, named_runs, systems)
@@ -208,6 +209,8 @@ def _section(
             )
         return None
     run_ids = [int(r["id"]) for r in run_rows]
+    # shown as labels, as compare shows them: AP at level 2 is AP(rel=2)
+    shown = list(dict.fromkeys(requested_labels([n], relevance_level)[0] for n in names))
     options = {"relevance_level": relevance_level}
     comparison = compare(
         wh,
@@ -230,13 +233,13 @@ def _section(
             with_query_counts=False,
             **options,
         )
-        ids = {(r.run_id, r.measure): int(r.evaluation_id) for r in stored.aggregates.itertuples()}
+        ids = {(r.run_id, r.label): int(r.evaluation_id) for r in stored.aggregates.itertuples()}
         base_id = int(baseline_row["id"])
         for row in run_rows:
             if row["id"] == base_id:
                 continue
             pairs[row["name"]] = {
-                m: paired_values(wh, ids[(int(row["id"]), m)], ids[(base_id, m)]) for m in names
+                m: paired_values(wh, ids[(int(row["id"]), m)], ids[(base_id, m)]) for m in shown
             }
     infos = [_run_info(r) for r in run_rows]
     curves = evaluate(
@@ -257,11 +260,11 @@ def _section(
     return QrelsSection(
         qrels=qrels_row,
         runs=infos,
-        measures=names,
+        measures=shown,
         comparison=comparison,
         baseline=baseline_row["name"] if baseline_row else None,
         pairs=pairs,
-        trends=_trends(wh, qrels_id, infos, comparison, names),
+        trends=_trends(wh, qrels_id, infos, comparison, shown),
         precision_recall=precision_recall,
         notes=notes,
     )
