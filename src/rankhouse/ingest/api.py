@@ -13,11 +13,19 @@ import duckdb
 from ..errors import InputError
 from ..storage import ingest as storage_ingest
 from ..storage import is_shared
-from . import direct_run, frames, staging, store, tabular, text_tables, trec_text
+from . import direct_run, frames, staging, store, tabular, text_tables, trec_lines, trec_text
 from .delimited import default_delimiter
 from .hashing import BackgroundHash, frame_sha256
 from .progress import IngestProgress, wanted
-from .sources import ORDERS, Source, base_name, open_source, parse_columns, resolve_columns
+from .sources import (
+    ORDERS,
+    Source,
+    base_name,
+    open_source,
+    opened,
+    parse_columns,
+    resolve_columns,
+)
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -111,12 +119,12 @@ def ingest_qrels(
         options = {"name": name, "columns": columns, "format": format, "progress": progress}
         options["delimiter"] = delimiter
         return storage_ingest(wh, "qrels", source, {**options, "replace": replace})
-    src = open_source(source, format, delimiter)
     mapping = parse_columns(columns)
-    try:
-        return _ingest_qrels(wh, src, name, mapping, replace, progress, fast=True)
-    except trec_text.FastPathFailed:
-        return _ingest_qrels(wh, src, name, mapping, replace, progress, fast=False)
+    with opened(open_source(source, format, delimiter)) as src:
+        try:
+            return _ingest_qrels(wh, src, name, mapping, replace, progress, fast=True)
+        except trec_text.FastPathFailed:
+            return _ingest_qrels(wh, src, name, mapping, replace, progress, fast=False)
 
 
 def _ingest_qrels(wh, src, name, mapping, replace, progress, *, fast) -> IngestResult:
@@ -210,8 +218,14 @@ def ingest_run(
         options["delimiter"] = delimiter
         options |= {"order": order, "meta": meta, "replace": replace, "new_version": new_version}
         return storage_ingest(wh, "run", source, options)
-    src = open_source(source, format, delimiter)
     mapping = parse_columns(columns)
+    with opened(open_source(source, format, delimiter)) as src:
+        return _ingest_run_source(
+            wh, src, name, mapping, order, meta, replace, new_version, progress
+        )
+
+
+def _ingest_run_source(wh, src, name, mapping, order, meta, replace, new_version, progress):
     args = (wh, src, name, mapping, order, meta, replace, new_version, progress)
     direct = direct_run.eligible(src, mapping)
     if direct is not None:
@@ -238,7 +252,7 @@ def _ingest_run_direct(
             name=name,
             order=order,
             options=_options(src, "run", order, None),
-            compression=_compression(src),
+            compression=src.compression,
             metadata=_run_metadata(src, order, meta, sha256=None),
             replace=replace,
             new_version=new_version,
@@ -389,8 +403,8 @@ def _parse(
             source=src.label,
             hint="TREC text has fixed fields; drop --columns",
         )
-    compression = _compression(src)
-    hasher = BackgroundHash(src.path, bar.bytes_done)
+    compression = src.compression
+    hasher = BackgroundHash(src.data_path, bar.bytes_done, src.label)
     bar.phase("reading")
     columns = None
     try:
@@ -401,7 +415,7 @@ def _parse(
         else:
             columns, types = tabular.resolve(duck, src, kind, order, mapping, compression)
             bad = tabular.stage(duck, src, kind, order, columns, types, compression, default_tag)
-    except duckdb.Error as exc:
+    except (duckdb.Error, trec_lines.Unreadable) as exc:
         _raise_located(src, kind, order, columns, exc)
     sha = _hash_result(hasher, src)
     bar.phase("validating")
@@ -411,7 +425,7 @@ def _parse(
 
 def _parse_text_table(duck, src, kind, order, mapping, bar, default_tag) -> _Parsed:
     """CSV, TSV and JSON lines: read and checked record by record in Python."""
-    hasher = BackgroundHash(src.path, bar.bytes_done)
+    hasher = BackgroundHash(src.data_path, bar.bytes_done, src.label)
     bar.phase("reading")
     try:
         table = text_tables.TextTable(src, kind, order, mapping, default_tag, src.delimiter)
@@ -450,11 +464,6 @@ def _parse_frame(
     return _Parsed(src, sha, _options(src, kind, order, found), identity)
 
 
-def _compression(src: Source) -> str:
-    with open(src.path, "rb") as stream:
-        return "gzip" if stream.read(2) == b"\x1f\x8b" else "none"
-
-
 def _hash_result(hasher: BackgroundHash, src: Source) -> str:
     try:
         return hasher.result()
@@ -462,7 +471,7 @@ def _hash_result(hasher: BackgroundHash, src: Source) -> str:
         raise InputError(f"cannot read the file: {exc}", source=src.label) from None
 
 
-def _raise_located(src: Source, kind: str, order: str, columns, exc: duckdb.Error):
+def _raise_located(src: Source, kind: str, order: str, columns, exc: Exception):
     """DuckDB could not read the source: find the line in Python, else pass DuckDB's words on."""
     located = _locate(src, kind, order, columns)
     if located is not None:
@@ -497,7 +506,7 @@ def _check(
     duplicate = staging.find_duplicate(duck, kind)
     if duplicate is not None:
         if src.format == "trec":
-            raise trec_text.locate_duplicate(src, kind, duplicate)
+            raise trec_text.locate_duplicate(src, kind, duplicate, order)
         if duplicates is not None:
             raise duplicates(duplicate)
         raise tabular.locate_duplicate(src, kind, columns, duplicate, default_tag)

@@ -1,8 +1,16 @@
-"""Value checks shared by the bulk SQL validation and the Python rescan that locates a problem.
+"""The value rules shared by the bulk SQL validation and the Python rescan that locates a problem.
 
 The happy path validates in SQL; only when SQL reports a problem does a Python rescan walk
-the source to name the first bad line and field. Both sides apply the same rules, written
-here once for Python and in ``staging.py`` for SQL.
+the source to name the first bad line and field. Both sides take their rule from here: the
+patterns below are used verbatim by Python's ``re`` and by DuckDB's ``regexp_full_match``
+(RE2), so a spelling passes both or neither.
+
+Scores: ASCII decimal ``[+-]?(D+(.D*)?|.D+)([eE][+-]?D+)?`` or ``inf``/``infinity`` (any
+case, optional sign); the value is the nearest double (``1e999`` is infinity). NaN, digit
+separators (``1_000``), hexadecimal and non-ASCII digits are errors.
+Grades and ranks: ASCII ``[+-]?D+`` optionally followed by ``.`` and zeros (``1.0``, what
+pandas writes, is 1; ``1.5`` is an error), within the 32-bit range. Spaces and tabs around a
+value are ignored (they only occur in tabular text; they separate TREC fields).
 """
 
 from __future__ import annotations
@@ -10,9 +18,14 @@ from __future__ import annotations
 import math
 import re
 
-INTEGER_TEXT = r"[+-]?[0-9]+"
-_INTEGER = re.compile(INTEGER_TEXT)
+SCORE_PATTERN = (
+    r"[+-]?(([0-9]+(\.[0-9]*)?|\.[0-9]+)([eE][+-]?[0-9]+)?|[iI][nN][fF]([iI][nN][iI][tT][yY])?)"
+)
+INTEGER_PATTERN = r"[+-]?[0-9]+(\.0*)?"
+_SCORE = re.compile(SCORE_PATTERN)
+_INTEGER = re.compile(INTEGER_PATTERN)
 _INT32 = (-(2**31), 2**31 - 1)
+_AROUND = " \t"
 
 
 def _is_missing(value: object) -> bool:
@@ -27,25 +40,23 @@ def id_problem(value: object) -> str | None:
 
 
 def score_problem(value: object) -> str | None:
-    """Why ``value`` is not a score: DuckDB's DOUBLE cast must accept it and it must not be NaN."""
+    """Why ``value`` is not a score (see the module's rule); None when it is one."""
     if _is_missing(value):
         return "is missing"
     if isinstance(value, bool):
         return None
     if isinstance(value, int | float):
         return "is NaN" if math.isnan(float(value)) else None
-    text = str(value).strip()
-    if "_" in text:
+    text = str(value).strip(_AROUND)
+    if text.lower().lstrip("+-") == "nan":
+        return f"{text!r} is NaN"
+    if not _SCORE.fullmatch(text):
         return f"{text!r} is not a number"
-    try:
-        number = float(text)
-    except ValueError:
-        return f"{text!r} is not a number"
-    return f"{text!r} is NaN" if math.isnan(number) else None
+    return None
 
 
 def integer_problem(value: object) -> str | None:
-    """Why ``value`` is not an integer (optional sign, digits; 32-bit)."""
+    """Why ``value`` is not a grade or rank (see the module's rule); None when it is one."""
     if _is_missing(value):
         return "is missing"
     if isinstance(value, float):
@@ -55,10 +66,37 @@ def integer_problem(value: object) -> str | None:
     if isinstance(value, int):
         number = value
     else:
-        text = str(value).strip()
+        text = str(value).strip(_AROUND)
         if not _INTEGER.fullmatch(text):
             return f"{text!r} is not an integer"
-        number = int(text)
+        number = int(text.partition(".")[0])
     if not _INT32[0] <= number <= _INT32[1]:
         return f"{number} is out of the 32-bit integer range"
     return None
+
+
+def _sql_text(expression: str) -> str:
+    return f"trim({expression}, E' \\t')"
+
+
+def score_sql(expression: str) -> str:
+    """SQL: the DOUBLE of the text ``expression`` under the score rule, else NULL."""
+    text = _sql_text(expression)
+    return (
+        f"CASE WHEN regexp_full_match({text}, '{SCORE_PATTERN}') "
+        f"THEN TRY_CAST({text} AS DOUBLE) END"
+    )
+
+
+def integer_sql(expression: str) -> str:
+    """SQL: the INTEGER of the text ``expression`` under the grade/rank rule, else NULL.
+
+    The pattern (TRY_CAST alone takes '1.6' as 2 and '0x10' as 16) only runs for text that
+    is not already an integer written the usual way, which is nearly every rank of a file.
+    """
+    cast = f"TRY_CAST({expression} AS INTEGER)"
+    text = _sql_text(expression)
+    return (
+        f"CASE WHEN CAST({cast} AS VARCHAR) = {expression} THEN {cast} "
+        f"WHEN regexp_full_match({text}, '{INTEGER_PATTERN}') THEN TRY_CAST({text} AS INTEGER) END"
+    )

@@ -71,7 +71,7 @@ def lines_of(source: Source, errors: str = "strict") -> Iterator[Iterator[str]]:
     ``errors="surrogateescape"``, is kept as a lone surrogate)."""
     from .hashing import open_decompressed
 
-    with open_decompressed(source.path) as raw:
+    with open_decompressed(source.data_path, source.label) as raw:
         lines = iter(io.TextIOWrapper(raw, encoding="utf-8", errors=errors, newline=""))
         first = next(lines, "")
         yield itertools.chain([first.removeprefix(_BOM)], lines)

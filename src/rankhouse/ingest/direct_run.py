@@ -77,7 +77,7 @@ def ingest(
     run_name = name or tag
     try:
         with wh.transaction() as conn:
-            hasher = BackgroundHash(src.path, bar.bytes_done)
+            hasher = BackgroundHash(src.data_path, bar.bytes_done, src.label)
             if _name_taken(conn, run_name):
                 # same content under this name is no conflict: that needs the hash first
                 _raise_if_stored(conn, hasher, options, tag)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import gzip
 import hashlib
 import threading
 from collections.abc import Callable
@@ -13,68 +12,71 @@ if TYPE_CHECKING:
     import numpy as np
     import pandas as pd
 
+from .files import open_decompressed
+
 _CHUNK = 1 << 20
-_GZIP_MAGIC = b"\x1f\x8b"
 
-
-def open_decompressed(path: Path):
-    """A binary file object over the decompressed bytes (gzip recognised by its magic bytes)."""
-    with path.open("rb") as probe:
-        magic = probe.read(2)
-    return gzip.open(path, "rb") if magic == _GZIP_MAGIC else path.open("rb")
-
-
-# ASCII whitespace other than newline: what separates TREC fields (trec_eval's isspace).
+# ASCII whitespace other than newline (trec_eval's isspace), and \x01, the byte the SQL line
+# reader takes as its column delimiter: a file holding any but its separator is read exactly.
 WHITESPACE = frozenset(b" \t\r\x0b\x0c")
+ODD_BYTES = WHITESPACE | {0x01}
+
+__all__ = ["open_decompressed"]
 
 
 def file_sha256(
     path: Path,
     on_bytes: Callable[[int], None] | None = None,
     seen_whitespace: set[int] | None = None,
+    label: str | None = None,
 ) -> str:
     """sha256 of the file's decompressed bytes, so ``x`` and ``x.gz`` hash the same.
 
     ``on_bytes`` is called with the number of compressed bytes read so far (for progress).
-    ``seen_whitespace``, when given, collects which :data:`WHITESPACE` bytes occur in the file
+    ``seen_whitespace``, when given, collects which :data:`ODD_BYTES` occur in the file
     (a memchr per byte value and chunk, until each is seen), so that the TREC reader can tell
     a file separated by single spaces from one that also holds tabs or carriage returns
     without a per-row regular expression.
+
+    Raises:
+        InputError: a damaged or truncated compressed file (naming ``label``).
     """
     digest = hashlib.sha256()
-    unseen = set(WHITESPACE) if seen_whitespace is not None else set()
-    with path.open("rb") as raw:
-        magic = raw.read(2)
-        raw.seek(0)
-        stream = gzip.GzipFile(fileobj=raw, mode="rb") if magic == _GZIP_MAGIC else raw
+    unseen = set(ODD_BYTES) if seen_whitespace is not None else set()
+    with open_decompressed(path, label) as stream:
         while chunk := stream.read(_CHUNK):
             digest.update(chunk)
             for byte in [b for b in unseen if b in chunk]:
                 unseen.discard(byte)
                 seen_whitespace.add(byte)
             if on_bytes is not None:
-                on_bytes(raw.tell())
+                on_bytes(stream.compressed_position())
     return digest.hexdigest()
 
 
 class BackgroundHash:
     """Hash a file in a thread while DuckDB reads it (hashlib and zlib release the GIL)."""
 
-    def __init__(self, path: Path, on_bytes: Callable[[int], None] | None = None) -> None:
+    def __init__(
+        self,
+        path: Path,
+        on_bytes: Callable[[int], None] | None = None,
+        label: str | None = None,
+    ) -> None:
         self._result: str | None = None
         self._error: BaseException | None = None
         self._whitespace: set[int] = set()
-        self._thread = threading.Thread(target=self._run, args=(path, on_bytes), daemon=True)
+        self._thread = threading.Thread(target=self._run, args=(path, on_bytes, label), daemon=True)
         self._thread.start()
 
-    def _run(self, path: Path, on_bytes: Callable[[int], None] | None) -> None:
+    def _run(self, path: Path, on_bytes: Callable[[int], None] | None, label) -> None:
         try:
-            self._result = file_sha256(path, on_bytes, self._whitespace)
+            self._result = file_sha256(path, on_bytes, self._whitespace, label)
         except BaseException as exc:  # re-raised in the caller's thread by result()
             self._error = exc
 
     def whitespace(self) -> frozenset[int]:
-        """The whitespace bytes (other than newline) the file holds; waits for the thread."""
+        """The :data:`ODD_BYTES` the file holds; waits for the thread."""
         self.result()
         return frozenset(self._whitespace)
 

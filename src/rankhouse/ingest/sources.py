@@ -6,12 +6,16 @@ with a hint instead of half-way through a large file.
 
 from __future__ import annotations
 
+import contextlib
+import dataclasses
 import os
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ..errors import InputError
+from .files import duckdb_readable, strip_compression_suffix
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -46,6 +50,9 @@ class Source:
         frame: the DataFrame, None for a file.
         format: one of FORMATS, or ``'dataframe'``.
         delimiter: the delimiter of a CSV/TSV file when given (None: sniffed from the header).
+        read_path: what readers open: the file itself, a link to it with a name DuckDB takes
+            literally, or its decompressed copy (set by :func:`opened`).
+        compression: DuckDB's ``compression`` option for ``read_path``.
     """
 
     label: str
@@ -53,6 +60,14 @@ class Source:
     frame: pd.DataFrame | None
     format: str
     delimiter: str | None = None
+    read_path: Path | None = None
+    compression: str = "none"
+
+    @property
+    def data_path(self) -> Path:
+        """The file to read (``read_path`` once opened, else ``path``)."""
+        assert self.path is not None
+        return self.read_path if self.read_path is not None else self.path
 
     @property
     def is_frame(self) -> bool:
@@ -107,21 +122,38 @@ def open_source(
     return Source(label, path.resolve(), None, detected, given)
 
 
+@contextlib.contextmanager
+def opened(src: Source) -> Iterator[Source]:
+    """``src`` ready for DuckDB: no glob in its name, compression known (see ``files``)."""
+    if src.is_frame:
+        yield src
+        return
+    assert src.path is not None
+    with duckdb_readable(src.path, src.label) as (path, compression):
+        yield dataclasses.replace(src, read_path=path, compression=compression)
+
+
 def detect_format(path: Path, format: str | None, label: str) -> str:
-    """The explicit ``format``, else the one the extension says (``.gz`` stripped), else trec."""
+    """The explicit ``format``, else the one the extension says, else trec.
+
+    A compression suffix (``.gz``, ``.bz2``, ``.xz``, ``.zst``) is stripped first.
+    """
     if format is not None:
         if format not in FORMATS:
             raise InputError(
                 f"unknown format {format!r}", source=label, hint=f"use one of {', '.join(FORMATS)}"
             )
         return format
-    name = path.name.lower().removesuffix(".gz")
+    name = strip_compression_suffix(path.name.lower())
     return _FORMAT_BY_EXTENSION.get(Path(name).suffix, "trec")
 
 
 def base_name(path: Path) -> str:
-    """The file name without ``.gz`` and a data extension: ``q.dl19.txt.gz`` -> ``q.dl19``."""
-    name = path.name.removesuffix(".gz")
+    """The file name without a compression suffix and a data extension.
+
+    ``q.dl19.txt.gz`` -> ``q.dl19``.
+    """
+    name = strip_compression_suffix(path.name)
     for extension in DATA_EXTENSIONS:
         if name.lower().endswith(extension) and len(name) > len(extension):
             return name[: -len(extension)]

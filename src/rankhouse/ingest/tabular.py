@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from ..errors import InputError
-from .checks import INTEGER_TEXT, id_problem, integer_problem, score_problem
+from .checks import id_problem, integer_problem, integer_sql, score_problem, score_sql
 from .sources import Source, resolve_columns
 from .staging import STAGE
 from .trec_text import duplicate_error
@@ -32,7 +32,7 @@ _INTEGER_TYPES = {
 def _reader(source: Source, compression: str) -> tuple[str, list]:
     """The FROM clause reading ``source`` and its bound parameters."""
     if source.format == "parquet":
-        return "read_parquet(?)", [str(source.path)]
+        return "read_parquet(?)", [str(source.data_path)]
     return _FRAME_VIEW, []
 
 
@@ -53,11 +53,7 @@ def _integer(column: str, type_name: str) -> str:
     if type_name in _INTEGER_TYPES:
         return f"TRY_CAST({column} AS INTEGER)"
     if type_name == "VARCHAR":
-        text = f"trim({column})"
-        return (
-            f"CASE WHEN regexp_full_match({text}, '{INTEGER_TEXT}') "
-            f"THEN TRY_CAST({text} AS INTEGER) END"
-        )
+        return integer_sql(column)
     number = f"TRY_CAST({column} AS DOUBLE)"
     return f"CASE WHEN {number} = trunc({number}) THEN TRY_CAST({number} AS INTEGER) END"
 
@@ -95,11 +91,12 @@ def stage(
         else:
             tag, params = "CAST(? AS VARCHAR)", [default_tag]
         rank = _integer(col["rank"], typ["rank"]) if "rank" in col else "CAST(NULL AS INTEGER)"
-        score = (
-            f"TRY_CAST({col['score']} AS DOUBLE)"
-            if order == "score"
-            else f"-CAST({rank} AS DOUBLE)"
-        )
+        if order == "rank":
+            score = f"-CAST({rank} AS DOUBLE)"
+        elif typ["score"] == "VARCHAR":
+            score = score_sql(col["score"])
+        else:
+            score = f"TRY_CAST({col['score']} AS DOUBLE)"
         select = f"{tag} AS tag, {ids}, {rank} AS rank, {score} AS score"
         bad = f"{bad_ids} OR tag IS NULL OR tag = '' OR score IS NULL OR isnan(score)"
     reader, reader_params = _reader(source, compression)
@@ -130,7 +127,7 @@ def _records(source: Source) -> Iterator[tuple[int, dict]]:
     import pyarrow.parquet as pq
 
     number = 0
-    for batch in pq.ParquetFile(source.path).iter_batches():
+    for batch in pq.ParquetFile(source.data_path).iter_batches():
         for record in batch.to_pylist():
             number += 1
             yield number, record

@@ -9,26 +9,33 @@ the first bad physical line and field.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 
 import duckdb
 
 from ..errors import InputError
-from .checks import INTEGER_TEXT, integer_problem, score_problem
-from .hashing import open_decompressed
+from .checks import integer_problem, integer_sql, score_problem, score_sql
+from .files import open_decompressed
 from .sources import Source
 from .staging import STAGE
+from .trec_lines import BOM, numbered_fields, stage_exactly, starts_with_bom
 
 _WHITESPACE = r"E' \t\r\x0b\x0c'"
 _SPACE = "' '"
 _OTHER_THAN_SPACE = (r"E'\t'", r"E'\r'", r"E'\x0b'", r"E'\x0c'")
 _OTHER_THAN_TAB = ("' '", r"E'\r'", r"E'\x0b'", r"E'\x0c'")
 
-# One VARCHAR column per physical line: \x01 never separates fields in a TREC file, no quoting.
+# DuckDB's CSV reader stops at lines over 2 MB by default; a valid line may be longer.
+MAX_LINE = 1 << 30
+# One VARCHAR column per physical line, no quoting. \x01 is the column delimiter, so a file
+# holding a \x01 byte (found by the hashing thread) is read by trec_lines instead.
 _LINES = (
     "read_csv(?, columns={'line': 'VARCHAR'}, delim=E'\\x01', header=false, quote='', "
-    "escape='', auto_detect=false, strict_mode=false, compression=?)"
+    f"escape='', auto_detect=false, strict_mode=false, max_line_size={MAX_LINE}, compression=?)"
 )
+# Bytes that send a file to the exact reader: DuckDB's CSV reader handles a CR followed by
+# another byte after a CRLF inconsistently, and \x01 is the line reader's delimiter.
+_EXACT_BYTES = frozenset(b"\r\x01")
 
 
 def _fields_expression() -> str:
@@ -41,16 +48,6 @@ def _fields_expression() -> str:
         f" WHEN {clean(_OTHER_THAN_SPACE[0], _OTHER_THAN_TAB)} "
         f"THEN string_split(line, {_OTHER_THAN_SPACE[0]})"
         f" ELSE string_split_regex(trim(line, {_WHITESPACE}), '[ \\t\\r\\x0b\\x0c]+') END"
-    )
-
-
-def _integer(field: str) -> str:
-    # The regular expression (TRY_CAST alone takes '1.6' as 2) only runs for text that is not
-    # already an integer written the usual way, which is nearly every rank of a real file.
-    cast = f"TRY_CAST({field} AS INTEGER)"
-    return (
-        f"CASE WHEN CAST({cast} AS VARCHAR) = {field} THEN {cast} "
-        f"WHEN regexp_full_match({field}, '{INTEGER_TEXT}') THEN {cast} END"
     )
 
 
@@ -72,17 +69,23 @@ def stage(
 
     Stage columns: qrels (query_id, doc_id, grade); runs (tag, query_id, doc_id, rank, score).
     Files whose every line is fields joined by one space (or one tab) are read by DuckDB's CSV
-    reader as fixed columns; any other file (or any surprise) goes through the general split.
-    ``whitespace`` returns the whitespace bytes the file holds (from the hashing thread): a
-    fixed-column read is only kept when the file holds no whitespace but its separator.
+    reader as fixed columns; other files are split in SQL, and files holding a CR, a \x01 or
+    a byte order mark are read line by line by :mod:`.trec_lines`. ``whitespace`` returns the
+    odd bytes the file holds (from the hashing thread): a fixed-column read is only kept when
+    the file holds no whitespace but its separator, an SQL split only when it holds none of
+    the bytes that need the exact reader.
     """
+    bad = _bad_condition(kind, order)
+    if starts_with_bom(source):
+        stage_exactly(duck, source, _stage_columns(kind, order, lambda i: f"c{i}", "nf"))
+        return bad
     separator = _regular_separator(source) if fast else None
     if separator is not None:
         try:
             if _stage_regular(duck, source, kind, order, compression, separator) and (
                 only_separator(whitespace, separator)
             ):
-                return _bad_condition(kind, order)
+                return bad
         except duckdb.Error as exc:
             # e.g. a line with more fields; DuckDB has aborted the transaction, so the
             # caller starts again with fast=False
@@ -92,19 +95,28 @@ def stage(
         f"CREATE OR REPLACE TEMP TABLE {STAGE} AS SELECT {columns} FROM "
         f"(SELECT {_fields_expression()} AS f FROM {_LINES} WHERE line IS NOT NULL) "
         "WHERE f[1] <> '' AND NOT starts_with(f[1], '#')",
-        [str(source.path), compression],
+        [str(source.data_path), compression],
     )
-    return _bad_condition(kind, order)
+    if whitespace is None or whitespace() & _EXACT_BYTES:
+        stage_exactly(duck, source, _stage_columns(kind, order, lambda i: f"c{i}", "nf"))
+    return bad
 
 
 def _stage_columns(kind: str, order: str, field, count: str) -> str:
-    """Stage columns; ``field(i)`` is the SQL of the i-th field, ``count`` of the field count."""
-    rank = _integer(field(4))
+    """Stage columns; ``field(i)`` is the SQL of the i-th field, ``count`` of the field count.
+
+    Under order 'rank' a line of five fields is ``qid Q0 docid rank tag`` (no score).
+    """
+    rank = integer_sql(field(4))
     if kind == "qrels":
         return f"{field(1)} AS query_id, {field(3)} AS doc_id, {rank} AS grade, {count} AS nf"
-    score = f"TRY_CAST({field(5)} AS DOUBLE)" if order == "score" else f"-CAST({rank} AS DOUBLE)"
+    if order == "score":
+        score, tag = score_sql(field(5)), field(6)
+    else:
+        score = f"-CAST({rank} AS DOUBLE)"
+        tag = f"CASE WHEN {count} = 5 THEN {field(5)} ELSE {field(6)} END"
     return (
-        f"{field(6)} AS tag, {field(1)} AS query_id, {field(3)} AS doc_id, {rank} AS rank, "
+        f"{tag} AS tag, {field(1)} AS query_id, {field(3)} AS doc_id, {rank} AS rank, "
         f"{score} AS score, {count} AS nf"
     )
 
@@ -114,7 +126,7 @@ def _bad_condition(kind: str, order: str) -> str:
         return "nf <> 4 OR grade IS NULL"
     if order == "score":
         return "nf < 6 OR score IS NULL OR isnan(score)"
-    return "nf < 6 OR rank IS NULL"
+    return "nf < 5 OR rank IS NULL"
 
 
 def _regular_separator(source: Source) -> str | None:
@@ -124,14 +136,13 @@ def _regular_separator(source: Source) -> str | None:
 
 def _first_line(source: Source) -> tuple[str | None, bytes]:
     """(the separator of a regular first line or None, the first line)."""
-    assert source.path is not None
-    with open_decompressed(source.path) as stream:
+    with open_decompressed(source.data_path, source.label) as stream:
         first = stream.readline(65536).rstrip(b"\n")
     return _separator_of(first), first
 
 
 def _separator_of(first: bytes) -> str | None:
-    if not first or first != first.strip() or first.startswith(b"#"):
+    if not first or first != first.strip() or first.startswith((b"#", BOM)):
         return None
     if b"\t" not in first and b"  " not in first and b"\r" not in first:
         return " "
@@ -165,8 +176,6 @@ def insert_run_rows(
     separator: str,
     tag: str | None,
     run_id: int,
-    *,
-    c_scores: bool = False,
 ) -> None:
     """Read a run file straight into ``run_rows`` (no stage), in one parallel pass.
 
@@ -174,17 +183,15 @@ def insert_run_rows(
     tag when None) and a usable score (a rank under order 'rank'); the first line that is not
     raises duckdb.Error and aborts the transaction, and the caller falls back to a reader that
     names the problem. Other whitespace inside a field is the caller's to rule out (see
-    :func:`only_separator`). ``c_scores`` also refuses scores that C's ``atof`` reads otherwise
-    than DuckDB (digit separators: ``1_5``), for trec_eval's rules.
+    :func:`only_separator`). Scores follow :mod:`.checks` (so C's ``atof`` reads every
+    accepted score alike: trec-eval's direct path relies on it).
     """
     names = [f"c{i}" for i in range(1, 7)]
     spec = "{" + ", ".join(f"'{name}': 'VARCHAR'" for name in names) + "}"
     irregular = " OR ".join(f"{name} IS NULL OR {name} = ''" for name in names)
     irregular += " OR starts_with(c1, '#')"
-    rank = _integer("c4")
-    score = "TRY_CAST(c5 AS DOUBLE)" if order == "score" else "-CAST(rank AS DOUBLE)"
-    if c_scores:
-        score = f"CASE WHEN NOT contains(c5, '_') THEN {score} END"
+    rank = integer_sql("c4")
+    score = score_sql("c5") if order == "score" else "-CAST(rank AS DOUBLE)"
     bad_value = "score IS NULL OR isnan(score)" if order == "score" else "rank IS NULL"
     other_tag = "c6 <> ?" if tag is not None else "false"
     tag_param = [tag] if tag is not None else []
@@ -201,11 +208,11 @@ def insert_run_rows(
             FROM (
                 SELECT *, {rank} AS rank
                 FROM read_csv(?, delim=?, columns={spec}, header=false, quote='', escape='',
-                              auto_detect=false, compression=?)
+                              auto_detect=false, max_line_size={MAX_LINE}, compression=?)
             )
         )
         """,
-        [run_id, *tag_param, str(source.path), separator, compression],
+        [run_id, *tag_param, str(source.data_path), separator, compression],
     )
 
 
@@ -227,8 +234,8 @@ def _stage_regular(duck, source: Source, kind: str, order: str, compression: str
         f"CREATE OR REPLACE TEMP TABLE {STAGE} AS SELECT {columns}, "
         f"({irregular}) AS irregular FROM read_csv(?, delim=?, "
         f"columns={spec}, header=false, quote='', escape='', auto_detect=false, "
-        "compression=?)",
-        [str(source.path), sep, compression],
+        f"max_line_size={MAX_LINE}, compression=?)",
+        [str(source.data_path), sep, compression],
     )
     if duck.execute(f"SELECT count(*) FROM {STAGE} WHERE irregular").fetchone()[0]:
         return False
@@ -246,29 +253,10 @@ def only_separator(whitespace: Callable[[], frozenset[int]] | None, separator: s
         return False
 
 
-def _numbered_lines(source: Source) -> Iterator[tuple[int, list[str]]]:
-    """(physical line number, fields) of every data line; raises InputError on bad UTF-8."""
-    assert source.path is not None  # only files are rescanned
-    with open_decompressed(source.path) as stream:
-        for number, raw in enumerate(stream, start=1):
-            try:
-                raw.decode("utf-8")
-            except UnicodeDecodeError as exc:
-                raise InputError(
-                    f"bytes that are not UTF-8 at column {exc.start + 1}",
-                    source=source.label,
-                    line=number,
-                    hint="convert the file to UTF-8 (e.g. iconv -f latin1 -t utf-8)",
-                ) from None
-            fields = raw.split()  # ASCII whitespace only, as trec_eval's isspace
-            if fields and not fields[0].startswith(b"#"):
-                yield number, [field.decode("utf-8") for field in fields]
-
-
 def locate_problem(source: Source, kind: str, order: str) -> InputError | None:
     """The first bad line of ``source`` as an InputError (None if the rescan finds none)."""
     any_line = False
-    for number, fields in _numbered_lines(source):
+    for number, fields in numbered_fields(source):
         any_line = True
         problem = _line_problem(source, kind, order, number, fields)
         if problem is not None:
@@ -304,11 +292,18 @@ def _line_problem(
                 hint="the 4th field of a qrels line must be an integer grade such as 0, 1, 2 or -1",
             )
         return None
-    if len(fields) < 6:
+    least = 5 if order == "rank" else 6
+    if len(fields) < least:
         hint = "a run line is 'qid Q0 docid rank score tag'"
+        if order == "rank":
+            hint += " (or 'qid Q0 docid rank tag' under --order rank)"
         if len(fields) == 4:
             hint += "; this looks like a qrels line: use 'rankhouse ingest qrels'"
-        return InputError(f"expected at least 6 fields, found {len(fields)}", **where, hint=hint)
+        elif len(fields) == 5:
+            hint += "; a line without a score needs --order rank"
+        return InputError(
+            f"expected at least {least} fields, found {len(fields)}", **where, hint=hint
+        )
     if order == "rank":
         problem = integer_problem(fields[3])
         if problem:
@@ -330,19 +325,27 @@ def _line_problem(
     return None
 
 
-def locate_duplicate(source: Source, kind: str, key: tuple[str, ...]) -> InputError:
+def locate_duplicate(
+    source: Source, kind: str, key: tuple[str, ...], order: str = "score"
+) -> InputError:
     """The error for a duplicated (query, doc) pair, naming the two lines where it occurs."""
     *tag, query_id, doc_id = key
     lines = []
-    for number, fields in _numbered_lines(source):
+    for number, fields in numbered_fields(source):
         if len(fields) < 3 or fields[0] != query_id or fields[2] != doc_id:
             continue
-        if tag and (len(fields) < 6 or fields[5] != tag[0]):
+        if tag and _tag_of(fields, order) != tag[0]:
             continue
         lines.append(number)
         if len(lines) == 2:
             break
     return duplicate_error(source.label, kind, key, lines, unit="line")
+
+
+def _tag_of(fields: list[str], order: str) -> str | None:
+    if order == "rank" and len(fields) == 5:
+        return fields[4]
+    return fields[5] if len(fields) >= 6 else None
 
 
 def duplicate_error(

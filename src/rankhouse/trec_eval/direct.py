@@ -18,6 +18,7 @@ import duckdb
 import sqlalchemy as sa
 
 from ..ingest import trec_text
+from ..ingest.files import duckdb_readable
 from ..ingest.hashing import count_repeats
 from ..ingest.sources import Source
 from . import store
@@ -53,19 +54,23 @@ def read_and_store(
         whitespace: the whitespace bytes (other than newline) the file holds.
         accept: given the run's topics, whether trec_eval would evaluate it without aborting.
     """
-    source = Source(run_path, Path(run_path), None, "trec")
+    with duckdb_readable(Path(run_path), run_path, keep_gzip=False) as (plain, _):
+        source = Source(run_path, Path(run_path), None, "trec", read_path=plain)
+        return _read_and_store(wh, source, sha, whitespace, accept)
+
+
+def _read_and_store(wh, source: Source, sha, whitespace, accept) -> DirectRun | None:
     shape = trec_text.direct_run_tag(source)
     if shape is None or not trec_text.only_separator(lambda: whitespace, shape[0]):
         return None
     separator = shape[0]
+    run_path = source.label
     try:
         with wh.transaction() as conn:
             run_id = conn.execute(sa.text("SELECT nextval('run_ids')")).scalar_one()
             duck = wh.duckdb_connection(conn)
             try:
-                trec_text.insert_run_rows(
-                    duck, source, "score", "auto", separator, None, run_id, c_scores=True
-                )
+                trec_text.insert_run_rows(duck, source, "score", "none", separator, None, run_id)
             except duckdb.Error as exc:
                 raise _Fallback from exc
             pairs = duck.execute(
@@ -83,7 +88,7 @@ def read_and_store(
             }
             if not accept(topics):
                 raise _Fallback
-            runid = last_tag(run_path)
+            runid = last_tag(str(source.data_path))
             store.record_run(conn, run_path, sha, runid, len(topics), num_rows, run_id)
     except _Fallback:
         return None

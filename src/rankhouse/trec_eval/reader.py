@@ -2,20 +2,32 @@
 
 Qrels are small and have quirks (one comment line at a time, blank lines fatal), so they are
 read in Python. Runs can hold millions of lines, so DuckDB reads and splits them; only the
-scores DuckDB cannot cast exactly like C ``atof`` go through the Python emulation.
+scores DuckDB cannot cast exactly like C ``atof`` go through the Python emulation. A run that
+DuckDB's CSV reader would read otherwise than trec_eval (a byte order mark, which trec_eval
+keeps in the first query id; a carriage return, which trec_eval does not take as a line end;
+a ``\x01`` byte, the SQL line reader's delimiter) is split in Python instead.
+
+Files are opened by name, never as patterns, and compressed files (gzip, bz2, xz, zstd, known
+by their first bytes) are read decompressed: trec_eval itself reads no compressed input.
 """
 
 from __future__ import annotations
 
+import contextlib
+import mmap
 import os
 import re
 import sys
 import tempfile
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
 import pandas as pd
 
+from ..errors import InputError
+from ..ingest.files import duckdb_readable, open_decompressed
+from ..ingest.hashing import file_sha256
 from .options import TrecEvalExit, atof, atol
 
 _WHITESPACE = re.compile(rb"[ \t\r\v\f]+")
@@ -27,11 +39,15 @@ def _quit(message: str, path: str) -> TrecEvalExit:
 
 def _read_bytes(path: str, what: str) -> bytes:
     try:
-        data = Path(path).read_bytes()
+        with open_decompressed(Path(path), path) as stream:
+            data = stream.read()
     except OSError as exc:
         raise _quit(
             f"trec_eval.get_{what}: Cannot read {what} file '{path}': {exc.strerror}\n", path
         ) from exc
+    except InputError as exc:
+        message = f"trec_eval.get_{what}: Cannot read {what} file '{path}': {exc}\n"
+        raise _quit(message, path) from None
     if not data:
         raise _quit(f"trec_eval.get_{what}: Empty {what} file '{path}'\n", path)
     return data
@@ -103,7 +119,8 @@ WITH lines AS (
            OR contains(line, chr(12)) OR contains(line, '  ') OR starts_with(line, ' ')
            OR ends_with(line, ' ') AS irregular
     FROM read_csv(?, delim = chr(1), header = false, columns = {{'line': 'VARCHAR'}},
-                  quote = '', escape = '', auto_detect = false, strict_mode = false)
+                  quote = '', escape = '', auto_detect = false, strict_mode = false,
+                  max_line_size = {max_line}, compression = 'none')
     WHERE line IS NOT NULL
 ), split AS (
     SELECT CASE WHEN irregular
@@ -128,7 +145,8 @@ SELECT qid, docno, score AS score_text, 6 AS num_fields,
        CASE WHEN NOT contains(score, '_') THEN try_cast(score AS DOUBLE) END AS score,
        coalesce(iter, '') = '' OR coalesce(rank, '') = '' OR coalesce(tag, '') = '' AS empty_field
 FROM read_csv(?, delim = ' ', header = false, quote = '', escape = '', auto_detect = false,
-              strict_mode = true, null_padding = false,
+              strict_mode = true, null_padding = false, max_line_size = {max_line},
+              compression = 'none',
               columns = {{'qid': 'VARCHAR', 'iter': 'VARCHAR', 'docno': 'VARCHAR',
                           'rank': 'VARCHAR', 'score': 'VARCHAR', 'tag': 'VARCHAR'}})
 WHERE qid IS NULL OR NOT starts_with(qid, '#')
@@ -163,19 +181,20 @@ def read_run(con, path: str, table: str = "te_run") -> Run:
 def _read_run_file(con, file: str, shown: str, table: str) -> Run:
     _read_bytes_head(file, shown)
     try:
-        con.execute(_FAST_SQL.format(table=table), [file])
-        if con.execute(_FAST_CHECK.format(table=table)).fetchall()[0][0]:
-            raise ValueError("empty fields")
-    except Exception:  # not plain single-space lines with 6 fields: split each line
-        try:
-            con.execute(_SPLIT_SQL.format(table=table), [file])
-        except Exception as exc:  # duckdb raises its own error classes (e.g. invalid UTF-8)
-            raise _quit(f"trec_eval.get_results: cannot read '{shown}': {exc}\n", shown) from exc
-    count, min_fields = con.execute(f"SELECT count(*), min(num_fields) FROM {table}").fetchall()[0]
-    if count == 0:
-        raise _quit(f"trec_eval.get_results: No data lines in results file '{shown}'\n", shown)
-    if min_fields < 6:
-        raise _quit(f"trec_eval.get_results: Malformed line {_malformed_line(file)}\n", shown)
+        with _plain(file, shown) as plain:
+            _split_run(con, plain, shown, table)
+            count, min_fields = con.execute(
+                f"SELECT count(*), min(num_fields) FROM {table}"
+            ).fetchall()[0]
+            if count == 0:
+                message = f"trec_eval.get_results: No data lines in results file '{shown}'\n"
+                raise _quit(message, shown)
+            if min_fields < 6:
+                message = f"trec_eval.get_results: Malformed line {_malformed_line(plain)}\n"
+                raise _quit(message, shown)
+            runid = last_tag(plain)
+    except InputError as exc:
+        raise _quit(f"trec_eval.get_results: cannot read '{shown}': {exc}\n", shown) from None
     bad = con.execute(f"SELECT DISTINCT score_text FROM {table} WHERE score IS NULL").fetchall()
     if bad:
         fixes = pd.DataFrame(
@@ -188,7 +207,98 @@ def _read_run_file(con, file: str, shown: str, table: str) -> Run:
             "te_score_fixes.score_text"
         )
         con.unregister("te_score_fixes")
-    return Run(table, last_tag(file))
+    return Run(table, runid)
+
+
+@contextlib.contextmanager
+def _plain(file: str, shown: str) -> Iterator[str]:
+    """A name DuckDB reads as exactly ``file``, holding its decompressed bytes."""
+    with duckdb_readable(Path(file), shown, keep_gzip=False) as (path, _):
+        yield str(path)
+
+
+def _split_run(con, plain: str, shown: str, table: str) -> None:
+    """Fill ``table`` (qid, docno, score_text, num_fields, score) from the plain run file."""
+    if _needs_python_split(plain):
+        _split_in_python(con, plain, shown, table)
+        return
+    sql = {"table": table, "max_line": _MAX_LINE}
+    try:
+        con.execute(_FAST_SQL.format(**sql), [plain])
+        if con.execute(_FAST_CHECK.format(table=table)).fetchall()[0][0]:
+            raise ValueError("empty fields")
+    except Exception:  # not plain single-space lines with 6 fields: split each line
+        try:
+            con.execute(_SPLIT_SQL.format(**sql), [plain])
+        except Exception as exc:  # duckdb raises its own error classes (e.g. invalid UTF-8)
+            raise _quit(f"trec_eval.get_results: cannot read '{shown}': {exc}\n", shown) from exc
+
+
+_MAX_LINE = 1 << 30
+_BOM = b"\xef\xbb\xbf"
+
+
+def _needs_python_split(plain: str) -> bool:
+    """A BOM at the start, a CR or a \x01 anywhere (one memchr each over the mapped file)."""
+    with open(plain, "rb") as handle, mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ) as m:
+        return m[:3] == _BOM or m.find(b"\r") >= 0 or m.find(b"\x01") >= 0
+
+
+def _split_in_python(con, plain: str, shown: str, table: str) -> None:
+    """trec_eval's own split: lines end at LF only; space, tab, CR, VT and FF separate."""
+    qids: list[str] = []
+    docnos: list[str | None] = []
+    scores: list[str | None] = []
+    counts: list[int] = []
+    with open(plain, "rb") as handle:
+        for number, raw in enumerate(handle, start=1):
+            fields = _data_fields(raw.rstrip(b"\n"))
+            if fields is None:
+                continue
+            try:
+                text = [field.decode("utf-8") for field in fields[:5]]
+            except UnicodeDecodeError:
+                raise _quit(
+                    f"trec_eval.get_results: cannot read '{shown}': "
+                    f"bytes that are not UTF-8 on line {number}\n",
+                    shown,
+                ) from None
+            qids.append(text[0])
+            docnos.append(text[2] if len(text) > 2 else None)
+            scores.append(text[4] if len(text) > 4 else None)
+            counts.append(len(fields))
+    frame = pd.DataFrame(
+        {
+            "qid": pd.Series(qids, dtype=object),
+            "docno": pd.Series(docnos, dtype=object),
+            "score_text": pd.Series(scores, dtype=object),
+            "num_fields": pd.Series(counts, dtype="int64"),
+        }
+    )
+    con.register("te_python_split", frame)
+    try:
+        con.execute(
+            f"CREATE OR REPLACE TEMP TABLE {table} AS "
+            "SELECT qid::VARCHAR AS qid, docno::VARCHAR AS docno, "
+            "score_text::VARCHAR AS score_text, num_fields, "
+            "CASE WHEN NOT contains(score_text, '_') THEN try_cast(score_text AS DOUBLE) END "
+            "AS score FROM te_python_split"
+        )
+    finally:
+        con.unregister("te_python_split")
+
+
+def results_sha256(file: str, whitespace: set[int]) -> str:
+    """sha256 of the results file's content; collects its odd bytes into ``whitespace``.
+
+    Raises:
+        TrecEvalExit: the file is missing, empty or its compressed data is damaged.
+    """
+    _read_bytes_head(file, file)
+    try:
+        return file_sha256(Path(file), seen_whitespace=whitespace, label=file)
+    except InputError as exc:
+        raise _quit(f"trec_eval.get_results: cannot read '{file}': {exc}\n", file) from None
 
 
 def _read_bytes_head(file: str, shown: str) -> None:
@@ -210,10 +320,15 @@ def _data_fields(raw: bytes) -> list[bytes] | None:
 
 
 def _malformed_line(file: str) -> int:
+    """trec_eval's number of the first short line: its position among the data lines."""
+    number = 0
     with open(file, "rb") as handle:
-        for number, raw in enumerate(handle, start=1):
+        for raw in handle:
             fields = _data_fields(raw.rstrip(b"\n"))
-            if fields is not None and len(fields) < 6:
+            if fields is None:
+                continue
+            number += 1
+            if len(fields) < 6:
                 return number
     return 0
 

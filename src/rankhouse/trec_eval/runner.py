@@ -19,14 +19,13 @@ import sys
 import tempfile
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import TextIO
 
 import numpy as np
 import pandas as pd
 import sqlalchemy as sa
 
-from ..ingest.hashing import count_repeats, file_sha256
+from ..ingest.hashing import count_repeats
 from ..measures.sqlfile import load_sql
 from ..storage import is_server, publish_all
 from . import store
@@ -34,7 +33,7 @@ from .direct import read_and_store
 from .mapping import line_measures, relstring_length
 from .options import Options, Request, Summary, TrecEvalExit, parse_args
 from .output import format_line, format_value
-from .reader import Qrels, read_qrels, read_run
+from .reader import Qrels, read_qrels, read_run, results_sha256
 
 RUN_TABLE = "te_run"
 RELSTRING_SQL = "trec_eval/relstring.sql"
@@ -110,7 +109,7 @@ def _evaluate(options, requests, qrels: Qrels, run_path: str, out, db) -> int:
     topics = sorted(set(qrels.frame["qid"]))
     qrels_sha = store.content_hash(options.qrels)
     whitespace: set[int] = set()
-    run_sha = file_sha256(Path(run_path), seen_whitespace=whitespace)
+    run_sha = results_sha256(run_path, whitespace)
     # A server warehouse: evaluate in a local scratch warehouse, then publish what it stored
     server = Warehouse(db) if is_server(db) else None
     wh = Warehouse(":memory:" if server is not None else db)
