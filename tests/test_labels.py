@@ -84,7 +84,9 @@ def test_history_shows_each_setting_under_its_own_label(stored):
     at_two = stored("eval", "dl19", "bm25", "-m", "AP", "-l", "2", "-f", "csv")
     assert at_two.exit_code == 0, at_two.stderr
     assert at_two.stdout.splitlines() == ["run,AP(rel=2)", f"bm25,{1 / 3:.17g}"]
-    assert _json(stored("history", "--run", "bm25", "-m", "AP", "-f", "json")) == []
+    plain = stored("history", "--run", "bm25", "-m", "AP", "-f", "json")
+    assert _json(plain) == []
+    assert "note: no stored value of AP; stored at other settings: AP(rel=2)" in plain.stderr
     for args in (["-m", "AP", "-l", "2"], ["-m", "AP(rel=2)"]):
         [row] = _json(stored("history", "--run", "bm25", *args, "-f", "json"))
         assert row["AP(rel=2)"] == pytest.approx(1 / 3) and "AP" not in row

@@ -98,3 +98,29 @@ def test_ingest_run_still_refuses_a_taken_name(files, run_cli):
     refused = run_cli("ingest", "run", "run.txt")
     assert refused.exit_code == 1
     assert "'mysys' is already used by different content" in refused.stderr
+
+
+def test_the_nightly_gate_compares_a_version_with_the_one_before(files, run_cli):
+    """`regress run.txt --baseline previous`: tonight's file is the next version, and the
+    version before it is the baseline."""
+    run = files / "run.txt"
+    run.write_text(NIGHT_1)
+    assert run_cli("eval", "qrels.txt", "run.txt", "-m", "AP").exit_code == 0
+    run.write_text(NIGHT_3)
+    gate = run_cli(
+        "regress",
+        "run.txt",
+        "--baseline",
+        "previous",
+        "--qrels",
+        "qrels.txt",
+        "-m",
+        "AP",
+        "--json",
+        "gate.json",
+    )
+    assert gate.exit_code == 0, gate.stderr
+    report = json.loads((files / "gate.json").read_text())
+    assert (report["run"], report["baseline"]) == ("mysys@2", "mysys")
+    [verdict] = report["measures"]
+    assert (verdict["baseline_value"], verdict["run_value"]) == (0.75, 1.0)

@@ -8,6 +8,7 @@ tag ordered by ingest time.
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterable
 from datetime import date, datetime
 from typing import Any
@@ -111,6 +112,32 @@ def history(
     from .display import HistoryFrame
 
     return HistoryFrame(_shape(rows, wanted, gates))
+
+
+def other_labels(wh, wanted: Iterable[str]) -> dict[str, list[str]]:
+    """For each label in ``wanted``, the stored labels of the same measure at other settings.
+
+    ``history -m AP`` after ``eval -m AP -l 2`` shows no AP column values; this tells the
+    caller that ``AP(rel=2)`` is stored.
+    """
+    wanted = list(wanted)
+    with wh.connect() as conn:
+        stored = conn.execute(sa.text("SELECT DISTINCT label FROM evaluations")).scalars().all()
+    found: dict[str, list[str]] = {}
+    for name in wanted:
+        others = sorted(
+            other
+            for other in stored
+            if other and other != name and other not in wanted and _base(other) == _base(name)
+        )
+        if others:
+            found[name] = others
+    return found
+
+
+def _base(label: str) -> str:
+    match = re.match(r"[A-Za-z_][A-Za-z0-9_]*", label)
+    return match.group(0) if match else label
 
 
 def _parse_since(since: str | date | datetime) -> datetime:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import sys
+
 import typer
 
 from .common import FORMAT_OPTION, OutputFormat, open_warehouse, print_frame
@@ -50,4 +52,21 @@ def history_command(
         relevance_level=relevance_level,
         missing_queries=missing_queries.value,
     )
+    if measures:
+        _note_other_settings(wh, frame, measures, relevance_level, missing_queries.value)
     print_frame(frame, fmt, title="history")
+
+
+def _note_other_settings(wh, frame, measures, relevance_level, missing_queries) -> None:
+    """On stderr: a requested label without values whose measure is stored at other settings."""
+    from ..history import other_labels
+    from ..labels import requested_labels
+
+    wanted = requested_labels(measures, relevance_level, missing_queries)
+    empty = [w for w in wanted if w not in frame.columns or frame[w].isna().all()]
+    for name, others in other_labels(wh, empty).items():
+        print(
+            f"note: no stored value of {name}; stored at other settings: {', '.join(others)} "
+            "(-l / --missing-queries, or -m with the label)",
+            file=sys.stderr,
+        )
