@@ -11,7 +11,7 @@ import pandas as pd
 from hypothesis import strategies as st
 
 from rankhouse import Warehouse, engine
-from rankhouse.engine import aggregate, compute
+from rankhouse.engine import compute
 from rankhouse.ingest import ingest_qrels, ingest_run
 from rankhouse.measures import parse_measures
 from rankhouse.storage import engine_connection
@@ -30,9 +30,13 @@ def store_run(wh: Warehouse, source: Path | pd.DataFrame, name: str = "run") -> 
 def evaluate(wh: Warehouse, run_id: int, qrels_id: int, names, **options):
     """(per-query frame, aggregate frame) for measure names."""
     measures = parse_measures(names)
-    with engine_connection(wh, [run_id], qrels_id) as conn:
-        per_query = compute(conn, [run_id], qrels_id, measures, **options)
-    return per_query, aggregate(per_query, measures)
+    with engine_connection(wh, [run_id], qrels_id) as duck:
+        values = compute(duck, [run_id], qrels_id, measures, **options)
+    aggregates = pd.DataFrame(
+        [(a.run_id, a.measure.name, a.value, a.num_q) for a in values.aggregates()],
+        columns=["run_id", "measure", "value", "num_q"],
+    )
+    return values.frame(), aggregates
 
 
 #: ranking.sql thresholds for the tests: 0 sorts every query, 3 mixes sorted and counted

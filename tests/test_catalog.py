@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import pytest
-import sqlalchemy as sa
 
 from rankhouse import NotFoundError
 from rankhouse.catalog import run_query_counts
@@ -12,7 +11,7 @@ from rankhouse.catalog import run_query_counts
 def _add_evaluation(wh, run_id: int, qrels_id: int) -> None:
     with wh.transaction() as conn:
         eid = conn.execute(
-            sa.text(
+            (
                 "INSERT INTO evaluations (run_id, qrels_id, qrels_sha256, measure, parameters, "
                 "relevance_level, missing_queries, options, aggregate, value, num_q, "
                 "rankhouse_version, created_at) VALUES (:r, :q, 'x', 'AP', '{}', 1, 'zero', '{}', "
@@ -20,12 +19,12 @@ def _add_evaluation(wh, run_id: int, qrels_id: int) -> None:
             ),
             {"r": run_id, "q": qrels_id},
         ).scalar_one()
-        conn.execute(sa.text("INSERT INTO evaluation_values VALUES (:e, '1', 0.5)"), {"e": eid})
+        conn.execute("INSERT INTO evaluation_values VALUES (:e, '1', 0.5)", {"e": eid})
 
 
 def _count(wh, table: str) -> int:
     with wh.connect() as conn:
-        return conn.execute(sa.text(f"SELECT count(*) FROM {table}")).scalar()
+        return conn.execute(f"SELECT count(*) FROM {table}").scalar()
 
 
 def test_lookup_and_remove_with_evaluations(warehouse, tmp_path):

@@ -9,7 +9,6 @@ from pathlib import Path
 import pandas as pd
 import pytest
 import pytrec_eval
-import sqlalchemy as sa
 
 import rankhouse
 from rankhouse import MeasureError, NotFoundError
@@ -50,7 +49,7 @@ def _reference(run_path, relevance_level=1):
 
 def _count(wh, table):
     with wh.connect() as conn:
-        return conn.execute(sa.text(f"SELECT count(*) FROM {table}")).scalar_one()
+        return conn.execute(f"SELECT count(*) FROM {table}").scalar_one()
 
 
 def test_values_match_pytrec_eval_and_missing_queries_score_zero(warehouse):
@@ -139,8 +138,8 @@ def test_second_evaluation_is_reused_unless_recompute(warehouse):
 def test_stored_evaluation_records_what_produced_it(warehouse):
     warehouse.evaluate(QRELS, BM25, ["nDCG@10"], relevance_level=2, missing_queries="skip")
     with warehouse.connect() as conn:
-        row = conn.execute(sa.text("SELECT * FROM evaluations")).mappings().one()
-        sha = conn.execute(sa.text("SELECT content_sha256 FROM qrels_sets")).scalar_one()
+        row = conn.execute("SELECT * FROM evaluations").mappings().one()
+        sha = conn.execute("SELECT content_sha256 FROM qrels_sets").scalar_one()
     assert row["measure"] == "nDCG@10"
     assert row["relevance_level"] == 2
     assert row["missing_queries"] == "skip"
@@ -240,10 +239,10 @@ def test_tied_pairs_are_counted_at_ingest_and_recounted_when_absent(warehouse):
     [stored] = warehouse.ingest_run(run)
     with warehouse.connect() as conn:
         at_ingest = conn.execute(
-            sa.text("SELECT tied_pairs FROM runs WHERE id = :i"), {"i": stored.id}
+            "SELECT tied_pairs FROM runs WHERE id = :i", {"i": stored.id}
         ).scalar_one()
     assert at_ingest == 2  # (a, b) and (b, c) in q1
     with warehouse.transaction() as conn:  # as a run stored before migration 0004
-        conn.execute(sa.text("UPDATE runs SET tied_pairs = NULL"))
+        conn.execute("UPDATE runs SET tied_pairs = NULL")
     result = warehouse.evaluate(QRELS, "ties", ["P@5"])
     assert result.query_counts["ties"].tied_pairs == 2

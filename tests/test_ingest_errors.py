@@ -5,7 +5,6 @@ from __future__ import annotations
 import gzip
 
 import pytest
-import sqlalchemy as sa
 
 from rankhouse import InputError
 
@@ -16,9 +15,9 @@ GOOD_QRELS = "1 0 a 1\n1 0 b 0\n"
 def snapshot(wh) -> dict:
     with wh.connect() as conn:
         return {
-            table: conn.execute(sa.text(f"SELECT count(*) FROM {table}")).scalar()
+            table: conn.execute(f"SELECT count(*) FROM {table}").scalar()
             for table in ("runs", "run_rows", "qrels_sets", "judgments")
-        } | {"names": conn.execute(sa.text("SELECT name FROM runs ORDER BY id")).scalars().all()}
+        } | {"names": conn.execute("SELECT name FROM runs ORDER BY id").scalars().all()}
 
 
 RUN_CASES = [

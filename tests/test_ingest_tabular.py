@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import pandas as pd
 import pytest
-import sqlalchemy as sa
 
 from rankhouse import InputError
 
@@ -29,10 +28,7 @@ def _write(frame: pd.DataFrame, path, fmt: str):
 def _rows(wh):
     with wh.connect() as conn:
         return conn.execute(
-            sa.text(
-                "SELECT query_id, doc_id, score, position FROM run_ranking "
-                "ORDER BY query_id, position"
-            )
+            "SELECT query_id, doc_id, score, position FROM run_ranking ORDER BY query_id, position"
         ).fetchall()
 
 

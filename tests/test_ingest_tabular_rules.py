@@ -6,7 +6,6 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 import pytest
-import sqlalchemy as sa
 
 from rankhouse import InputError
 
@@ -20,14 +19,14 @@ def _file(tmp_path, name: str, data: bytes):
 def _judgments(wh) -> list[tuple]:
     with wh.connect() as conn:
         return conn.execute(
-            sa.text("SELECT query_id, doc_id, grade FROM judgments ORDER BY query_id, doc_id")
+            "SELECT query_id, doc_id, grade FROM judgments ORDER BY query_id, doc_id"
         ).fetchall()
 
 
 def _run_rows(wh) -> list[tuple]:
     with wh.connect() as conn:
         return conn.execute(
-            sa.text("SELECT query_id, doc_id, score FROM run_rows ORDER BY query_id, doc_id")
+            "SELECT query_id, doc_id, score FROM run_rows ORDER BY query_id, doc_id"
         ).fetchall()
 
 

@@ -8,7 +8,6 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
-import sqlalchemy as sa
 
 
 def _data_lines(path: Path) -> list[list[str]]:
@@ -21,7 +20,7 @@ def _data_lines(path: Path) -> list[list[str]]:
 
 def _scalar(wh, sql: str, **params):
     with wh.connect() as conn:
-        return conn.execute(sa.text(sql), params).scalar()
+        return conn.execute((sql), params).scalar()
 
 
 @pytest.mark.parametrize("name", ["qrels.test", "qrels.rel_level"])
@@ -34,7 +33,7 @@ def test_trec_eval_qrels_counts(warehouse, trec_eval_tests, name):
     with warehouse.connect() as conn:
         grades = dict(
             conn.execute(
-                sa.text("SELECT grade, count(*) FROM judgments WHERE qrels_id = :i GROUP BY grade"),
+                "SELECT grade, count(*) FROM judgments WHERE qrels_id = :i GROUP BY grade",
                 {"i": result.id},
             ).fetchall()
         )
@@ -59,7 +58,7 @@ def test_trec_eval_runs_counts_and_positions(warehouse, trec_eval_tests, name):
     with warehouse.connect() as conn:
         got = (
             conn.execute(
-                sa.text(
+                (
                     "SELECT doc_id FROM run_ranking WHERE run_id = :r AND query_id = :q "
                     "ORDER BY position"
                 ),
@@ -116,7 +115,7 @@ def test_order_rank_positions_follow_given_ranks(warehouse, tmp_path):
     [result] = warehouse.ingest_run(path, order="rank", meta={"model": "bm25"})
     with warehouse.connect() as conn:
         rows = conn.execute(
-            sa.text("SELECT doc_id, rank, score, position FROM run_ranking ORDER BY position")
+            "SELECT doc_id, rank, score, position FROM run_ranking ORDER BY position"
         ).fetchall()
     assert rows == [("b", 1, -1.0, 1), ("c", 2, -2.0, 2), ("a", 3, -3.0, 3)]
     meta = warehouse.run(result.id)["metadata"]
@@ -133,7 +132,7 @@ def test_whitespace_comments_and_ids_stay_strings(warehouse, tmp_path):
     assert (result.num_queries, result.num_rows) == (2, 3)
     with warehouse.connect() as conn:
         rows = conn.execute(
-            sa.text("SELECT query_id, doc_id, grade FROM judgments ORDER BY query_id, doc_id")
+            "SELECT query_id, doc_id, grade FROM judgments ORDER BY query_id, doc_id"
         ).fetchall()
     assert rows == [("010", "d1", 1), ("10", "D2", 0), ("10", "d1", 2)]
 
@@ -188,6 +187,6 @@ def test_regular_first_line_then_other_whitespace_is_split_like_whitespace(
     assert result.num_rows == 3
     with warehouse.connect() as conn:
         rows = conn.execute(
-            sa.text("SELECT doc_id, rank, score FROM run_ranking ORDER BY position")
+            "SELECT doc_id, rank, score FROM run_ranking ORDER BY position"
         ).fetchall()
     assert rows == [("a", 1, 3.0), ("b", 2, 2.0), ("c", 3, 1.0)]

@@ -15,7 +15,6 @@ from __future__ import annotations
 import json
 
 import pytest
-import sqlalchemy as sa
 
 from rankhouse import Warehouse
 from rankhouse.labels import label, requested_labels
@@ -183,7 +182,7 @@ def test_compare_and_regress_label_their_measures(files, any_warehouse):
     assert result.verdicts["measure"].tolist() == ["AP(rel=2)"]
     assert result.verdicts["status"].tolist() == ["improved"]
     with warehouse.connect() as conn:
-        rows = conn.execute(sa.text("SELECT measure, status FROM regress_results")).all()
+        rows = conn.execute("SELECT measure, status FROM regress_results").all()
     assert rows == [("AP(rel=2)", "improved")]
 
 

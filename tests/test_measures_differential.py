@@ -58,7 +58,7 @@ def _ours(wh, qrels, run, names, dense_from=RANKING_THRESHOLDS[-1], **options):
     qrels_id = store_qrels(wh, qrels, name=f"qrels{number}")
     run_id = store_run(wh, run, name=f"run{number}")
     with engine_connection(wh, [run_id], qrels_id) as conn, ranking_threshold(dense_from):
-        frame = compute(conn, [run_id], qrels_id, measures, **options)
+        frame = compute(conn, [run_id], qrels_id, measures, **options).frame()
     return measures, {(r.measure, r.query_id): r.value for r in frame.itertuples()}
 
 

@@ -25,7 +25,7 @@ MEASURES = ["P@5", "nDCG@10", "AP", "RR", "R@100", "Rprec", "bpref", "NumRet"]
 
 def _rows(url: str, query: str, params=()) -> list[tuple]:
     with Warehouse(url) as wh, wh.connect() as conn:
-        return [tuple(row) for row in conn.exec_driver_sql(query, params).fetchall()]
+        return [tuple(row) for row in conn.sa_connection.exec_driver_sql(query, params).fetchall()]
 
 
 def test_migration_folders_move_in_step():
@@ -43,7 +43,7 @@ def test_migrations_applied_in_order_and_recorded(postgres_url):
 
 def _open(url: str) -> int:
     with Warehouse(url) as wh, wh.connect() as conn:
-        return conn.execute(sa.text("SELECT count(*) FROM schema_migrations")).scalar_one()
+        return conn.execute("SELECT count(*) FROM schema_migrations").scalar_one()
 
 
 def test_processes_opening_a_new_database_at_once_migrate_once(postgres_url):
@@ -73,14 +73,14 @@ def test_unique_names_and_content_are_constraints(postgres_url):
     with Warehouse(postgres_url) as wh:
         wh.ingest_run(EXAMPLES / "run.bm25.txt")
         with pytest.raises(sa.exc.IntegrityError), wh.transaction() as conn:
-            conn.exec_driver_sql(
+            conn.execute_raw(
                 "INSERT INTO runs (name, system_tag, source, content_sha256, parse_options, "
                 "ingested_at, metadata, order_by, num_queries, num_rows) SELECT 'other', "
                 "system_tag, source, content_sha256, parse_options, ingested_at, metadata, "
                 "order_by, num_queries, num_rows FROM runs"
             )
         with pytest.raises(sa.exc.IntegrityError), wh.transaction() as conn:
-            conn.exec_driver_sql(
+            conn.execute_raw(
                 "INSERT INTO runs (name, system_tag, source, content_sha256, parse_options, "
                 "ingested_at, metadata, order_by, num_queries, num_rows) SELECT name, "
                 "system_tag, source, 'x', parse_options, ingested_at, metadata, order_by, "
@@ -187,7 +187,7 @@ def test_cli_commands_on_the_server(run_cli, postgres_url, tmp_path):
 def test_sql_read_only_is_a_read_only_transaction(postgres_url):
     Warehouse(postgres_url).close()
     with Warehouse(postgres_url, read_only=True) as wh, wh.connect() as conn:
-        assert conn.exec_driver_sql("SHOW transaction_read_only").scalar_one() == "on"
+        assert conn.execute_raw("SHOW transaction_read_only").scalar_one() == "on"
         with pytest.raises(sa.exc.DBAPIError) as failed:
-            conn.exec_driver_sql("CREATE TABLE sneaky (x INTEGER)")
+            conn.execute_raw("CREATE TABLE sneaky (x INTEGER)")
     assert isinstance(failed.value.orig, psycopg.errors.ReadOnlySqlTransaction)

@@ -7,7 +7,6 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import pytest
-import sqlalchemy as sa
 from scipy import stats as scipy_stats
 from series_helpers import make_runs, qrels_path
 from statsmodels.stats.multitest import multipletests
@@ -159,10 +158,8 @@ def test_every_check_is_stored_and_shown_in_history(shared_dir, run_files, wareh
     second = regress(warehouse, "night-3", qrels="dl19", measures=MEASURES)
     with warehouse.connect() as conn:
         rows = conn.execute(
-            sa.text(
-                "SELECT check_id, run_name, baseline_name, baseline_spec, measure, status, passed"
-                " FROM regress_results ORDER BY check_id, measure"
-            )
+            "SELECT check_id, run_name, baseline_name, baseline_spec, measure, status, passed"
+            " FROM regress_results ORDER BY check_id, measure"
         ).all()
     assert [tuple(r) for r in rows] == [
         (first.check_id, "night-2", "night-1", "previous", "AP", "improved", True),

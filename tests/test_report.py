@@ -131,7 +131,7 @@ def test_report_against_a_baseline(example_wh, reference):
         assert f">{section}</h3>" in text
     assert "t, correction none, alpha 0.05" in text
     with example_wh.connect() as conn:
-        sha = conn.exec_driver_sql("SELECT content_sha256 FROM qrels_sets").scalar_one()
+        sha = conn.execute_raw("SELECT content_sha256 FROM qrels_sets").scalar_one()
     assert sha in text
 
 

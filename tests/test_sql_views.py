@@ -15,7 +15,6 @@ import duckdb
 import pandas as pd
 import psycopg
 import pytest
-import sqlalchemy as sa
 from conftest import BACKENDS, drop_postgres_schema, new_postgres_schema
 from series_helpers import make_runs, qrels_path
 
@@ -58,10 +57,8 @@ def warehouse_file(request, shared_dir, tmp_path_factory) -> tuple[str, dict]:
             if name == "bm25-old":  # last week's bm25 run
                 with wh.transaction() as conn:
                     conn.execute(
-                        sa.text(
-                            "UPDATE runs SET ingested_at = ingested_at - INTERVAL '8 days' "
-                            "WHERE name = 'bm25-old'"
-                        )
+                        "UPDATE runs SET ingested_at = ingested_at - INTERVAL '8 days' "
+                        "WHERE name = 'bm25-old'"
                     )
         result = wh.evaluate("dl19", RUNS, MEASURES)
         gates = [

@@ -30,6 +30,7 @@ from trec_eval_oracle import Settings, TopicEval, oracle_topic
 
 from rankhouse.engine import compute
 from rankhouse.measures import parse_measures
+from rankhouse.storage import engine_connection
 from rankhouse.trec_eval.mapping import line_measures
 from rankhouse.trec_eval.options import Options, resolve_measures
 from rankhouse.trec_eval.runner import ranking_matches, relstrings
@@ -85,16 +86,16 @@ def _ours(wh, qrels, run, options: Options, requests, dense_from=RANKING_THRESHO
     qrels_id = store_qrels(wh, qrels, name=f"te_qrels{number}")
     run_id = store_run(wh, run, name=f"te_run{number}")
     lines = [pair for r in requests for pair in line_measures(r, options)]
-    with wh.connect() as conn, ranking_threshold(dense_from):
+    with engine_connection(wh, [run_id], qrels_id) as duck, ranking_threshold(dense_from):
         frame = compute(
-            conn,
+            duck,
             [run_id],
             qrels_id,
             list(dict.fromkeys(m for _, m in lines)),
             relevance_level=options.level,
             max_rank=options.max_docs,
             judged_only=options.judged_only,
-        )
+        ).frame()
     values = {(r.measure, r.query_id): r.value for r in frame.itertuples()}
     return {(line, q): values[(m.name, q)] for line, m in lines for q in set(qrels.query_id)}
 
@@ -210,9 +211,12 @@ def test_relstring_matches_oracle(shared_warehouse, data, options, length, dense
     number = next(_NAMES)
     qrels_id = store_qrels(shared_warehouse, qrels, name=f"rs_qrels{number}")
     run_id = store_run(shared_warehouse, run, name=f"rs_run{number}")
-    with shared_warehouse.connect() as conn, ranking_threshold(dense_from):
+    with (
+        engine_connection(shared_warehouse, [run_id], qrels_id) as duck,
+        ranking_threshold(dense_from),
+    ):
         compute(
-            conn,
+            duck,
             [run_id],
             qrels_id,
             parse_measures(["P@5"]),
@@ -220,8 +224,7 @@ def test_relstring_matches_oracle(shared_warehouse, data, options, length, dense
             max_rank=options.max_docs,
             judged_only=options.judged_only,
         )
-        conn.commit()  # keep the ranking tables, as evaluations do
-        assert ranking_matches(conn, run_id, qrels_id, options)
+        assert ranking_matches(duck, run_id, qrels_id, options)
     expected = {}
     for query, judged in qrels.groupby("query_id"):
         answered = run[run.query_id == query]

@@ -9,7 +9,7 @@ from rankhouse import Warehouse
 
 def _count(db_path, sql: str) -> int:
     with Warehouse(db_path, read_only=True) as wh, wh.connect() as conn:
-        return conn.exec_driver_sql(sql).scalar()
+        return conn.execute_raw(sql).scalar()
 
 
 def test_values_are_stored_and_reused(run_cli, db_path, trec_eval_tests):

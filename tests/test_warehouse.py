@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import json
 
+import duckdb
 import pytest
-import sqlalchemy as sa
 
 from rankhouse import RankhouseError, SchemaError, Warehouse
 from rankhouse.schema import known_migrations
@@ -16,9 +16,7 @@ def _applied(wh: Warehouse) -> list[tuple[int, str]]:
     with wh.connect() as conn:
         return [
             tuple(r)
-            for r in conn.execute(
-                sa.text("SELECT version, name FROM schema_migrations ORDER BY version")
-            )
+            for r in conn.execute("SELECT version, name FROM schema_migrations ORDER BY version")
         ]
 
 
@@ -33,9 +31,9 @@ def test_new_file_gets_every_migration_in_order(db_path):
 
 def test_opening_twice_is_a_no_op(db_path):
     with Warehouse(db_path) as wh, wh.connect() as conn:
-        first = conn.execute(sa.text("SELECT applied_at FROM schema_migrations")).all()
+        first = conn.execute("SELECT applied_at FROM schema_migrations").all()
     with Warehouse(db_path) as wh, wh.connect() as conn:
-        second = conn.execute(sa.text("SELECT applied_at FROM schema_migrations")).all()
+        second = conn.execute("SELECT applied_at FROM schema_migrations").all()
     assert first == second
 
 
@@ -55,7 +53,7 @@ def test_env_var_then_default_name(monkeypatch, tmp_path):
 
 def test_warehouse_newer_than_the_code_is_refused(db_path):
     with Warehouse(db_path) as wh, wh.transaction() as conn:
-        conn.execute(sa.text("INSERT INTO schema_migrations VALUES (999, 'future', now())"))
+        conn.execute("INSERT INTO schema_migrations VALUES (999, 'future', now())")
     with pytest.raises(SchemaError, match="schema version 999, newer than this rankhouse"):
         Warehouse(db_path)
 
@@ -64,10 +62,10 @@ def test_read_only_cannot_write(db_path):
     Warehouse(db_path).close()
     with (
         Warehouse(db_path, read_only=True) as wh,
-        pytest.raises(sa.exc.DBAPIError, match="read-only"),
+        pytest.raises(duckdb.Error, match="read-only"),
         wh.transaction() as conn,
     ):
-        conn.execute(sa.text("CREATE TABLE t (x INTEGER)"))
+        conn.execute("CREATE TABLE t (x INTEGER)")
 
 
 def test_read_only_needs_an_existing_warehouse(tmp_path):
@@ -119,16 +117,14 @@ def test_warehouse_of_schema_4_keeps_its_runs_through_migration_5(db_path):
         with wh.connect() as conn:
             columns = (
                 conn.execute(
-                    sa.text(
-                        "SELECT column_name FROM information_schema.columns "
-                        "WHERE table_name = 'run_rows' ORDER BY ordinal_position"
-                    )
+                    "SELECT column_name FROM information_schema.columns "
+                    "WHERE table_name = 'run_rows' ORDER BY ordinal_position"
                 )
                 .scalars()
                 .all()
             )
             ranking = conn.execute(
-                sa.text("SELECT doc_id, rank, score, position FROM run_ranking ORDER BY position")
+                "SELECT doc_id, rank, score, position FROM run_ranking ORDER BY position"
             ).all()
         assert columns == ["run_id", "query_id", "doc_id", "rank", "score"]
         # score descending, then doc id descending: b (0.9), c (0.5), a (0.5)
@@ -141,8 +137,8 @@ def test_warehouse_of_schema_5_gets_labels_through_migration_6(backend_target):
     from rankhouse.measures import parse_measure
 
     url = resolve_target(backend_target)
-    dialect = sa.make_url(url).get_backend_name()
-    engine = sa.create_engine(url)
+    db = Warehouse._open_database(url, read_only=False)
+    dialect = db.dialect
     stored = [  # measure, level, policy, options
         ("AP", 1, "zero", "{}"),
         ("AP", 2, "zero", "{}"),
@@ -153,35 +149,35 @@ def test_warehouse_of_schema_5_gets_labels_through_migration_6(backend_target):
         ("nDCG@10", 2, "skip", "{}"),
         ("Utility(rel_ret=2.0)", 2, "zero", "{}"),
     ]
-    with engine.begin() as con:
-        con.exec_driver_sql(
+    with db.transaction() as con:
+        con.execute_raw(
             "CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, name VARCHAR NOT NULL, "
             "applied_at TIMESTAMP NOT NULL)"
         )
         for migration in known_migrations(dialect)[:5]:
             for statement in migration.statements():
-                con.exec_driver_sql(statement)
+                con.execute_raw(statement)
             con.execute(
-                sa.text("INSERT INTO schema_migrations VALUES (:v, :n, now())"),
+                "INSERT INTO schema_migrations VALUES (:v, :n, now())",
                 {"v": migration.version, "n": migration.name},
             )
         for name in ("base", "new"):
             con.execute(
-                sa.text(
+                (
                     "INSERT INTO runs (name, system_tag, source, content_sha256, parse_options, "
                     "ingested_at, metadata, order_by, num_queries, num_rows) VALUES "
                     "(:n, 't', 'f', :n, '{}', now(), '{}', 'score', 1, 1)"
                 ),
                 {"n": name},
             )
-        con.exec_driver_sql(
+        con.execute_raw(
             "INSERT INTO qrels_sets (name, source, content_sha256, parse_options, ingested_at, "
             "num_queries, num_judgments, num_relevant) VALUES ('q', 'f', 'x', '{}', now(), 1, 1, 1)"
         )
         for i, (measure, level, policy, options) in enumerate(stored, start=1):
             values = {"m": measure, "l": level, "p": policy, "o": options, "v": i / 10, "i": i}
             con.execute(
-                sa.text(
+                (
                     "INSERT INTO evaluations (run_id, qrels_id, qrels_sha256, measure, "
                     "parameters, relevance_level, missing_queries, options, aggregate, value, "
                     "num_q, rankhouse_version, created_at) VALUES (2, 1, 'x', :m, '{}', :l, :p, "
@@ -189,21 +185,21 @@ def test_warehouse_of_schema_5_gets_labels_through_migration_6(backend_target):
                 ),
                 values,
             )
-            con.execute(sa.text("INSERT INTO evaluation_values VALUES (:i, 'q1', :v)"), values)
-        con.exec_driver_sql(
+            con.execute("INSERT INTO evaluation_values VALUES (:i, 'q1', :v)", values)
+        con.execute_raw(
             "INSERT INTO regress_checks (run_id, baseline_run_id, baseline_spec, qrels_id, test, "
             "correction, alpha, max_drop, relative, options, passed, created_at) VALUES "
             "(2, 1, 'previous', 1, 't', 'none', 0.05, 0.01, false, '{}', true, now())"
         )
-        con.exec_driver_sql(
+        con.execute_raw(
             "INSERT INTO regress_verdicts (check_id, measure, num_q, improved, degraded, status, "
             "regressed, run_evaluation_id) VALUES (1, 'AP', 1, 0, 0, 'unchanged', false, 2)"
         )
-    engine.dispose()
+    db.close()
 
     with Warehouse(backend_target) as wh, wh.connect() as conn:
         assert _applied(wh)[-1] == (6, "labels")
-        labels = conn.execute(sa.text("SELECT label, value FROM evaluations ORDER BY id")).all()
+        labels = conn.execute("SELECT label, value FROM evaluations ORDER BY id").all()
         expected = [
             label(parse_measure(measure), level, policy, json.loads(options))
             for measure, level, policy, options in stored
@@ -215,13 +211,11 @@ def test_warehouse_of_schema_5_gets_labels_through_migration_6(backend_target):
             "AP(rel=2) [max_rank=5]",
         ]
         assert [row.value for row in labels] == [i / 10 for i in range(1, len(stored) + 1)]
-        shown = conn.execute(
-            sa.text("SELECT measure, value FROM query_values ORDER BY evaluation_id")
-        ).all()
+        shown = conn.execute("SELECT measure, value FROM query_values ORDER BY evaluation_id").all()
         assert [tuple(row) for row in shown] == [
             (name, i / 10) for i, name in enumerate(expected, start=1)
         ]
         gate = conn.execute(
-            sa.text("SELECT baseline_name, baseline_deleted, measure FROM regress_results")
+            "SELECT baseline_name, baseline_deleted, measure FROM regress_results"
         ).one()
         assert tuple(gate) == ("base", False, "AP(rel=2)")

@@ -1,7 +1,8 @@
 -- RBP: rank-biased precision with trec_eval's gain table.          trec_eval rbp, rbp_p=x
 --
 --   rbp = (1 - p) * sum over retrieved i with gain != 0 of gain'(i) * w_i,
---   w_1 = 1, w_{i+1} = w_i * p (repeated multiplication, as trec_eval; not pow).
+--   w_1 = 1, w_{i+1} = w_i * p (repeated multiplication, as trec_eval; not pow), read from
+--   rh_rbp_weights (i, w), which the prepare step builds (measures/rbp_weights.py).
 --   Gains come from the query's gain table (spec 8.10, built by the prepare step into
 --   rh_gain_entries); with lo = min(0, table gains), hi = max(0, table gains), every gain g
 --   becomes (g - lo) / (hi - lo) when lo < 0 or hi > 1. With default gains that is
@@ -14,14 +15,7 @@
 --   :qrels_id  INTEGER  the qrels set
 --   :p         DOUBLE   persistence
 
-WITH RECURSIVE weights(i, w) AS (
-    SELECT 1, CAST(1 AS DOUBLE)
-    UNION ALL
-    SELECT i + 1, w * CAST(:p AS DOUBLE)
-    FROM weights
-    WHERE i < (SELECT coalesce(max(rank), 0) FROM rh_ranking)
-),
-queries AS (
+WITH queries AS (
     SELECT DISTINCT query_id FROM rh_queries
 ),
 topic AS (
@@ -56,6 +50,6 @@ SELECT
     (CAST(1 AS DOUBLE) - CAST(:p AS DOUBLE))
         * list_reduce(list(g.gain * w.w ORDER BY g.rank), lambda acc, x: acc + x) AS value
 FROM gained AS g
-JOIN weights AS w ON w.i = g.rank
+JOIN rh_rbp_weights AS w ON w.i = g.rank
 WHERE g.gain <> CAST(0 AS DOUBLE)
 GROUP BY g.run_id, g.query_id

@@ -4,7 +4,7 @@ Qrels and runs go into DuckDB tables, trec_eval's measures are computed in SQL, 
 evaluation is kept per query so that history, comparison and regression gates are plain SQL.
 """
 
-from importlib.metadata import PackageNotFoundError, version
+from typing import TYPE_CHECKING
 
 from .errors import (
     ConflictError,
@@ -14,12 +14,21 @@ from .errors import (
     RankhouseError,
     SchemaError,
 )
-from .warehouse import Warehouse
 
-try:
-    __version__ = version("rankhouse")
-except PackageNotFoundError:  # running from a source tree without an install
-    __version__ = "0.0.0+unknown"
+if TYPE_CHECKING:
+    from .warehouse import Warehouse
+
+#: The package version (pyproject.toml reads it from here; no metadata lookup at start-up).
+__version__ = "0.1.0"
+
+
+def __getattr__(name: str):
+    # `Warehouse` is imported on first use: `rankhouse --help` and `import rankhouse` stay light
+    if name == "Warehouse":
+        from .warehouse import Warehouse
+
+        return Warehouse
+    raise AttributeError(f"module 'rankhouse' has no attribute {name!r}")
 
 
 def evaluate(

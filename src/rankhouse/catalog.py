@@ -9,11 +9,11 @@ import json
 from typing import TYPE_CHECKING
 
 import pandas as pd
-import sqlalchemy as sa
 
 from .errors import NotFoundError
 
 if TYPE_CHECKING:
+    from .db import Connection
     from .warehouse import Warehouse
 
 _RUN_COLUMNS = (
@@ -29,31 +29,27 @@ _QRELS_COLUMNS = (
 def list_runs(wh: Warehouse) -> pd.DataFrame:
     """All stored runs, oldest first (id, name, system_tag, num_queries, num_rows, ...)."""
     with wh.connect() as conn:
-        result = conn.execute(sa.text(f"SELECT {_RUN_COLUMNS} FROM runs ORDER BY id"))
+        result = conn.execute(f"SELECT {_RUN_COLUMNS} FROM runs ORDER BY id")
         return pd.DataFrame(result.fetchall(), columns=list(result.keys()))
 
 
 def list_qrels(wh: Warehouse) -> pd.DataFrame:
     """All stored qrels sets, oldest first (id, name, num_queries, num_judgments, ...)."""
     with wh.connect() as conn:
-        result = conn.execute(sa.text(f"SELECT {_QRELS_COLUMNS} FROM qrels_sets ORDER BY id"))
+        result = conn.execute(f"SELECT {_QRELS_COLUMNS} FROM qrels_sets ORDER BY id")
         return pd.DataFrame(result.fetchall(), columns=list(result.keys()))
 
 
-def _find(conn: sa.Connection, table: str, columns: str, name_or_id: str | int, label: str):
+def _find(conn: Connection, table: str, columns: str, name_or_id: str | int, label: str):
     """A catalogue row by name, else by id (a name that looks like a number wins)."""
     row = (
-        conn.execute(
-            sa.text(f"SELECT {columns} FROM {table} WHERE name = :name"), {"name": str(name_or_id)}
-        )
+        conn.execute(f"SELECT {columns} FROM {table} WHERE name = :name", {"name": str(name_or_id)})
         .mappings()
         .first()
     )
     if row is None and str(name_or_id).strip().lstrip("-").isdigit():
         row = (
-            conn.execute(
-                sa.text(f"SELECT {columns} FROM {table} WHERE id = :id"), {"id": int(name_or_id)}
-            )
+            conn.execute(f"SELECT {columns} FROM {table} WHERE id = :id", {"id": int(name_or_id)})
             .mappings()
             .first()
         )
@@ -92,7 +88,7 @@ def run_query_counts(wh: Warehouse, name_or_id: str | int) -> pd.DataFrame:
     run = get_run(wh, name_or_id)
     with wh.connect() as conn:
         result = conn.execute(
-            sa.text(
+            (
                 "SELECT query_id, count(*) AS num_rows FROM run_rows WHERE run_id = :id "
                 "GROUP BY query_id ORDER BY query_id"
             ),
@@ -101,29 +97,29 @@ def run_query_counts(wh: Warehouse, name_or_id: str | int) -> pd.DataFrame:
         return pd.DataFrame(result.fetchall(), columns=list(result.keys()))
 
 
-def _delete_evaluations(conn: sa.Connection, column: str, value: int) -> None:
+def _delete_evaluations(conn: Connection, column: str, value: int) -> None:
     conn.execute(
-        sa.text(
+        (
             "DELETE FROM evaluation_values WHERE evaluation_id IN "
             f"(SELECT id FROM evaluations WHERE {column} = :value)"
         ),
         {"value": value},
     )
-    conn.execute(sa.text(f"DELETE FROM evaluations WHERE {column} = :value"), {"value": value})
+    conn.execute(f"DELETE FROM evaluations WHERE {column} = :value", {"value": value})
 
 
-def _delete_checks(conn: sa.Connection, column: str, value: int) -> None:
+def _delete_checks(conn: Connection, column: str, value: int) -> None:
     conn.execute(
-        sa.text(
+        (
             "DELETE FROM regress_verdicts WHERE check_id IN "
             f"(SELECT id FROM regress_checks WHERE {column} = :value)"
         ),
         {"value": value},
     )
-    conn.execute(sa.text(f"DELETE FROM regress_checks WHERE {column} = :value"), {"value": value})
+    conn.execute(f"DELETE FROM regress_checks WHERE {column} = :value", {"value": value})
 
 
-def delete_run(conn: sa.Connection, run_id: int) -> None:
+def delete_run(conn: Connection, run_id: int) -> None:
     """Delete a run, its rows, its evaluations and its gate checks (caller's transaction).
 
     Checks that used the run as their baseline belong to other runs: they stay, with the
@@ -131,16 +127,16 @@ def delete_run(conn: sa.Connection, run_id: int) -> None:
     """
     _delete_checks(conn, "run_id", run_id)
     _delete_evaluations(conn, "run_id", run_id)
-    conn.execute(sa.text("DELETE FROM run_rows WHERE run_id = :id"), {"id": run_id})
-    conn.execute(sa.text("DELETE FROM runs WHERE id = :id"), {"id": run_id})
+    conn.execute("DELETE FROM run_rows WHERE run_id = :id", {"id": run_id})
+    conn.execute("DELETE FROM runs WHERE id = :id", {"id": run_id})
 
 
-def delete_qrels(conn: sa.Connection, qrels_id: int) -> None:
+def delete_qrels(conn: Connection, qrels_id: int) -> None:
     """Delete a qrels set, its judgments, and the evaluations and gate checks made with it."""
     _delete_checks(conn, "qrels_id", qrels_id)
     _delete_evaluations(conn, "qrels_id", qrels_id)
-    conn.execute(sa.text("DELETE FROM judgments WHERE qrels_id = :id"), {"id": qrels_id})
-    conn.execute(sa.text("DELETE FROM qrels_sets WHERE id = :id"), {"id": qrels_id})
+    conn.execute("DELETE FROM judgments WHERE qrels_id = :id", {"id": qrels_id})
+    conn.execute("DELETE FROM qrels_sets WHERE id = :id", {"id": qrels_id})
 
 
 def remove_run(wh: Warehouse, name_or_id: str | int) -> dict:

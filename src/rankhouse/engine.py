@@ -1,41 +1,146 @@
-"""Compute measures in the database: per-query values, then trec_eval's aggregates.
+"""Compute measures in DuckDB: per-query values, then trec_eval's aggregates.
 
 :func:`compute` builds the shared ranking once (``sql/ranking.sql``: temporary tables of the
 judged retrieved documents and per-query statistics), then runs each needed family file
 once per group of measures that differ only in the family's key parameter (all cutoffs of
-``P`` in one query). :func:`aggregate` turns per-query values into one value per run and
-measure, adding in query-id byte order as trec_eval does.
+``P`` in one query). Every value lands in the temporary table ``rh_values`` on the
+connection, where the caller stores it (``INSERT ... SELECT``), aggregates it
+(:meth:`Values.aggregates`, adding in query-id byte order as trec_eval does) or fetches it:
+nothing passes through Python on the way unless asked for.
+
+The engine always runs on a DuckDB connection: the warehouse file itself, or the local
+workspace of a server warehouse (:mod:`rankhouse.storage`).
 """
 
 from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from functools import reduce
-from operator import add
-from typing import Any
-
-import numpy as np
-import pandas as pd
-import sqlalchemy as sa
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
 
 from .errors import MeasureError
 from .measures import REGISTRY, Measure
 from .measures.sqlfile import load_sql
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 RANKING_SQL = "ranking.sql"
 MISSING_QUERIES = ("zero", "skip")
 #: trec_eval's floor for the geometric mean (MIN_GEO_MEAN).
 GMEAN_FLOOR = 0.00001
 PER_QUERY_COLUMNS = ["run_id", "query_id", "measure", "value"]
-AGGREGATE_COLUMNS = ["run_id", "measure", "value", "num_q"]
 #: ranking.sql ranks the judged documents of a query by counting the documents above each
 #: one, unless the query has more judged retrieved documents than this: then it sorts them all.
 DENSE_FROM = 16
+#: The temporary table of every value of the last :func:`compute` on a connection:
+#: ``run_id, query_id, measure_idx, value``; ``measure_idx`` indexes :attr:`Values.measures`.
+VALUES_TABLE = "rh_values"
+_FOUND_TABLE = "rh_found"
+
+
+@dataclass(frozen=True)
+class Aggregate:
+    """One run's aggregate of one measure, as trec_eval's ``all`` line computes it."""
+
+    run_id: int
+    measure: Measure
+    value: float
+    num_q: int
+
+
+class Values:
+    """The per-query values of one :func:`compute` call, held in ``rh_values`` on ``duck``.
+
+    A query the family left without a row has the measure's ``empty_value``; a NaN the family
+    returned stays NaN (trec_eval prints ``-nan``). The table lives until the next
+    :func:`compute` on the same connection.
+
+    Attributes:
+        duck: the DuckDB connection holding the table.
+        measures: the measures computed, in request order (``measure_idx`` indexes them).
+        run_ids: the runs evaluated, in request order.
+    """
+
+    def __init__(self, duck, measures: list[Measure], run_ids: list[int]) -> None:
+        self.duck = duck
+        self.measures = measures
+        self.run_ids = run_ids
+
+    def aggregates(self) -> list[Aggregate]:
+        """One value per run and measure, in run then measure request order.
+
+        Values are added left to right in query-id byte order starting from 0.0, then
+        ``mean`` = sum / num_q, ``sum`` = the sum, ``gmean`` = exp(sum of ln(max(x, 1e-5))
+        / num_q). NaN propagates. A run and measure without any evaluated query get no row.
+        """
+        rows = self.duck.execute(_AGGREGATES).fetchall()
+        found = {(run_id, idx): (total, logs, num_q) for run_id, idx, num_q, total, logs in rows}
+        result = []
+        for run_id in self.run_ids:
+            for idx, measure in enumerate(self.measures):
+                if (run_id, idx) not in found:
+                    continue
+                total, logs, num_q = found[(run_id, idx)]
+                if measure.aggregate == "sum":
+                    value = total
+                elif measure.aggregate == "gmean":
+                    value = math.exp(logs / num_q)
+                else:
+                    value = total / num_q
+                result.append(Aggregate(run_id, measure, value, num_q))
+        return result
+
+    def by_query(self, run_id: int) -> dict[str, dict[str, float]]:
+        """One run's values: measure name -> {query id: value}."""
+        names = [m.name for m in self.measures]
+        table: dict[str, dict[str, float]] = {name: {} for name in names}
+        rows = self.duck.execute(
+            f"SELECT measure_idx, query_id, value FROM {VALUES_TABLE} WHERE run_id = $run_id",
+            {"run_id": run_id},
+        ).fetchall()
+        for idx, query_id, value in rows:
+            table[names[idx]][query_id] = value
+        return table
+
+    def frame(self) -> pd.DataFrame:
+        """The long frame ``run_id, query_id, measure, value`` (query and measure categorical),
+        ordered by run (request order), measure (request order) and query id (byte order)."""
+        import numpy as np
+        import pandas as pd
+
+        if not self.measures:
+            return _empty_frame()
+        found = self.duck.execute(
+            f"SELECT v.run_id, v.measure_idx, dense_rank() OVER (ORDER BY v.query_id) - 1 AS q,"
+            f" v.value FROM {VALUES_TABLE} AS v JOIN (SELECT unnest($runs) AS run_id,"
+            " generate_subscripts($runs, 1) AS position) AS r ON r.run_id = v.run_id"
+            " ORDER BY r.position, v.measure_idx, v.query_id",
+            {"runs": self.run_ids},
+        ).fetchnumpy()
+        if len(found["value"]) == 0:
+            return _empty_frame()
+        queries = self.duck.execute(
+            f"SELECT DISTINCT query_id FROM {VALUES_TABLE} ORDER BY query_id"
+        ).fetchnumpy()["query_id"]
+        return pd.DataFrame(
+            {
+                "run_id": np.asarray(found["run_id"], dtype="int64"),
+                "query_id": pd.Categorical.from_codes(
+                    np.asarray(found["q"], dtype="int64"), categories=list(queries)
+                ),
+                "measure": pd.Categorical.from_codes(
+                    np.asarray(found["measure_idx"], dtype="int64"),
+                    categories=[m.name for m in self.measures],
+                ),
+                "value": np.asarray(found["value"], dtype="float64"),
+            }
+        )
 
 
 def compute(
-    conn: sa.Connection,
+    duck,
     run_ids: Sequence[int],
     qrels_id: int,
     measures: Sequence[Measure],
@@ -44,7 +149,7 @@ def compute(
     missing_queries: str = "zero",
     max_rank: int | None = None,
     judged_only: bool = False,
-) -> pd.DataFrame:
+) -> Values:
     """Per-query values of ``measures`` for stored runs against a stored qrels set.
 
     The evaluated queries are every query of the qrels set; a query a run did not answer is
@@ -52,7 +157,8 @@ def compute(
     keeps only the queries the run answered. Run queries without judgments are ignored.
 
     Args:
-        conn: a connection to the warehouse (temporary tables ``rh_*`` are created on it).
+        duck: a DuckDB connection on which ``run_rows`` and ``judgments`` hold the rows
+            (temporary tables ``rh_*`` are created on it).
         run_ids: ids of stored runs (``runs.id``).
         qrels_id: id of the stored qrels set (``qrels_sets.id``).
         measures: parsed measures (see :func:`rankhouse.measures.parse_measures`).
@@ -62,13 +168,11 @@ def compute(
         judged_only: keep only documents judged ``>= 0``, renumbered (trec_eval ``-J``).
 
     Returns:
-        DataFrame with columns ``run_id, query_id, measure, value`` (``query_id`` and
-        ``measure`` categorical; value a float, NaN where trec_eval prints ``-nan``), one row
-        per run, evaluated query and measure, ordered by run, measure (request order) and
-        query id (byte order).
+        The :class:`Values` (one per run, evaluated query and measure).
 
     Raises:
-        MeasureError: a bad option or a measure whose family is not declared.
+        MeasureError: a bad option, a measure whose family is not declared, or a value the
+            family's SQL cannot compute (naming the file).
     """
     if missing_queries not in MISSING_QUERIES:
         raise MeasureError(f"missing_queries must be 'zero' or 'skip', not {missing_queries!r}")
@@ -77,120 +181,69 @@ def compute(
     if max_rank is not None and max_rank < 0:
         raise MeasureError(f"max_rank must be >= 0, not {max_rank}")
     measures = list(dict.fromkeys(measures))
-    run_ids = [int(run_id) for run_id in run_ids]
+    run_ids = list(dict.fromkeys(int(run_id) for run_id in run_ids))
     levels = sorted({m.effective_level(relevance_level) for m in measures} | {relevance_level})
-    _execute_all(
-        conn,
-        RANKING_SQL,
-        {
-            "run_ids": run_ids,
-            "qrels_id": int(qrels_id),
-            "max_rank": max_rank,
-            "judged_only": bool(judged_only),
-            "skip_missing": missing_queries == "skip",
-            "levels": levels,
-            "dense_from": DENSE_FROM,
-        },
-    )
-    # Every family frame follows this order (run, then query id in byte order), so the
-    # result needs only a stable sort on integers.
-    queries = pd.DataFrame(
-        conn.execute(
-            sa.text("SELECT run_id, query_id FROM rh_queries ORDER BY run_id, query_id")
-        ).fetchall(),
-        columns=["run_id", "query_id"],
-    )
     context = {
         "run_ids": run_ids,
         "qrels_id": int(qrels_id),
         "max_rank": max_rank,
         "judged_only": bool(judged_only),
     }
-    columns: dict[str, np.ndarray] = {}
-    for family_name, group in _groups(measures, relevance_level):
-        columns |= _run_group(conn, family_name, group, context, relevance_level, queries)
-    return _long_form(queries, [m.name for m in measures], columns)
-
-
-def aggregate(per_query: pd.DataFrame, measures: Sequence[Measure]) -> pd.DataFrame:
-    """One value per run and measure, as trec_eval's ``all`` line.
-
-    Values are added left to right in query-id byte order starting from 0.0, then
-    ``mean`` = sum / num_q, ``sum`` = the sum, ``gmean`` = exp(sum of ln(max(x, 1e-5)) /
-    num_q). NaN propagates.
-
-    Args:
-        per_query: the frame :func:`compute` returned.
-        measures: the measures (for their aggregate); measures absent from ``per_query``
-            get no row.
-
-    Returns:
-        DataFrame with columns ``run_id, measure, value, num_q``, in the order of
-        ``per_query``'s runs and of ``measures``.
-    """
-    kinds = {m.name: m.aggregate for m in measures}
-    run_ids = per_query["run_id"].to_numpy()
-    measure_codes, measure_names = pd.factorize(per_query["measure"])
-    query_codes = byte_order_codes(per_query["query_id"])
-    ordered = np.lexsort((query_codes, measure_codes, run_ids))
-    run_ids = run_ids[ordered]
-    names = np.asarray([str(name) for name in measure_names], dtype=object)[measure_codes[ordered]]
-    values = per_query["value"].to_numpy(dtype=float)[ordered]
-    starts = np.flatnonzero((run_ids[1:] != run_ids[:-1]) | (names[1:] != names[:-1])) + 1
-    bounds = zip([0, *starts.tolist()], [*starts.tolist(), len(values)], strict=True)
-    rows = [
-        (run_ids[a], names[a], _combine(kinds[names[a]], values[a:b].tolist()), b - a)
-        for a, b in bounds
-        if b > a
-    ]
-    frame = pd.DataFrame(rows, columns=AGGREGATE_COLUMNS)
-    order = {m.name: i for i, m in enumerate(measures)}
-    frame = frame.sort_values(
-        ["run_id", "measure"],
-        key=lambda s: s.map(order) if s.name == "measure" else s,
-        kind="stable",
+    _run_file(
+        duck,
+        RANKING_SQL,
+        context
+        | {"skip_missing": missing_queries == "skip", "levels": levels, "dense_from": DENSE_FROM},
     )
-    return frame.reset_index(drop=True)
+    duck.execute(
+        f"CREATE OR REPLACE TEMP TABLE {_FOUND_TABLE} (measure_idx INTEGER, run_id INTEGER, "
+        "query_id VARCHAR, value DOUBLE)"
+    )
+    index = {m.name: i for i, m in enumerate(measures)}
+    for family_name, group in _groups(measures, relevance_level):
+        _run_group(duck, family_name, group, context, relevance_level, index)
+    duck.execute(
+        _FILL,
+        {
+            "idx": list(range(len(measures))),
+            "empty": [float(m.empty_value) for m in measures],
+        },
+    )
+    duck.execute(f"DROP TABLE {_FOUND_TABLE}")
+    return Values(duck, measures, run_ids)
 
 
 # --- internals ----------------------------------------------------------------------------------
 
-_PER_QUERY_DTYPES = {
-    "run_id": "int64",
-    "query_id": "category",
-    "measure": "category",
-    "value": "float64",
-}
+_AGGREGATES = f"""
+SELECT run_id, measure_idx, count(*) AS num_q,
+       list_reduce(list(value ORDER BY query_id), lambda acc, x: acc + x, CAST(0 AS DOUBLE)),
+       list_reduce(list(ln(greatest(value, CAST({GMEAN_FLOOR!r} AS DOUBLE))) ORDER BY query_id),
+                   lambda acc, x: acc + x, CAST(0 AS DOUBLE))
+FROM {VALUES_TABLE}
+GROUP BY run_id, measure_idx
+"""
+
+# Every (run, evaluated query, measure): the family's value, or the measure's empty value
+# where the family left no row (a NULL the family returned counts as NaN).
+_FILL = f"""
+CREATE OR REPLACE TEMP TABLE {VALUES_TABLE} AS
+SELECT q.run_id, q.query_id, m.idx AS measure_idx,
+       CASE WHEN f.measure_idx IS NULL THEN m.empty
+            ELSE coalesce(f.value, CAST('NaN' AS DOUBLE)) END AS value
+FROM rh_queries AS q
+CROSS JOIN (SELECT CAST(unnest($idx) AS INTEGER) AS idx,
+                   CAST(unnest($empty) AS DOUBLE) AS empty) AS m
+LEFT JOIN {_FOUND_TABLE} AS f
+  ON f.run_id = q.run_id AND f.query_id = q.query_id AND f.measure_idx = m.idx
+"""
 
 
-def byte_order_codes(ids: pd.Series) -> np.ndarray:
-    """Integer codes of ``ids`` that sort as the ids do in UTF-8 byte order.
+def _empty_frame():
+    import pandas as pd
 
-    Sorting the few distinct ids as Python strings (code point order, which is UTF-8 byte
-    order) and then the rows by integer code is far cheaper than sorting the rows by string.
-    """
-    codes, distinct = pd.factorize(ids)
-    labels = [str(label) for label in distinct]
-    rank = np.empty(len(labels), dtype="int64")
-    rank[sorted(range(len(labels)), key=labels.__getitem__)] = np.arange(len(labels))
-    return rank[codes]
-
-
-def ranks_in(labels: pd.Series, order: dict[Any, int]) -> np.ndarray:
-    """``order[label]`` for every label: a lookup per distinct label, not per row."""
-    codes, distinct = pd.factorize(labels)
-    return np.array([order[label] for label in distinct], dtype="int64")[codes]
-
-
-def _combine(kind: str, values: list[float]) -> float:
-    if not values:
-        return math.nan
-    if kind == "sum":
-        return reduce(add, values, 0.0)
-    if kind == "gmean":
-        logs = [math.log(max(v, GMEAN_FLOOR)) if not math.isnan(v) else math.nan for v in values]
-        return math.exp(reduce(add, logs, 0.0) / len(values))
-    return reduce(add, values, 0.0) / len(values)
+    dtypes = {"run_id": "int64", "query_id": "category", "measure": "category", "value": "float64"}
+    return pd.DataFrame({c: pd.Series(dtype=t) for c, t in dtypes.items()})
 
 
 def _groups(measures: list[Measure], default_level: int) -> list[tuple[str, list[Measure]]]:
@@ -220,15 +273,15 @@ def _key_of(measure: Measure, key: str | None) -> Any:
 
 
 def _run_group(
-    conn: sa.Connection,
+    duck,
     family_name: str,
     group: list[Measure],
     context: dict[str, Any],
     default_level: int,
-    queries: pd.DataFrame,
-) -> dict[str, np.ndarray]:
-    """Run one family file for measures that differ only in its key: the values of each
-    measure (by name), aligned with ``queries``."""
+    index: dict[str, int],
+) -> None:
+    """Run one family file for measures that differ only in its key, adding each measure's
+    rows to ``rh_found``."""
     family = REGISTRY.families[family_name]
     sql = load_sql(family.sql)
     offered: dict[str, Any] = dict(context)
@@ -238,79 +291,49 @@ def _run_group(
         by_key.setdefault(_key_of(measure, family.key), []).append(measure)
     if family.list_bind is not None:
         offered[family.list_bind] = list(by_key)
-    if family.prepare is not None:
-        family.prepare(conn, group, offered)
-    found = _fetch_frame(_execute_all(conn, family.sql, sql.binds(offered)))
-    width = 4 if family.key is not None else 3
-    if len(found) and len(found.columns) != width:
-        raise MeasureError(
-            f"sql/{family.sql} returns {len(found.columns)} columns; expected run_id, query_id"
-            f"{', key' if width == 4 else ''}, value"
-        )
-    wanted = pd.MultiIndex.from_arrays(
-        [queries["run_id"].to_numpy(dtype="int64"), queries["query_id"].to_numpy()]
+    pairs = [(key, index[m.name]) for key, members in by_key.items() for m in members]
+    *setup, last = sql.statements
+    if family.key is None:
+        columns, match = "run_id, query_id, value", "ON TRUE"
+    else:
+        columns, match = "run_id, query_id, key, value", "ON f.key IS NOT DISTINCT FROM m.key"
+    insert = (
+        f"INSERT INTO {_FOUND_TABLE} SELECT m.idx, f.run_id, f.query_id, f.value "
+        f"FROM ({last.duckdb}) AS f({columns}) "
+        f"JOIN (SELECT unnest($rh_keys) AS key, unnest($rh_idx) AS idx) AS m {match}"
     )
-    columns = {}
-    for key, measures in by_key.items():
-        rows = found
-        if width == 4:
-            keys = found.iloc[:, 2]
-            rows = found[keys.isna()] if key is None else found[keys == key]
-        values = pd.Series(
-            rows.iloc[:, -1].to_numpy(dtype=float),
-            index=pd.MultiIndex.from_arrays(
-                [rows.iloc[:, 0].to_numpy(dtype="int64"), rows.iloc[:, 1].to_numpy()]
-            ),
+    try:
+        if family.prepare is not None:
+            family.prepare(duck, group, offered)
+        binds = sql.binds(offered)
+        for statement in setup:
+            duck.execute(statement.duckdb, statement.binds(binds))
+        duck.execute(
+            insert,
+            last.binds(binds)
+            | {"rh_keys": [key for key, _ in pairs], "rh_idx": [idx for _, idx in pairs]},
         )
-        present = wanted.isin(values.index)
-        computed = values.reindex(wanted).to_numpy()
-        for measure in measures:
-            # rows the family left out take the measure's value for them (a NaN it returned
-            # stays NaN: trec_eval prints -nan)
-            columns[measure.name] = np.where(present, computed, measure.empty_value)
-    return columns
+    except _duckdb_errors() as exc:
+        names = ", ".join(m.name for m in group)
+        raise MeasureError(f"{names}: sql/{family.sql} could not be computed: {exc}") from None
 
 
-def _long_form(queries: pd.DataFrame, names: list[str], columns: dict[str, np.ndarray]):
-    """The long frame (run, measure in request order, query in byte order) of the columns.
-
-    ``query_id`` and ``measure`` are categorical: hundreds of thousands of rows share a few
-    thousand query ids and a few measure names.
-    """
-    names = [name for name in names if name in columns]
-    if not names or queries.empty:
-        return pd.DataFrame({c: pd.Series(dtype=t) for c, t in _PER_QUERY_DTYPES.items()})
-    query_codes, query_ids = pd.factorize(queries["query_id"].to_numpy(dtype=object))
-    size = len(queries)
-    run_ids = np.tile(queries["run_id"].to_numpy(dtype="int64"), len(names))
-    measure_codes = np.repeat(np.arange(len(names)), size)
-    order = np.lexsort((measure_codes, run_ids))  # stable: queries stay in byte order
-    return pd.DataFrame(
-        {
-            "run_id": run_ids[order],
-            "query_id": pd.Categorical.from_codes(
-                np.tile(query_codes, len(names))[order], categories=query_ids
-            ),
-            "measure": pd.Categorical.from_codes(measure_codes[order], categories=names),
-            "value": np.concatenate([columns[name] for name in names])[order],
-        }
-    )
-
-
-def _fetch_frame(result: sa.CursorResult) -> pd.DataFrame:
-    """The rows of ``result`` as a DataFrame (DuckDB builds it directly; others row by row)."""
-    fetch_numpy = getattr(result.cursor, "fetchnumpy", None)
-    if fetch_numpy is not None:  # DuckDB: numpy arrays, cheaper than its DataFrame conversion
-        return pd.DataFrame(fetch_numpy())
-    return pd.DataFrame(result.fetchall(), columns=list(result.keys()))
-
-
-def _execute_all(conn: sa.Connection, path: str, binds: dict[str, Any]) -> sa.CursorResult:
+def _run_file(duck, path: str, binds: dict[str, Any]):
     """Run every statement of ``sql/<path>`` with its declared binds; the last result."""
-    sql = load_sql(path)
-    binds = sql.binds(binds)
-    result = None
-    for statement in sql.statements:
-        used = {name: binds[name] for name in statement.compile().params if name in binds}
-        result = conn.execute(statement, used)
-    return result
+    try:
+        return load_sql(path).run(duck, binds)
+    except _duckdb_errors() as exc:
+        raise MeasureError(f"sql/{path} could not be computed: {exc}") from None
+
+
+def _duckdb_errors() -> tuple[type[BaseException], ...]:
+    import duckdb
+
+    # a bad value that reaches SQL (an overflowing cutoff) is the caller's error to report;
+    # an interrupt or an internal error is not caught
+    return (
+        duckdb.ConversionException,
+        duckdb.OutOfRangeException,
+        duckdb.BinderException,
+        duckdb.InvalidInputException,
+    )

@@ -14,14 +14,16 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
-import sqlalchemy as sa
 
 from .errors import InputError, NotFoundError, RankhouseError
 from .labels import label
+
+if TYPE_CHECKING:
+    from .db import Connection
 
 MISSING_QUERY_POLICIES = ("zero", "skip")
 
@@ -346,16 +348,14 @@ def _effective_level(measure, default_level: int) -> int:
     return default_level if level is None else int(level)
 
 
-_FIND_STORED = sa.text(
-    """
+_FIND_STORED = """
     SELECT id, run_id, measure, relevance_level, value, num_q
     FROM evaluations
     WHERE qrels_id = :qrels_id AND qrels_sha256 = :qrels_sha256
       AND missing_queries = :missing_queries AND options = :options
-      AND run_id IN :run_ids AND measure IN :measures
+      AND run_id = ANY(:run_ids) AND measure = ANY(:measures)
     ORDER BY id
     """
-).bindparams(sa.bindparam("run_ids", expanding=True), sa.bindparam("measures", expanding=True))
 
 
 def _find_stored(wh, keys: Iterable[_EvaluationKey]) -> dict[_EvaluationKey, dict[str, Any]]:
@@ -411,16 +411,16 @@ def _compute_and_store(
         The engine's per-query values (columns ``run_id, query_id, measure, value``).
     """
     from . import __version__
-    from .engine import aggregate, compute
-    from .storage import engine_connection
+    from .engine import compute
+    from .storage import engine_connection, store_values
 
     by_name = {m.name: m for m in measures}
     run_ids = sorted({k.run_id for k in keys})
     wanted = [by_name[name] for name in dict.fromkeys(k.measure for k in keys)]
     qrels_id = keys[0].qrels_id
-    with engine_connection(wh, run_ids, qrels_id) as conn:
-        per_query = compute(
-            conn,
+    with engine_connection(wh, run_ids, qrels_id) as duck:
+        values = compute(
+            duck,
             run_ids,
             qrels_id,
             wanted,
@@ -428,16 +428,13 @@ def _compute_and_store(
             missing_queries=missing_queries,
             **options,
         )
-        # keep the engine's temporary ranking tables on the connection (trec-eval's relstring
-        # reads them) instead of rolling them back with this read-only transaction
-        conn.commit()
-    totals = aggregate(per_query, wanted).set_index(["run_id", "measure"])
+    # the values stay in the engine's temporary table on `duck` after the block
+    totals = {(a.run_id, a.measure.name): a for a in values.aggregates()}
     now = datetime.now(UTC).replace(tzinfo=None)
     evaluations = []
     for key in keys:
         measure = by_name[key.measure]
-        found = (key.run_id, key.measure) in totals.index
-        total = totals.loc[(key.run_id, key.measure)] if found else None
+        total = totals.get((key.run_id, key.measure))
         evaluations.append(
             {
                 **_key_params(key),
@@ -445,24 +442,25 @@ def _compute_and_store(
                 "parameters": json.dumps(_jsonable(measure.params), sort_keys=True),
                 "label": label(measure, relevance_level, missing_queries, options),
                 "aggregate": measure.aggregate,
-                "value": float(total["value"]) if found else math.nan,
-                "num_q": int(total["num_q"]) if found else 0,
+                "value": total.value if total is not None else math.nan,
+                "num_q": total.num_q if total is not None else 0,
                 "version": __version__,
                 "created_at": now,
             }
         )
+    index = {m.name: i for i, m in enumerate(values.measures)}
     with wh.transaction() as conn:
         _delete_stored(conn, keys)
         ids = {}
-        for values in evaluations:
-            ids[(values["run_id"], values["measure"])] = conn.execute(
-                _INSERT_EVALUATION, values
+        for row in evaluations:
+            ids[(row["run_id"], index[row["measure"]])] = conn.execute(
+                _INSERT_EVALUATION, row
             ).scalar_one()
-        _insert_values(wh, conn, per_query, ids)
-    return per_query
+        store_values(wh, conn, duck, ids)
+    return values.frame()
 
 
-_INSERT_EVALUATION = sa.text(
+_INSERT_EVALUATION = (
     "INSERT INTO evaluations (run_id, qrels_id, qrels_sha256, measure, parameters, "
     "relevance_level, missing_queries, options, aggregate, value, num_q, rankhouse_version, "
     "created_at, label) VALUES (:run_id, :qrels_id, :sha, :measure, :parameters, :level, "
@@ -470,7 +468,7 @@ _INSERT_EVALUATION = sa.text(
 )
 
 
-def _delete_stored(conn: sa.Connection, keys: Sequence[_EvaluationKey]) -> None:
+def _delete_stored(conn: Connection, keys: Sequence[_EvaluationKey]) -> None:
     """Delete the stored evaluations (and their values) that ``keys`` are about to replace."""
     matches = []
     params: dict[str, Any] = {}
@@ -482,10 +480,8 @@ def _delete_stored(conn: sa.Connection, keys: Sequence[_EvaluationKey]) -> None:
         )
         params |= {f"{name}{i}": value for name, value in _key_params(key).items()}
     replaced = f"SELECT id FROM evaluations WHERE {' OR '.join(matches)}"
-    conn.execute(
-        sa.text(f"DELETE FROM evaluation_values WHERE evaluation_id IN ({replaced})"), params
-    )
-    conn.execute(sa.text(f"DELETE FROM evaluations WHERE id IN ({replaced})"), params)
+    conn.execute(f"DELETE FROM evaluation_values WHERE evaluation_id IN ({replaced})", params)
+    conn.execute(f"DELETE FROM evaluations WHERE id IN ({replaced})", params)
 
 
 def _key_params(key: _EvaluationKey) -> dict[str, Any]:
@@ -503,61 +499,26 @@ def _jsonable(params: dict[str, Any]) -> dict[str, Any]:
     return {k: (list(v) if isinstance(v, tuple) else v) for k, v in (params or {}).items()}
 
 
-def _insert_values(
-    wh, conn: sa.Connection, per_query: pd.DataFrame, ids: dict[tuple[int, str], int]
-) -> None:
-    """Store the per-query values of the evaluations ``ids`` ((run id, measure) -> id)."""
-    from .storage import insert_frame
-
-    run_codes, run_ids = pd.factorize(per_query["run_id"])
-    measure_codes, measures = pd.factorize(per_query["measure"])
-    table = np.full((len(run_ids), len(measures)), -1, dtype="int64")
-    run_index = {int(run_id): i for i, run_id in enumerate(run_ids)}
-    measure_index = {str(name): i for i, name in enumerate(measures)}
-    for (run_id, measure), evaluation_id in ids.items():
-        if run_id in run_index and measure in measure_index:
-            table[run_index[run_id], measure_index[measure]] = evaluation_id
-    evaluation_ids = table[run_codes, measure_codes]
-    kept = evaluation_ids >= 0
-    frame = pd.DataFrame(
-        {
-            "evaluation_id": evaluation_ids[kept],
-            "query_id": _as_text(per_query["query_id"])[kept],
-            "value": per_query["value"].to_numpy(dtype=float)[kept],
-        }
-    )
-    insert_frame(wh, conn, "evaluation_values", frame)
-
-
-def _as_text(ids: pd.Series) -> np.ndarray:
-    """The ids as an object array of str (via the categories when categorical: no per-row cast)."""
-    if isinstance(ids.dtype, pd.CategoricalDtype):
-        categories = np.asarray([str(c) for c in ids.cat.categories], dtype=object)
-        return categories[ids.cat.codes.to_numpy()]
-    return np.asarray([str(i) for i in ids], dtype=object)
-
-
 def _labelled(per_query: pd.DataFrame, aggregates: pd.DataFrame) -> pd.DataFrame:
-    """The engine's values as :func:`_load_values` returns stored ones: run names, same order."""
-    from .engine import byte_order_codes, ranks_in
-
+    """The engine's values as :func:`_load_values` returns stored ones: run names, same order
+    (run as in ``aggregates``, query id in byte order, measure in request order)."""
     run_ids = list(dict.fromkeys(aggregates["run_id"]))
     run_names = dict(zip(aggregates["run_id"], aggregates["run"], strict=True))
-    measure_order = {name: i for i, name in enumerate(dict.fromkeys(aggregates["measure"]))}
-    run_order = ranks_in(per_query["run_id"], {run_id: i for i, run_id in enumerate(run_ids)})
-    ordered = np.lexsort(
-        (
-            ranks_in(per_query["measure"], measure_order),
-            byte_order_codes(per_query["query_id"]),  # DuckDB's ORDER BY query_id: byte order
-            run_order,
-        )
-    )
-    names = [run_names[run_id] for run_id in run_ids]
+    position = {run_id: i for i, run_id in enumerate(run_ids)}
+    run_codes, distinct_runs = pd.factorize(per_query["run_id"])
+    run_order = np.array([position[r] for r in distinct_runs], dtype="int64")[run_codes]
+    measures = list(dict.fromkeys(aggregates["measure"]))
+    measure_codes = per_query["measure"].cat.set_categories(measures).cat.codes.to_numpy()
+    # the engine's query categories are sorted in byte order (DuckDB's ORDER BY query_id)
+    query_codes = per_query["query_id"].cat.codes.to_numpy()
+    ordered = np.lexsort((measure_codes, query_codes, run_order))
     return pd.DataFrame(
         {
-            "run": pd.Categorical.from_codes(run_order[ordered], categories=names),
+            "run": pd.Categorical.from_codes(
+                run_order[ordered], categories=[run_names[r] for r in run_ids]
+            ),
             "query": per_query["query_id"].array.take(ordered),
-            "measure": per_query["measure"].array.take(ordered),
+            "measure": pd.Categorical.from_codes(measure_codes[ordered], categories=measures),
             "value": per_query["value"].to_numpy(dtype=float)[ordered],
         }
     )
@@ -607,10 +568,8 @@ def _load_values(wh, aggregates: pd.DataFrame) -> pd.DataFrame:
             )
         else:
             rows = conn.execute(
-                sa.text(
-                    "SELECT evaluation_id, query_id, value FROM evaluation_values "
-                    "WHERE evaluation_id IN :ids"
-                ).bindparams(sa.bindparam("ids", expanding=True)),
+                "SELECT evaluation_id, query_id, value FROM evaluation_values "
+                "WHERE evaluation_id = ANY(:ids)",
                 {"ids": ids},
             ).all()
             values = pd.DataFrame(rows, columns=["evaluation_id", "query", "value"])
@@ -626,8 +585,7 @@ def _load_values(wh, aggregates: pd.DataFrame) -> pd.DataFrame:
 
 # --- query bookkeeping ----------------------------------------------------------------------
 
-_QUERY_COUNTS = sa.text(
-    """
+_QUERY_COUNTS = """
     WITH run_q AS (SELECT DISTINCT query_id FROM run_rows WHERE run_id = :run_id),
          qrels_q AS (SELECT DISTINCT query_id FROM judgments WHERE qrels_id = :qrels_id)
     SELECT
@@ -638,16 +596,13 @@ _QUERY_COUNTS = sa.text(
             AS ignored,
         (SELECT tied_pairs FROM runs WHERE id = :run_id) AS tied_pairs
     """
-)
 
 
-_COUNT_TIES = sa.text(
-    """
+_COUNT_TIES = """
     SELECT coalesce(sum(n - 1), 0) FROM (
         SELECT count(*) AS n FROM run_rows WHERE run_id = :run_id GROUP BY query_id, score
     ) AS score_groups
     """
-)
 
 
 def query_counts(wh, run_id: int, qrels_id: int, missing_queries: str) -> QueryCounts:

@@ -11,13 +11,15 @@ import json
 import re
 from collections.abc import Iterable
 from datetime import date, datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pandas as pd
-import sqlalchemy as sa
 
 from .errors import RankhouseError
 from .labels import requested_labels
+
+if TYPE_CHECKING:
+    from .db import Connection
 
 FIXED_COLUMNS = ("ingested_at", "run", "system", "qrels")
 """The leading columns of :func:`history`; metadata columns, measures and ``gate`` follow."""
@@ -97,15 +99,13 @@ def history(
         "le.qrels_id, le.qrels_name, le.measure, le.value, le.created_at, le.evaluation_id "
         "FROM latest_evaluations le"
     )
-    statement = sa.text(query)
+    statement = query
     if wanted:
-        conditions.append("le.measure IN :measures")
+        conditions.append("le.measure = ANY(:measures)")
         params["measures"] = wanted
-        statement = sa.text(query + " WHERE " + " AND ".join(conditions)).bindparams(
-            sa.bindparam("measures", expanding=True)
-        )
+        statement = query + " WHERE " + " AND ".join(conditions)
     elif conditions:
-        statement = sa.text(query + " WHERE " + " AND ".join(conditions))
+        statement = query + " WHERE " + " AND ".join(conditions)
     with wh.connect() as conn:
         rows = pd.DataFrame(conn.execute(statement, params).mappings().all())
         gates = _gates(conn)
@@ -122,7 +122,7 @@ def other_labels(wh, wanted: Iterable[str]) -> dict[str, list[str]]:
     """
     wanted = list(wanted)
     with wh.connect() as conn:
-        stored = conn.execute(sa.text("SELECT DISTINCT label FROM evaluations")).scalars().all()
+        stored = conn.execute("SELECT DISTINCT label FROM evaluations").scalars()
     found: dict[str, list[str]] = {}
     for name in wanted:
         others = sorted(
@@ -153,10 +153,10 @@ def _parse_since(since: str | date | datetime) -> datetime:
         ) from None
 
 
-def _gates(conn: sa.Connection) -> dict[tuple[int, int], str]:
+def _gates(conn: Connection) -> dict[tuple[int, int], str]:
     """The newest regress verdict per (run, qrels set)."""
     rows = conn.execute(
-        sa.text("SELECT run_id, qrels_id, passed FROM regress_checks ORDER BY created_at, id")
+        "SELECT run_id, qrels_id, passed FROM regress_checks ORDER BY created_at, id"
     )
     return {(row.run_id, row.qrels_id): "pass" if row.passed else "fail" for row in rows}
 

@@ -17,7 +17,6 @@ from datetime import UTC, datetime
 from typing import Any
 
 import pandas as pd
-import sqlalchemy as sa
 
 from .compare import compare_pair
 from .errors import InputError, NotFoundError, RankhouseError
@@ -188,7 +187,7 @@ def previous_run(wh, run_row: dict[str, Any]) -> dict[str, Any]:
 
     with wh.connect() as conn:
         found = conn.execute(
-            sa.text(
+            (
                 "SELECT id FROM runs WHERE system_tag = :tag AND id <> :id "
                 "AND (ingested_at < :at OR (ingested_at = :at AND id < :id)) "
                 "AND parse_options <> :trec_eval_copy "
@@ -306,7 +305,7 @@ def _store(
     }
     with wh.transaction() as conn:
         check_id = conn.execute(
-            sa.text(
+            (
                 "INSERT INTO regress_checks (run_id, baseline_run_id, baseline_spec, qrels_id, "
                 "test, correction, alpha, max_drop, relative, options, passed, created_at, "
                 "baseline_name) VALUES (:run_id, :baseline_id, :spec, :qrels_id, :test, "
@@ -330,7 +329,7 @@ def _store(
             },
         ).scalar_one()
         conn.execute(
-            sa.text(
+            (
                 "INSERT INTO regress_verdicts (check_id, measure, baseline_value, run_value, "
                 "delta, num_q, improved, degraded, p_value, p_corrected, status, regressed, "
                 "run_evaluation_id, baseline_evaluation_id) VALUES (:check_id, :measure, "

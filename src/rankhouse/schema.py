@@ -11,11 +11,13 @@ import re
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
-
-import sqlalchemy as sa
+from typing import TYPE_CHECKING
 
 from .errors import SchemaError
 from .resources import migrations_dir
+
+if TYPE_CHECKING:
+    from .db import Connection
 
 _MIGRATION_NAME = re.compile(r"^(\d{4})_([a-z0-9_]+)\.sql$")
 
@@ -60,18 +62,17 @@ def known_migrations(dialect: str = "duckdb") -> list[Migration]:
     return found
 
 
-def applied_versions(conn: sa.Connection) -> list[int]:
+def applied_versions(conn: Connection) -> list[int]:
     """Versions recorded in ``schema_migrations`` (empty for a new warehouse)."""
-    if not sa.inspect(conn).has_table("schema_migrations"):
+    if not conn.has_table("schema_migrations"):
         return []
-    rows = conn.execute(sa.text("SELECT version FROM schema_migrations ORDER BY version"))
-    return [row[0] for row in rows]
+    return conn.execute("SELECT version FROM schema_migrations ORDER BY version").scalars()
 
 
-def pending_migrations(conn: sa.Connection) -> list[Migration]:
+def pending_migrations(conn: Connection) -> list[Migration]:
     """Migrations not yet applied; raises SchemaError if the warehouse is newer than the code."""
     applied = applied_versions(conn)
-    known = known_migrations(conn.dialect.name)
+    known = known_migrations(conn.dialect)
     newest_known = known[-1].version if known else 0
     if applied and max(applied) > newest_known:
         raise SchemaError(
@@ -81,40 +82,40 @@ def pending_migrations(conn: sa.Connection) -> list[Migration]:
     return [m for m in known if m.version not in set(applied)]
 
 
-def migrate(engine: sa.Engine) -> list[Migration]:
-    """Apply pending migrations, each in its own transaction with its row. Returns those applied.
+def migrate(db) -> list[Migration]:
+    """Apply pending migrations of the database ``db`` (:mod:`rankhouse.db`), each in its own
+    transaction with its row in ``schema_migrations``. Returns those applied.
 
     On PostgreSQL a session advisory lock is held throughout, so that processes opening a new
     database at once apply each migration once (the others wait, then find nothing pending).
     """
-    if engine.dialect.name != "postgresql":
-        return _migrate(engine)
-    with engine.connect() as locked:
-        locked.execute(sa.text("SELECT pg_advisory_lock(:key)"), {"key": MIGRATION_LOCK})
+    if db.dialect != "postgresql":
+        return _migrate(db)
+    with db.connect() as locked:
+        locked.execute("SELECT pg_advisory_lock(:key)", {"key": MIGRATION_LOCK})
         locked.commit()
         try:
-            return _migrate(engine)
+            return _migrate(db)
         finally:
-            locked.execute(sa.text("SELECT pg_advisory_unlock(:key)"), {"key": MIGRATION_LOCK})
+            locked.execute("SELECT pg_advisory_unlock(:key)", {"key": MIGRATION_LOCK})
             locked.commit()
 
 
-def _migrate(engine: sa.Engine) -> list[Migration]:
-    with engine.begin() as conn:
-        conn.execute(
-            sa.text(
-                "CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY,"
-                " name VARCHAR NOT NULL, applied_at TIMESTAMP NOT NULL)"
-            )
-        )
-    with engine.connect() as conn:
+def _migrate(db) -> list[Migration]:
+    with db.connect() as conn:
         pending = pending_migrations(conn)
+    if not pending:
+        return pending
+    with db.transaction() as conn:
+        conn.execute(
+            "CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY,"
+            " name VARCHAR NOT NULL, applied_at TIMESTAMP NOT NULL)"
+        )
     for migration in pending:
-        with engine.begin() as conn:
-            for statement in migration.statements():
-                conn.exec_driver_sql(statement)
+        with db.transaction() as conn:
+            conn.execute_script(";\n".join(migration.statements()))
             conn.execute(
-                sa.text("INSERT INTO schema_migrations VALUES (:v, :n, :t)"),
+                "INSERT INTO schema_migrations VALUES (:v, :n, :t)",
                 {"v": migration.version, "n": migration.name, "t": _utc_now()},
             )
     return pending

@@ -31,14 +31,12 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
 
-import sqlalchemy as sa
-
 from .errors import ConflictError, RankhouseError
 
 if TYPE_CHECKING:
-    import pandas as pd
     import pyarrow as pa
 
+    from .db import Connection
     from .warehouse import Warehouse
 
 #: The extra that installs the PostgreSQL drivers.
@@ -105,7 +103,7 @@ def ingest(wh: Warehouse, kind: str, source: Any, options: dict[str, Any]):
     finally:
         with scratch.transaction() as conn:  # empty for the next ingest (cheaper than a new one)
             for table in ("judgments", "qrels_sets", "run_rows", "runs"):
-                conn.execute(sa.text(f"DELETE FROM {table}"))
+                conn.execute(f"DELETE FROM {table}")
 
 
 def publish(
@@ -126,6 +124,8 @@ def publish(
     """
     from dataclasses import replace as with_changes
 
+    import sqlalchemy as sa
+
     from .ingest import store
 
     kind = results[0].kind
@@ -133,7 +133,7 @@ def publish(
     with scratch.connect() as source:
         rows = {
             r.id: dict(
-                source.execute(sa.text(f"SELECT * FROM {table} WHERE id = :id"), {"id": r.id})
+                source.execute(f"SELECT * FROM {table} WHERE id = :id", {"id": r.id})
                 .mappings()
                 .one()
             )
@@ -172,11 +172,10 @@ def publish_all(wh: Warehouse, scratch: Warehouse) -> None:
     from .ingest.api import IngestResult
 
     with scratch.connect() as conn:
-        qrels = conn.execute(sa.text("SELECT id, name FROM qrels_sets ORDER BY id")).all()
-        runs = conn.execute(sa.text("SELECT id, name, system_tag FROM runs ORDER BY id")).all()
+        qrels = conn.execute("SELECT id, name FROM qrels_sets ORDER BY id").all()
+        runs = conn.execute("SELECT id, name, system_tag FROM runs ORDER BY id").all()
         evaluations = [
-            dict(row)
-            for row in conn.execute(sa.text("SELECT * FROM evaluations ORDER BY id")).mappings()
+            dict(row) for row in conn.execute("SELECT * FROM evaluations ORDER BY id").mappings()
         ]
     ids: dict[tuple[str, int], int] = {}
     for kind, rows in (("qrels", qrels), ("run", runs)):
@@ -196,7 +195,7 @@ def publish_all(wh: Warehouse, scratch: Warehouse) -> None:
             conn.execute(_DELETE_SAME_EVALUATION, values)
             columns = ", ".join(values)
             new_ids[row["id"]] = conn.execute(
-                sa.text(
+                (
                     f"INSERT INTO evaluations ({columns}) "
                     f"VALUES ({', '.join(':' + c for c in values)}) RETURNING id"
                 ),
@@ -221,10 +220,10 @@ _SAME_EVALUATION = (
     "AND measure = :measure AND relevance_level = :relevance_level "
     "AND missing_queries = :missing_queries AND options = :options"
 )
-_DELETE_SAME_EVALUATION_VALUES = sa.text(
+_DELETE_SAME_EVALUATION_VALUES = (
     f"DELETE FROM evaluation_values WHERE evaluation_id IN ({_SAME_EVALUATION})"
 )
-_DELETE_SAME_EVALUATION = sa.text(f"DELETE FROM evaluations WHERE id IN ({_SAME_EVALUATION})")
+_DELETE_SAME_EVALUATION = f"DELETE FROM evaluations WHERE id IN ({_SAME_EVALUATION})"
 
 
 def _id_frame(ids: dict[int, int]):
@@ -238,14 +237,14 @@ def _content_key(kind: str, row: dict) -> str:
     return f"content:{kind}:{row['content_sha256']}:{row['parse_options']}:{tag}"
 
 
-def _lock(conn: sa.Connection, keys: list[str]) -> None:
+def _lock(conn: Connection, keys: list[str]) -> None:
     """Transaction advisory locks on ``keys``, always taken in the same order (no deadlock)."""
     for key in sorted(set(keys)):
         number = int.from_bytes(hashlib.sha256(key.encode()).digest()[:8], "big", signed=True)
-        conn.execute(sa.text("SELECT pg_advisory_xact_lock(:k)"), {"k": number})
+        conn.execute("SELECT pg_advisory_xact_lock(:k)", {"k": number})
 
 
-def _stored_content(conn: sa.Connection, kind: str, row: dict) -> dict | None:
+def _stored_content(conn: Connection, kind: str, row: dict) -> dict | None:
     from .ingest import store
 
     if kind == "qrels":
@@ -277,7 +276,7 @@ def _copy_stored(conn, scratch: Warehouse, copy: tuple, old_id: int, new_id: int
         copy_into(conn, table, rows.to_arrow_reader(batch_size=100_000))
 
 
-def copy_into(conn: sa.Connection, table: str, batches) -> None:
+def copy_into(conn: Connection, table: str, batches) -> None:
     """Binary COPY of Arrow record batches into ``table`` on the connection's transaction.
 
     Binary, not text: doubles cross exactly (a score that changed in the last bit could
@@ -288,7 +287,7 @@ def copy_into(conn: sa.Connection, table: str, batches) -> None:
     if first is None:
         return
     names = list(first.schema.names)
-    raw = conn.connection.driver_connection
+    raw = conn.driver_connection
     statement = f"COPY {table} ({', '.join(names)}) FROM STDIN (FORMAT binary)"
     with raw.cursor() as cursor, cursor.copy(statement) as copy:
         copy.set_types([_COPY_TYPES[name] for name in names])
@@ -297,39 +296,53 @@ def copy_into(conn: sa.Connection, table: str, batches) -> None:
                 copy.write_row(row)
 
 
-def insert_frame(wh: Warehouse, conn: sa.Connection, table: str, frame: pd.DataFrame) -> None:
-    """Append a DataFrame whose columns are ``table``'s, in the caller's transaction."""
-    if not is_shared(wh):  # DuckDB reads the frame directly
-        raw = wh.duckdb_connection(conn)
-        raw.register("_rankhouse_frame", frame)
-        try:
-            raw.execute(
-                f"INSERT INTO {table} ({', '.join(frame.columns)}) "
-                f"SELECT {', '.join(frame.columns)} FROM _rankhouse_frame"
-            )
-        finally:
-            raw.unregister("_rankhouse_frame")
-        return
-    import pyarrow as pa
-
-    copy_into(conn, table, pa.Table.from_pandas(frame, preserve_index=False).to_batches(100_000))
-
-
 # --- evaluation: compute in a local DuckDB ---------------------------------------------------
 
 
 @contextmanager
-def engine_connection(wh: Warehouse, run_ids, qrels_id: int) -> Iterator[sa.Connection]:
-    """A DuckDB connection on which ``run_rows`` and ``judgments`` hold the given run and qrels
-    rows (under their warehouse ids): the file itself, or the server's workspace."""
+def engine_connection(wh: Warehouse, run_ids, qrels_id: int) -> Iterator[Any]:
+    """The DuckDB connection on which ``run_rows`` and ``judgments`` hold the given run and
+    qrels rows (under their warehouse ids): the file's own, or the server's workspace."""
     if not is_shared(wh):
         with wh.connect() as conn:
-            yield conn
+            yield wh.duckdb_connection(conn)
+            # keep the engine's temporary tables (rh_values, the ranking) on the connection
+            # rather than rolling them back with this reading transaction
+            conn.commit()
         return
     workspace = wh.workspace()
     workspace.load(run_ids, qrels_id)
     with workspace.scratch.connect() as conn:
-        yield conn
+        yield workspace.scratch.duckdb_connection(conn)
+        conn.commit()
+
+
+def store_values(wh: Warehouse, conn: Connection, duck, ids: dict[tuple[int, int], int]) -> None:
+    """Store the engine's values (``rh_values`` on ``duck``) of the evaluations ``ids``
+    ((run id, measure index) -> evaluation id), in the transaction of ``conn``."""
+    from .engine import VALUES_TABLE
+
+    if not ids:
+        return
+    keys = list(ids)
+    params = {
+        "runs": [run_id for run_id, _ in keys],
+        "idx": [idx for _, idx in keys],
+        "ids": list(ids.values()),
+    }
+    select = (
+        f"SELECT e.evaluation_id, v.query_id, v.value FROM {VALUES_TABLE} AS v JOIN "
+        "(SELECT unnest($runs) AS run_id, unnest($idx) AS measure_idx, "
+        "CAST(unnest($ids) AS INTEGER) AS evaluation_id) AS e "
+        "ON e.run_id = v.run_id AND e.measure_idx = v.measure_idx"
+    )
+    if not is_shared(wh):  # the same connection: DuckDB moves the rows itself
+        duck.execute(
+            f"INSERT INTO evaluation_values (evaluation_id, query_id, value) {select}", params
+        )
+        return
+    rows = duck.sql(select, params=params).to_arrow_reader(batch_size=100_000)
+    copy_into(conn, "evaluation_values", rows)
 
 
 class Workspace:

@@ -8,9 +8,6 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-import sqlalchemy as sa
-from sqlalchemy.pool import StaticPool
-
 from .defaults import DEFAULT_PERMUTATIONS, DEFAULT_SEED
 from .errors import RankhouseError, SchemaError
 from .schema import migrate, pending_migrations
@@ -18,15 +15,17 @@ from .schema import migrate, pending_migrations
 if TYPE_CHECKING:
     import pandas as pd
 
+    from .db import Connection
     from .evaluation import EvaluationResult
     from .ingest import IngestResult
 
 DEFAULT_DB = "rankhouse.duckdb"
 DB_ENV_VAR = "RANKHOUSE_DB"
+_DUCKDB_PREFIX = "duckdb:///"
 
 
 def resolve_target(target: str | os.PathLike[str] | None) -> str:
-    """The SQLAlchemy URL for ``target``: a URL as is, a path as a DuckDB file.
+    """The URL for ``target``: a URL as is, a path as a DuckDB file (``duckdb:///PATH``).
 
     ``None`` means ``$RANKHOUSE_DB``, else ``./rankhouse.duckdb``. ``":memory:"`` is an
     in-memory DuckDB database. ``postgresql://user@host:port/db`` is a PostgreSQL server,
@@ -40,29 +39,31 @@ def resolve_target(target: str | os.PathLike[str] | None) -> str:
     if "://" in text:
         return text
     if text == ":memory:":
-        return "duckdb:///:memory:"
-    return f"duckdb:///{Path(text).expanduser().resolve()}"
+        return _DUCKDB_PREFIX + ":memory:"
+    return _DUCKDB_PREFIX + str(Path(text).expanduser().resolve())
 
 
-def _tune_duckdb(dbapi_connection, _record) -> None:
-    # FSST string compression cost a quarter of a 7-million-row ingest and made the file no
-    # smaller (document ids are short and unique; dictionary compression still applies).
-    dbapi_connection.execute("SET disabled_compression_methods = 'fsst'")
+def _duckdb_path(url: str) -> str | None:
+    """The file (or ``:memory:``) of a ``duckdb:///`` URL; None for another backend."""
+    if url.startswith(_DUCKDB_PREFIX):
+        return url[len(_DUCKDB_PREFIX) :] or ":memory:"
+    if url.startswith("duckdb://"):  # duckdb://relative/path, as SQLAlchemy reads it
+        return url[len("duckdb://") :] or ":memory:"
+    return None
 
 
-def _tune_postgresql(dbapi_connection, _record) -> None:
-    # JSONB comes back as its text, as the DuckDB file's VARCHAR does: one code path decodes it.
-    from psycopg.types.string import TextLoader
-
-    dbapi_connection.adapters.register_loader("jsonb", TextLoader)
+#: DuckDB settings of every warehouse connection. Ordering stays byte-wise (trec_eval breaks
+#: ties by strcmp of doc ids); FSST string compression cost a quarter of a 7-million-row
+#: ingest and made the file no smaller (document ids are short; dictionary compression stays).
+DUCKDB_CONFIG = {"default_collation": "", "disabled_compression_methods": "fsst"}
 
 
 class Warehouse:
     """An open warehouse. Opening applies pending schema migrations.
 
     Args:
-        target: a DuckDB file path, an SQLAlchemy URL (``duckdb:///path``), ``":memory:"``,
-            or ``None`` for ``$RANKHOUSE_DB`` / ``./rankhouse.duckdb``.
+        target: a DuckDB file path, a URL (``duckdb:///path``, ``postgresql://...``),
+            ``":memory:"``, or ``None`` for ``$RANKHOUSE_DB`` / ``./rankhouse.duckdb``.
         read_only: open without the right to write (for analysts; the file must exist and
             be at the current schema version).
 
@@ -75,62 +76,66 @@ class Warehouse:
         self.url = resolve_target(target)
         self.read_only = read_only
         self._workspace = None
-        url = sa.make_url(self.url)
-        connect_args: dict[str, Any] = {}
-        if url.get_backend_name() == "duckdb":
-            database = url.database or ":memory:"
-            if read_only:
-                if database == ":memory:" or not Path(database).exists():
-                    raise RankhouseError(f"cannot open {database!r} read-only: no such warehouse")
-                connect_args["read_only"] = True
-            else:
-                if database != ":memory:":
-                    Path(database).parent.mkdir(parents=True, exist_ok=True)
-            # Keep DuckDB's ordering byte-wise: trec_eval breaks ties by strcmp of doc ids.
-            connect_args["config"] = {"default_collation": ""}
-        elif url.get_backend_name() == "postgresql":
-            from .storage import require_postgres_drivers
-
-            require_postgres_drivers()
-            if read_only:  # analysts: every transaction of these sessions is read-only
-                options = " ".join(
-                    filter(None, [url.query.get("options"), "-c default_transaction_read_only=on"])
-                )
-                url = url.update_query_dict({"options": options})
+        self.db = self._open_database(self.url, read_only)
         try:
-            self.engine = sa.create_engine(
-                url,
-                connect_args=connect_args,
-                # one DuckDB connection: the engine's temporary tables live on it
-                **({"poolclass": StaticPool} if url.get_backend_name() == "duckdb" else {}),
-            )
-            if url.get_backend_name() == "duckdb":
-                sa.event.listen(self.engine, "connect", _tune_duckdb)
-            elif url.get_backend_name() == "postgresql":
-                sa.event.listen(self.engine, "connect", _tune_postgresql)
             if read_only:
-                with self.engine.connect() as conn:
+                with self.db.connect() as conn:
                     if pending_migrations(conn):
                         raise SchemaError(
                             "this warehouse needs a schema upgrade; open it once without "
                             "--read-only"
                         )
             else:
-                migrate(self.engine)
-        except sa.exc.DBAPIError as exc:  # e.g. a file locked by another process
-            raise RankhouseError(f"cannot open warehouse {self.url}: {exc.orig}") from exc
+                migrate(self.db)
+        except BaseException:
+            self.db.close()
+            raise
+
+    @staticmethod
+    def _open_database(url: str, read_only: bool):
+        path = _duckdb_path(url)
+        if path is not None:
+            import duckdb
+
+            from .db import DuckDB
+
+            if read_only:
+                if path == ":memory:" or not Path(path).exists():
+                    raise RankhouseError(f"cannot open {path!r} read-only: no such warehouse")
+            elif path != ":memory:":
+                Path(path).parent.mkdir(parents=True, exist_ok=True)
+            try:
+                return DuckDB(path, read_only=read_only, config=DUCKDB_CONFIG)
+            except duckdb.Error as exc:  # e.g. a file locked by another process
+                raise RankhouseError(f"cannot open warehouse {url}: {exc}") from None
+        if url.startswith("postgresql"):
+            from .db import Server
+            from .storage import require_postgres_drivers
+
+            require_postgres_drivers()
+            return Server(url, read_only=read_only)
+        scheme = url.split("://", 1)[0]
+        raise RankhouseError(
+            f"unsupported warehouse URL scheme {scheme!r}: use a DuckDB file path "
+            "(or duckdb:///PATH) or postgresql://USER@HOST:PORT/DB"
+        )
 
     @property
     def dialect(self) -> str:
         """The backend's name: ``'duckdb'`` or ``'postgresql'``."""
-        return self.engine.dialect.name
+        return self.db.dialect
+
+    @property
+    def engine(self):
+        """The SQLAlchemy engine of a server warehouse (PostgreSQL only)."""
+        return self.db.engine
 
     def workspace(self):
         """The local DuckDB where a server warehouse's evaluations compute (see storage.py)."""
         from .storage import Workspace
 
         if self._workspace is None:
-            server_url = self.engine.url.set(drivername="postgresql")
+            server_url = self.db.engine.url.set(drivername="postgresql")
             self._workspace = Workspace(server_url.render_as_string(hide_password=False))
         return self._workspace
 
@@ -138,7 +143,7 @@ class Warehouse:
         """Release the database; the object cannot be used afterwards."""
         if self._workspace is not None:
             self._workspace.close()
-        self.engine.dispose()
+        self.db.close()
 
     def __enter__(self) -> Warehouse:
         return self
@@ -151,21 +156,21 @@ class Warehouse:
         return f"Warehouse({self.url!r}{mode})"
 
     @contextmanager
-    def transaction(self) -> Iterator[sa.Connection]:
+    def transaction(self) -> Iterator[Connection]:
         """A connection inside one transaction: committed on success, rolled back on error."""
-        with self.engine.begin() as conn:
+        with self.db.transaction() as conn:
             yield conn
 
     @contextmanager
-    def connect(self) -> Iterator[sa.Connection]:
+    def connect(self) -> Iterator[Connection]:
         """A connection for reading."""
-        with self.engine.connect() as conn:
+        with self.db.connect() as conn:
             yield conn
 
     @staticmethod
-    def duckdb_connection(conn: sa.Connection) -> Any:
-        """The DuckDB connection under an SQLAlchemy connection (for DuckDB's own readers)."""
-        return conn.connection.driver_connection
+    def duckdb_connection(conn: Connection) -> Any:
+        """The DuckDB connection under a warehouse connection (for DuckDB's own readers)."""
+        return conn.duck
 
     # --- catalogue -----------------------------------------------------------------------
     def runs(self):

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import pandas as pd
-import sqlalchemy as sa
 import typer
 
 from ..errors import RankhouseError
@@ -34,15 +32,18 @@ def sql_command(
     state = ctx.find_root().obj
     if not write:
         state.read_only = True
+    import pandas as pd
+
+    from ..db import database_errors
+
     wh = open_warehouse(ctx, write=write)
     try:
         with wh.transaction() as conn:
-            result = conn.exec_driver_sql(query)
-            if not result.returns_rows:
-                print("OK")
-                return
-            frame = pd.DataFrame(result.fetchall(), columns=list(result.keys()))
-    except sa.exc.DBAPIError as exc:
+            result = conn.execute_raw(query)
+    except database_errors(wh.dialect) as exc:
         hint = "" if write else " (the warehouse is open read-only; pass --write to change it)"
-        raise RankhouseError(f"the query failed: {exc.orig}{hint}") from None
-    print_frame(frame, fmt)
+        raise RankhouseError(f"the query failed: {getattr(exc, 'orig', exc)}{hint}") from None
+    if not result.keys():
+        print("OK")
+        return
+    print_frame(pd.DataFrame(result.all(), columns=result.keys()), fmt)

@@ -15,14 +15,17 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import duckdb
-import sqlalchemy as sa
 
 from . import store, trec_text
 from .hashing import BackgroundHash, count_repeats
 from .progress import IngestProgress
 from .sources import Source
+
+if TYPE_CHECKING:
+    from ..db import Connection
 
 
 @dataclass(frozen=True)
@@ -84,7 +87,7 @@ def ingest(
                 run_name = store.claim_name(
                     conn, "run", run_name, replace=replace, new_version=new_version
                 )
-            run_id = conn.execute(sa.text("SELECT nextval('run_ids')")).scalar_one()
+            run_id = conn.execute("SELECT nextval('run_ids')").scalar_one()
             duck = wh.duckdb_connection(conn)
             bar.phase("reading and writing rows")
             try:
@@ -119,13 +122,11 @@ def ingest(
     return StoredRun(run_id, run_name, tag, True, num_queries, num_rows)
 
 
-def _name_taken(conn: sa.Connection, name: str) -> bool:
-    return bool(
-        conn.execute(sa.text("SELECT count(*) FROM runs WHERE name = :n"), {"n": name}).scalar()
-    )
+def _name_taken(conn: Connection, name: str) -> bool:
+    return bool(conn.execute("SELECT count(*) FROM runs WHERE name = :n", {"n": name}).scalar())
 
 
-def _raise_if_stored(conn: sa.Connection, hasher: BackgroundHash, options: str, tag: str) -> str:
+def _raise_if_stored(conn: Connection, hasher: BackgroundHash, options: str, tag: str) -> str:
     """The file's sha256; raises _AlreadyStored when a run with that content is stored."""
     sha = hasher.result()
     existing = store.same_run(conn, sha, options, tag)

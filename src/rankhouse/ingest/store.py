@@ -6,23 +6,25 @@ All functions take the connection of the one ingest transaction; nothing here co
 from __future__ import annotations
 
 from datetime import UTC, datetime
-
-import sqlalchemy as sa
+from typing import TYPE_CHECKING
 
 from ..catalog import delete_qrels, delete_run
 from ..errors import ConflictError
 from .staging import STAGE
+
+if TYPE_CHECKING:
+    from ..db import Connection
 
 
 def utc_now() -> datetime:
     return datetime.now(UTC).replace(tzinfo=None)
 
 
-def same_qrels(conn: sa.Connection, sha: str, options: str) -> dict | None:
+def same_qrels(conn: Connection, sha: str, options: str) -> dict | None:
     """The stored qrels set with this content and parse options, if any."""
     row = (
         conn.execute(
-            sa.text(
+            (
                 "SELECT id, name, num_queries, num_judgments FROM qrels_sets "
                 "WHERE content_sha256 = :sha AND parse_options = :options ORDER BY id LIMIT 1"
             ),
@@ -34,11 +36,11 @@ def same_qrels(conn: sa.Connection, sha: str, options: str) -> dict | None:
     return dict(row) if row else None
 
 
-def same_run(conn: sa.Connection, sha: str, options: str, tag: str) -> dict | None:
+def same_run(conn: Connection, sha: str, options: str, tag: str) -> dict | None:
     """The stored run with this content, parse options and tag, if any."""
     row = (
         conn.execute(
-            sa.text(
+            (
                 "SELECT id, name, num_queries, num_rows FROM runs WHERE content_sha256 = :sha "
                 "AND parse_options = :options AND system_tag = :tag ORDER BY id LIMIT 1"
             ),
@@ -51,7 +53,7 @@ def same_run(conn: sa.Connection, sha: str, options: str, tag: str) -> dict | No
 
 
 def claim_name(
-    conn: sa.Connection, kind: str, name: str, *, replace: bool, new_version: bool = False
+    conn: Connection, kind: str, name: str, *, replace: bool, new_version: bool = False
 ) -> str:
     """Make ``name`` free for a new qrels set or run; returns the name to store it under.
 
@@ -62,9 +64,7 @@ def claim_name(
         ConflictError: the name holds different content and neither option is set.
     """
     table = "qrels_sets" if kind == "qrels" else "runs"
-    holder = conn.execute(
-        sa.text(f"SELECT id FROM {table} WHERE name = :name"), {"name": name}
-    ).scalar()
+    holder = conn.execute(f"SELECT id FROM {table} WHERE name = :name", {"name": name}).scalar()
     if holder is None:
         return name
     if new_version and kind == "run" and not replace:
@@ -79,7 +79,7 @@ def claim_name(
     return name
 
 
-def next_version(conn: sa.Connection, name: str) -> str:
+def next_version(conn: Connection, name: str) -> str:
     """``name`` when free, else ``name@N``: one more than its highest stored version.
 
     The run stored as ``name`` is version 1; ``name@2``, ``name@3``... follow. A version
@@ -90,7 +90,7 @@ def next_version(conn: sa.Connection, name: str) -> str:
 
     prefix = f"{name}@"
     taken = conn.execute(
-        sa.text(
+        (
             "SELECT name FROM runs WHERE name = :name OR (substr(name, 1, :length) = :prefix "
             "AND parse_options <> :trec_eval_copy)"
         ),
@@ -110,10 +110,10 @@ def _version(suffix: str) -> int | None:
     return int(suffix) if suffix.isascii() and suffix.isdigit() else None
 
 
-def insert_qrels_set(conn: sa.Connection, values: dict) -> int:
+def insert_qrels_set(conn: Connection, values: dict) -> int:
     """Insert a qrels_sets row; returns its id."""
     return conn.execute(
-        sa.text(
+        (
             "INSERT INTO qrels_sets (name, source, content_sha256, parse_options, ingested_at, "
             "num_queries, num_judgments, num_relevant, min_grade, max_grade) VALUES (:name, "
             ":source, :content_sha256, :parse_options, :ingested_at, :num_queries, "
@@ -123,7 +123,7 @@ def insert_qrels_set(conn: sa.Connection, values: dict) -> int:
     ).scalar_one()
 
 
-def insert_run(conn: sa.Connection, values: dict) -> int:
+def insert_run(conn: Connection, values: dict) -> int:
     """Insert a runs row; returns its id.
 
     ``tied_pairs`` may be left out (counted later); ``id`` may be given (taken from the
@@ -132,7 +132,7 @@ def insert_run(conn: sa.Connection, values: dict) -> int:
     values = {"tied_pairs": None, **values}
     columns = [column for column in _RUN_COLUMNS if column in values]
     return conn.execute(
-        sa.text(
+        (
             f"INSERT INTO runs ({', '.join(columns)}) "
             f"VALUES ({', '.join(':' + column for column in columns)}) RETURNING id"
         ),

@@ -10,6 +10,7 @@ from __future__ import annotations
 from .catalog import CUTOFF_REQUIRED, REL, TREC_CUTOFFS
 from .gain_table import prepare_gain_entries
 from .model import Family, MeasureDef, Param, TrecName
+from .rbp_weights import prepare_rbp, prepare_weights
 from .registry import REGISTRY
 
 #: trec_eval's default multiples of R for Rprec_mult (parsed like its atof).
@@ -40,8 +41,8 @@ for _family in (
         list_bind="names",
         prepare=prepare_gain_entries,
     ),
-    Family("rbp", "measures/rbp.sql", prepare=prepare_gain_entries),
-    Family("rbp_resid", "measures/rbp_resid.sql"),
+    Family("rbp", "measures/rbp.sql", prepare=prepare_rbp),
+    Family("rbp_resid", "measures/rbp_resid.sql", prepare=prepare_weights),
 ):
     REGISTRY.family(_family)
 

@@ -14,8 +14,6 @@ import math
 from collections.abc import Sequence
 from typing import Any
 
-import sqlalchemy as sa
-
 from ..errors import MeasureError
 
 ENTRIES_TABLE = "rh_gain_entries"
@@ -91,30 +89,33 @@ def _merge_sort(items: list[dict]) -> list[dict]:
     return merged + left[i:] + right[j:]
 
 
-def prepare_gain_entries(conn: sa.Connection, measures: Sequence[Any], binds: dict) -> None:
+def prepare_gain_entries(duck, measures: Sequence[Any], binds: dict) -> None:
     """Build ``rh_gain_entries`` for the group's ``gains`` and every query's highest grade.
 
     Columns: max_grade, position, level, gain, counted, lookup (see :func:`gain_table`).
     """
     pairs = parse_gains(binds.get("gains"))
-    grades = conn.execute(
-        sa.text(
-            "SELECT DISTINCT max(grade) FROM judgments WHERE qrels_id = :qrels_id GROUP BY query_id"
-        ),
+    grades = duck.execute(
+        "SELECT DISTINCT max(grade) FROM judgments WHERE qrels_id = $qrels_id GROUP BY query_id",
         {"qrels_id": binds["qrels_id"]},
-    ).scalars()
-    rows = [{"max_grade": int(v), **entry} for v in grades for entry in gain_table(pairs, int(v))]
-    conn.execute(
-        sa.text(
-            f"CREATE OR REPLACE TEMP TABLE {ENTRIES_TABLE} (max_grade INTEGER, position INTEGER, "
-            "level INTEGER, gain DOUBLE, counted BOOLEAN, lookup BOOLEAN)"
+    ).fetchall()
+    rows = [
+        (
+            int(v),
+            entry["position"],
+            entry["level"],
+            entry["gain"],
+            entry["counted"],
+            entry["lookup"],
         )
+        for (v,) in grades
+        for entry in gain_table(pairs, int(v))
+    ]
+    columns = list(zip(*rows, strict=True)) if rows else [[]] * 6
+    duck.execute(
+        f"CREATE OR REPLACE TEMP TABLE {ENTRIES_TABLE} AS SELECT "
+        "CAST(unnest($a) AS INTEGER) AS max_grade, CAST(unnest($b) AS INTEGER) AS position, "
+        "CAST(unnest($c) AS INTEGER) AS level, CAST(unnest($d) AS DOUBLE) AS gain, "
+        "CAST(unnest($e) AS BOOLEAN) AS counted, CAST(unnest($f) AS BOOLEAN) AS lookup",
+        dict(zip("abcdef", (list(column) for column in columns), strict=True)),
     )
-    if rows:
-        conn.execute(
-            sa.text(
-                f"INSERT INTO {ENTRIES_TABLE} VALUES (:max_grade, :position, :level, :gain, "
-                ":counted, :lookup)"
-            ),
-            rows,
-        )

@@ -4,6 +4,10 @@ The header is the leading block of ``--`` comment lines. Each parameter is decla
 line as ``--   :name  TYPE  description (default ...)``. Every ``:name`` used in the code must
 be declared and every declared one used, or loading fails with the file and line. Statements
 are separated by ``;`` at the end of a line; the last one gives the result.
+
+The files are written with ``:name`` binds; :class:`Statement` gives each statement in
+DuckDB's own spelling (``$name``), with the names it uses, so that the engine binds them on
+a DuckDB connection directly.
 """
 
 from __future__ import annotations
@@ -12,8 +16,6 @@ import re
 from dataclasses import dataclass
 from functools import cache
 
-import sqlalchemy as sa
-
 from ..errors import MeasureError
 from ..resources import read_sql
 
@@ -21,6 +23,43 @@ _DECLARED = re.compile(r"^--\s+:(\w+)\s+(\S+)")
 # A bind is ':name' not preceded by ':' or a word character (so '::DOUBLE' casts are skipped).
 _USED = re.compile(r"(?<![:\w]):([A-Za-z_]\w*)")
 _STRING = re.compile(r"'(?:[^']|'')*'")
+# What a bind can hide in: string literals, quoted identifiers and comments are kept as they are.
+_TOKENS = re.compile(r"'(?:[^']|'')*'|\"(?:[^\"]|\"\")*\"|--[^\n]*|(?<![:\w]):([A-Za-z_]\w*)")
+
+
+@dataclass(frozen=True)
+class Statement:
+    """One SQL statement of a file.
+
+    Attributes:
+        text: the statement as written (``:name`` binds).
+        duckdb: the same statement with DuckDB's ``$name`` binds.
+        names: the bind names it uses, in order of first use.
+    """
+
+    text: str
+    duckdb: str
+    names: tuple[str, ...]
+
+    @classmethod
+    def parse(cls, text: str) -> Statement:
+        """The statement ``text`` (``:name`` binds outside strings and comments)."""
+        names: dict[str, None] = {}
+
+        def to_dollar(match: re.Match) -> str:
+            if match.group(1) is None:
+                return match.group(0)
+            names[match.group(1)] = None
+            return "$" + match.group(1)
+
+        return cls(text, _TOKENS.sub(to_dollar, text), tuple(names))
+
+    def binds(self, values: dict[str, object]) -> dict[str, object]:
+        """The values of the binds this statement uses."""
+        return {name: values[name] for name in self.names}
+
+    def __str__(self) -> str:
+        return self.text
 
 
 @dataclass(frozen=True)
@@ -31,13 +70,13 @@ class SqlFile:
         path: the file under ``sql/``.
         header: the leading comment block, without the ``--``.
         params: declared parameter names mapped to their SQL types.
-        statements: the statements in order, as SQLAlchemy ``text()`` clauses.
+        statements: the statements in order.
     """
 
     path: str
     header: str
     params: dict[str, str]
-    statements: tuple[sa.TextClause, ...]
+    statements: tuple[Statement, ...]
 
     def binds(self, offered: dict[str, object]) -> dict[str, object]:
         """The declared parameters' values from ``offered``.
@@ -52,6 +91,14 @@ class SqlFile:
                 f"(it provides {', '.join(':' + n for n in sorted(offered))})"
             )
         return {name: offered[name] for name in self.params}
+
+    def run(self, duck, offered: dict[str, object]):
+        """Execute every statement on the DuckDB connection ``duck``; the last one's result."""
+        binds = self.binds(offered)
+        result = None
+        for statement in self.statements:
+            result = duck.execute(statement.duckdb, statement.binds(binds))
+        return result
 
 
 @cache
@@ -99,7 +146,9 @@ def parse_sql(text: str, path: str) -> SqlFile:
             )
     body = "\n".join(line for line in lines if not line.lstrip().startswith("--"))
     statements = tuple(
-        sa.text(part.strip()) for part in re.split(r";[ \t]*$", body, flags=re.M) if part.strip()
+        Statement.parse(part.strip())
+        for part in re.split(r";[ \t]*$", body, flags=re.M)
+        if part.strip()
     )
     if not statements:
         raise MeasureError(f"sql/{path}: no SQL statement")

@@ -16,7 +16,6 @@ from datetime import UTC, datetime
 from typing import Any
 
 import pandas as pd
-import sqlalchemy as sa
 
 from ..errors import RankhouseError
 
@@ -159,7 +158,7 @@ def gather(
 
 def _evaluated_qrels(wh) -> list[int]:
     with wh.connect() as conn:
-        rows = conn.execute(sa.text("SELECT DISTINCT qrels_id FROM evaluations ORDER BY 1"))
+        rows = conn.execute("SELECT DISTINCT qrels_id FROM evaluations ORDER BY 1")
         return [int(r[0]) for r in rows]
 
 
@@ -167,7 +166,7 @@ def _check_systems(wh, systems: Iterable[str]) -> None:
     from ..errors import NotFoundError
 
     with wh.connect() as conn:
-        known = {r[0] for r in conn.execute(sa.text("SELECT DISTINCT system_tag FROM runs"))}
+        known = {r[0] for r in conn.execute("SELECT DISTINCT system_tag FROM runs")}
     unknown = [s for s in systems if s not in known]
     if unknown:
         raise NotFoundError(
@@ -270,14 +269,12 @@ def _section(
     )
 
 
-_EVALUATED_RUNS = sa.text(
-    """
+_EVALUATED_RUNS = """
     SELECT DISTINCT r.id, r.ingested_at
     FROM runs r JOIN evaluations e ON e.run_id = r.id
     WHERE e.qrels_id = :qrels_id
     ORDER BY r.ingested_at, r.id
     """
-)
 
 
 def _select_runs(wh, qrels_id: int, named: list[dict], systems: list[str]) -> list[dict]:
@@ -294,15 +291,13 @@ def _select_runs(wh, qrels_id: int, named: list[dict], systems: list[str]) -> li
     return sorted(chosen.values(), key=lambda r: (r["ingested_at"], r["id"]))
 
 
-_STORED_MEASURES = sa.text(
-    """
+_STORED_MEASURES = """
     SELECT measure, min(id) AS first
     FROM evaluations
-    WHERE qrels_id = :qrels_id AND run_id IN :run_ids AND options = '{}'
+    WHERE qrels_id = :qrels_id AND run_id = ANY(:run_ids) AND options = '{}'
     GROUP BY measure
     ORDER BY first
     """
-).bindparams(sa.bindparam("run_ids", expanding=True))
 
 
 def _measures(
@@ -356,8 +351,7 @@ def _run_info(row: dict[str, Any]) -> RunInfo:
     )
 
 
-_VERDICTS = sa.text(
-    """
+_VERDICTS = """
     SELECT c.id AS check_id, c.run_id, b.name AS baseline, v.measure, v.regressed
     FROM regress_checks c
     JOIN regress_verdicts v ON v.check_id = c.id
@@ -365,7 +359,6 @@ _VERDICTS = sa.text(
     WHERE c.qrels_id = :qrels_id
     ORDER BY c.created_at, c.id
     """
-)
 
 
 def _trends(

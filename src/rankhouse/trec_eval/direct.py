@@ -15,7 +15,6 @@ from pathlib import Path
 from typing import NamedTuple
 
 import duckdb
-import sqlalchemy as sa
 
 from ..ingest import trec_text
 from ..ingest.files import duckdb_readable
@@ -67,7 +66,7 @@ def _read_and_store(wh, source: Source, sha, whitespace, accept) -> DirectRun | 
     run_path = source.label
     try:
         with wh.transaction() as conn:
-            run_id = conn.execute(sa.text("SELECT nextval('run_ids')")).scalar_one()
+            run_id = conn.execute("SELECT nextval('run_ids')").scalar_one()
             duck = wh.duckdb_connection(conn)
             try:
                 trec_text.insert_run_rows(duck, source, "score", "none", separator, None, run_id)

@@ -23,7 +23,6 @@ from typing import TextIO
 
 import numpy as np
 import pandas as pd
-import sqlalchemy as sa
 
 from ..ingest.hashing import count_repeats
 from ..measures.sqlfile import load_sql
@@ -212,7 +211,7 @@ def _fatal_duplicate(duck, options: Options, topics: list[str]):
 def _stored_topics(wh, stored: dict) -> set[str]:
     with wh.connect() as conn:
         rows = conn.execute(
-            sa.text("SELECT DISTINCT query_id FROM run_rows WHERE run_id = :run_id"),
+            "SELECT DISTINCT query_id FROM run_rows WHERE run_id = :run_id",
             {"run_id": stored["id"]},
         ).scalars()
         return set(rows)
@@ -355,22 +354,32 @@ def relstrings(
         "depth": depth,
     }
     with wh.connect() as conn:
-        ranked = reuse_ranking and ranking_matches(conn, run_id, qrels_id, options)
+        duck = wh.duckdb_connection(conn)
+        ranked = reuse_ranking and ranking_matches(duck, run_id, qrels_id, options)
         sql = load_sql(RELSTRING_RANKED_SQL if ranked else RELSTRING_SQL)
-        return dict(conn.execute(sql.statements[-1], sql.binds(binds)).fetchall())
+        return dict(sql.run(duck, binds).fetchall())
 
 
-def ranking_matches(conn: sa.Connection, run_id: int, qrels_id: int, options: Options) -> bool:
-    """Whether the engine's ranking tables on ``conn`` are this run's under these options."""
-    if not sa.inspect(conn).has_table("rh_request"):
+def ranking_matches(duck, run_id: int, qrels_id: int, options: Options) -> bool:
+    """Whether the engine's ranking tables on the DuckDB connection ``duck`` are this run's
+    under these options."""
+    found = duck.execute(
+        "SELECT count(*) FROM duckdb_tables() WHERE temporary AND table_name = 'rh_request'"
+    ).fetchone()[0]
+    if not found:
         return False
-    request = conn.execute(sa.text("SELECT * FROM rh_request")).mappings().first()
-    return request is not None and (
-        list(request["run_ids"]) == [run_id]
-        and request["qrels_id"] == qrels_id
-        and request["max_rank"] == options.max_docs
-        and request["judged_only"] == options.judged_only
-        and not request["skip_missing"]
+    request = duck.execute(
+        "SELECT run_ids, qrels_id, max_rank, judged_only, skip_missing FROM rh_request"
+    ).fetchone()
+    if request is None:
+        return False
+    run_ids, stored_qrels, max_rank, judged_only, skip_missing = request
+    return (
+        list(run_ids) == [run_id]
+        and stored_qrels == qrels_id
+        and max_rank == options.max_docs
+        and judged_only == options.judged_only
+        and not skip_missing
     )
 
 

@@ -12,12 +12,15 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pandas as pd
-import sqlalchemy as sa
 
 from ..ingest import staging, store
 from ..ingest.hashing import file_sha256
+
+if TYPE_CHECKING:
+    from ..db import Connection
 
 PARSE_OPTIONS = json.dumps({"format": "trec_eval"})
 
@@ -27,11 +30,11 @@ def content_hash(path: str) -> str:
     return file_sha256(Path(path))
 
 
-def stored_run(conn: sa.Connection, sha: str) -> dict | None:
+def stored_run(conn: Connection, sha: str) -> dict | None:
     """The run stored from a file with this hash by ``trec-eval``, if any."""
     row = (
         conn.execute(
-            sa.text(
+            (
                 "SELECT id, name, system_tag FROM runs WHERE content_sha256 = :sha "
                 "AND parse_options = :options ORDER BY id LIMIT 1"
             ),
@@ -43,7 +46,7 @@ def stored_run(conn: sa.Connection, sha: str) -> dict | None:
     return dict(row) if row else None
 
 
-def store_qrels(conn: sa.Connection, duck, frame: pd.DataFrame, path: str, sha: str) -> int:
+def store_qrels(conn: Connection, duck, frame: pd.DataFrame, path: str, sha: str) -> int:
     """Store judgments (columns qid, docno, rel; no duplicate pairs); reuse identical ones.
 
     Returns:
@@ -84,7 +87,7 @@ def store_qrels(conn: sa.Connection, duck, frame: pd.DataFrame, path: str, sha: 
     return int(qrels_id)
 
 
-def store_run(conn: sa.Connection, duck, table: str, path: str, sha: str, tag: str) -> int:
+def store_run(conn: Connection, duck, table: str, path: str, sha: str, tag: str) -> int:
     """Store the run read into ``table`` (qid, docno, score; no duplicate pairs).
 
     Every line belongs to the one run trec_eval sees, whatever its tag field; the run's tag
@@ -102,7 +105,7 @@ def store_run(conn: sa.Connection, duck, table: str, path: str, sha: str, tag: s
 
 
 def record_run(
-    conn: sa.Connection,
+    conn: Connection,
     path: str,
     sha: str,
     tag: str,
@@ -132,12 +135,12 @@ def record_run(
     return int(store.insert_run(conn, values))
 
 
-def _free_name(conn: sa.Connection, table: str, wanted: str, sha: str) -> str:
+def _free_name(conn: Connection, table: str, wanted: str, sha: str) -> str:
     """``wanted``, or ``wanted@<sha8>`` when another qrels set / run holds that name."""
     name = wanted or "trec_eval"
     for candidate in (name, f"{name}@{sha[:8]}", f"{name}@{sha[:16]}"):
         taken = conn.execute(
-            sa.text(f"SELECT count(*) FROM {table} WHERE name = :name"), {"name": candidate}
+            f"SELECT count(*) FROM {table} WHERE name = :name", {"name": candidate}
         ).scalar()
         if not taken:
             return candidate

@@ -1,0 +1,366 @@
+"""The connection layer: one small interface over a DuckDB file and a PostgreSQL server.
+
+A warehouse's SQL is written once, with ``:name`` binds, and runs on either backend through
+:class:`Database`:
+
+* a **DuckDB** file (the embedded default) is driven through DuckDB's own Python API. DuckDB
+  is also the engine that computes measures, so the warehouse connection is the engine's
+  connection, and nothing else is imported to reach it;
+* a **PostgreSQL** server is reached through SQLAlchemy (psycopg 3), imported only when a
+  server is named.
+
+``Database.connect()`` and ``Database.transaction()`` give a :class:`Connection` whose
+``execute(sql, params)`` returns a :class:`Result` (rows fetched at once: catalogue-sized
+answers; bulk data moves through DuckDB itself or PostgreSQL's COPY).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from functools import lru_cache
+from typing import Any
+
+# A bind is ':name' outside strings, quoted identifiers and comments, not part of a '::' cast.
+_TOKENS = re.compile(r"'(?:[^']|'')*'|\"(?:[^\"]|\"\")*\"|--[^\n]*|(?<![:\w]):([A-Za-z_]\w*)")
+
+
+@lru_cache(maxsize=512)
+def to_duckdb(sql: str) -> tuple[str, tuple[str, ...]]:
+    """``sql`` with DuckDB's ``$name`` binds for ``:name``, and the names used."""
+    names: dict[str, None] = {}
+
+    def replace(match: re.Match) -> str:
+        if match.group(1) is None:
+            return match.group(0)
+        names[match.group(1)] = None
+        return "$" + match.group(1)
+
+    return _TOKENS.sub(replace, sql), tuple(names)
+
+
+class Row(tuple):
+    """A result row: a tuple whose items are also attributes named after the columns."""
+
+    _keys: tuple[str, ...] = ()
+
+    def __getattr__(self, name: str) -> Any:
+        try:
+            return self[self._keys.index(name)]
+        except ValueError:
+            raise AttributeError(name) from None
+
+    @property
+    def _mapping(self) -> dict[str, Any]:
+        return dict(zip(self._keys, self, strict=True))
+
+
+class Result:
+    """The rows of one statement, fetched."""
+
+    def __init__(self, keys: Sequence[str], rows: Sequence[Sequence[Any]]) -> None:
+        self._keys = tuple(keys)
+        row_type = type("Row", (Row,), {"_keys": self._keys, "__slots__": ()})
+        self._rows = [row_type(row) for row in rows]
+
+    def keys(self) -> list[str]:
+        """The column names."""
+        return list(self._keys)
+
+    def __iter__(self) -> Iterator[Row]:
+        return iter(self._rows)
+
+    def all(self) -> list[Row]:
+        """Every row."""
+        return list(self._rows)
+
+    fetchall = all
+
+    def first(self) -> Row | None:
+        """The first row, or None."""
+        return self._rows[0] if self._rows else None
+
+    def one(self) -> Row:
+        """The one row; raises LookupError when there are none or several."""
+        if len(self._rows) != 1:
+            raise LookupError(f"expected one row, got {len(self._rows)}")
+        return self._rows[0]
+
+    def one_or_none(self) -> Row | None:
+        """The one row or None; raises LookupError when there are several."""
+        if len(self._rows) > 1:
+            raise LookupError(f"expected at most one row, got {len(self._rows)}")
+        return self.first()
+
+    def scalar(self) -> Any:
+        """The first column of the first row, or None."""
+        return self._rows[0][0] if self._rows else None
+
+    def scalar_one(self) -> Any:
+        """The first column of the one row."""
+        return self.one()[0]
+
+    def scalars(self) -> Items:
+        """The first column of every row."""
+        return Items(row[0] for row in self._rows)
+
+    def mappings(self) -> Items:
+        """The rows as dicts."""
+        return Items(row._mapping for row in self._rows)
+
+
+class Items(list):
+    """Values or dicts of a result: a list, with ``all``/``first``/``one`` as :class:`Result`
+    has them."""
+
+    def all(self) -> list[Any]:
+        return list(self)
+
+    def first(self) -> Any:
+        return self[0] if self else None
+
+    def one(self) -> Any:
+        if len(self) != 1:
+            raise LookupError(f"expected one row, got {len(self)}")
+        return self[0]
+
+
+class Connection:
+    """A connection of either backend: ``execute`` with ``:name`` binds.
+
+    Attributes:
+        dialect: ``"duckdb"`` or ``"postgresql"``.
+    """
+
+    dialect: str
+
+    def execute(self, sql: Any, params: Mapping[str, Any] | list | None = None) -> Result:
+        """Run one statement (``:name`` binds; lists bind as arrays: write ``= ANY(:ids)``).
+        A list of parameter sets runs the statement once for each."""
+        raise NotImplementedError
+
+    def execute_script(self, sql: str) -> None:
+        """Run several statements separated by ``;`` (no binds)."""
+        raise NotImplementedError
+
+    def execute_raw(self, sql: str) -> Result:
+        """Run one statement as written (no bind translation: a user's own SQL)."""
+        raise NotImplementedError
+
+    def has_table(self, name: str) -> bool:
+        """Whether a table or view ``name`` exists in the warehouse's schema."""
+        raise NotImplementedError
+
+
+class DuckDBConnection(Connection):
+    """A DuckDB connection (the warehouse file's, or an in-memory one).
+
+    Attributes:
+        duck: the ``duckdb.DuckDBPyConnection`` itself, for DuckDB's readers and bulk moves.
+    """
+
+    dialect = "duckdb"
+
+    def __init__(self, duck) -> None:
+        self.duck = duck
+        self.in_transaction = False
+
+    def execute(self, sql: Any, params: Mapping[str, Any] | None = None) -> Result:
+        text, names = to_duckdb(_text_of(sql))
+        if isinstance(params, list):  # one statement per parameter set
+            for one in params:
+                self.duck.execute(text, {name: one[name] for name in names})
+            return Result((), ())
+        if names:
+            self.duck.execute(text, {name: (params or {})[name] for name in names})
+        else:
+            self.duck.execute(text)
+        return self._fetched()
+
+    def _fetched(self) -> Result:
+        description = self.duck.description
+        if description is None:
+            return Result((), ())
+        return Result([column[0] for column in description], self.duck.fetchall())
+
+    def execute_script(self, sql: str) -> None:
+        self.duck.execute(sql)
+
+    def execute_raw(self, sql: str) -> Result:
+        self.duck.execute(sql)
+        return self._fetched()
+
+    def has_table(self, name: str) -> bool:
+        found = self.duck.execute(
+            "SELECT count(*) FROM duckdb_tables() WHERE table_name = $n AND NOT temporary "
+            "AND database_name = current_database() AND schema_name = current_schema()",
+            {"n": name},
+        ).fetchone()[0]
+        if found:
+            return True
+        return bool(
+            self.duck.execute(
+                "SELECT count(*) FROM duckdb_views() WHERE view_name = $n AND NOT temporary "
+                "AND database_name = current_database() AND schema_name = current_schema()",
+                {"n": name},
+            ).fetchone()[0]
+        )
+
+    def commit(self) -> None:
+        """Nothing to do outside :meth:`DuckDB.transaction` (DuckDB autocommits)."""
+
+
+class ServerConnection(Connection):
+    """A PostgreSQL connection through SQLAlchemy.
+
+    Attributes:
+        sa_connection: the ``sqlalchemy.Connection`` (for psycopg's COPY).
+    """
+
+    dialect = "postgresql"
+
+    def __init__(self, sa_connection) -> None:
+        self.sa_connection = sa_connection
+
+    def execute(self, sql: Any, params: Mapping[str, Any] | None = None) -> Result:
+        import sqlalchemy as sa
+
+        statement = sql if isinstance(sql, sa.TextClause) else sa.text(sql)
+        bound = params if isinstance(params, list) else dict(params or {})
+        result = self.sa_connection.execute(statement, bound)
+        if not result.returns_rows:
+            return Result((), ())
+        return Result(list(result.keys()), result.fetchall())
+
+    def execute_script(self, sql: str) -> None:
+        self.sa_connection.exec_driver_sql(sql)
+
+    def execute_raw(self, sql: str) -> Result:
+        result = self.sa_connection.exec_driver_sql(sql)
+        if not result.returns_rows:
+            return Result((), ())
+        return Result(list(result.keys()), result.fetchall())
+
+    def has_table(self, name: str) -> bool:
+        import sqlalchemy as sa
+
+        return (
+            sa.inspect(self.sa_connection).has_table(name)
+            or name in sa.inspect(self.sa_connection).get_view_names()
+        )
+
+    def commit(self) -> None:
+        self.sa_connection.commit()
+
+    @property
+    def driver_connection(self):
+        """The psycopg connection under the SQLAlchemy one."""
+        return self.sa_connection.connection.driver_connection
+
+
+class DuckDB:
+    """A DuckDB database: one connection for the life of the object.
+
+    Args:
+        path: the file, or ``":memory:"``.
+        read_only: open the file read-only.
+        config: DuckDB settings given at connect time.
+    """
+
+    dialect = "duckdb"
+
+    def __init__(self, path: str, *, read_only: bool = False, config: dict | None = None):
+        import duckdb
+
+        self.path = path
+        self.duck = duckdb.connect(path, read_only=read_only, config=config or {})
+        self._connection = DuckDBConnection(self.duck)
+
+    @contextmanager
+    def connect(self) -> Iterator[DuckDBConnection]:
+        """The connection, for reading (each statement commits on its own)."""
+        yield self._connection
+
+    @contextmanager
+    def transaction(self) -> Iterator[DuckDBConnection]:
+        """The connection inside one transaction: committed on success, rolled back on error.
+        A transaction opened inside another joins it."""
+        conn = self._connection
+        if conn.in_transaction:
+            yield conn
+            return
+        self.duck.begin()
+        conn.in_transaction = True
+        try:
+            yield conn
+        except BaseException:
+            conn.in_transaction = False
+            self.duck.rollback()
+            raise
+        conn.in_transaction = False
+        self.duck.commit()
+
+    def close(self) -> None:
+        self.duck.close()
+
+
+class Server:
+    """A PostgreSQL server database through an SQLAlchemy engine (psycopg 3).
+
+    Args:
+        url: an SQLAlchemy URL (``postgresql+psycopg://...``).
+        read_only: every transaction of the sessions is read-only.
+    """
+
+    dialect = "postgresql"
+
+    def __init__(self, url: str, *, read_only: bool = False) -> None:
+        import sqlalchemy as sa
+
+        parsed = sa.make_url(url)
+        if read_only:
+            options = " ".join(
+                filter(None, [parsed.query.get("options"), "-c default_transaction_read_only=on"])
+            )
+            parsed = parsed.update_query_dict({"options": options})
+        self.engine = sa.create_engine(parsed)
+        sa.event.listen(self.engine, "connect", _tune_postgresql)
+
+    @contextmanager
+    def connect(self) -> Iterator[ServerConnection]:
+        """A connection for reading."""
+        with self.engine.connect() as conn:
+            yield ServerConnection(conn)
+
+    @contextmanager
+    def transaction(self) -> Iterator[ServerConnection]:
+        """A connection inside one transaction: committed on success, rolled back on error."""
+        with self.engine.begin() as conn:
+            yield ServerConnection(conn)
+
+    def close(self) -> None:
+        self.engine.dispose()
+
+
+def database_errors(dialect: str) -> tuple[type[BaseException], ...]:
+    """The exception types a statement's failure raises on ``dialect``."""
+    if dialect == "postgresql":
+        import sqlalchemy as sa
+
+        return (sa.exc.DBAPIError,)
+    import duckdb
+
+    return (duckdb.Error,)
+
+
+def _tune_postgresql(dbapi_connection, _record) -> None:
+    # JSONB comes back as its text, as the DuckDB file's VARCHAR does: one code path decodes it.
+    from psycopg.types.string import TextLoader
+
+    dbapi_connection.adapters.register_loader("jsonb", TextLoader)
+
+
+def _text_of(sql: Any) -> str:
+    # an SQLAlchemy text() clause is accepted for its text (tests and scripts write them)
+    return sql if isinstance(sql, str) else sql.text
