@@ -234,7 +234,8 @@ def test_relstring_matches_oracle(shared_warehouse, data, options, length, dense
             codes = _codes(ranked, grades, options)[:length]
             expected[query] = "".join(_relstring_char(c) for c in codes)
     for reuse in (True, False):
-        found = relstrings(shared_warehouse, options, run_id, qrels_id, length, reuse_ranking=reuse)
+        with shared_warehouse.connect() as conn:
+            found = relstrings(conn.duck, options, run_id, qrels_id, length, reuse_ranking=reuse)
         assert set(found) <= set(expected), reuse
         got = {query: found.get(query, "") for query in expected}
         assert got == expected, (reuse, got, expected)

@@ -1,5 +1,5 @@
 """``python -m rankhouse`` runs the CLI."""
 
-from .cli import app
+from .entry import main
 
-app()
+main()

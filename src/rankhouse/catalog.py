@@ -8,11 +8,11 @@ from __future__ import annotations
 import json
 from typing import TYPE_CHECKING
 
-import pandas as pd
-
 from .errors import NotFoundError
 
 if TYPE_CHECKING:
+    import pandas as pd
+
     from .db import Connection
     from .warehouse import Warehouse
 
@@ -28,6 +28,8 @@ _QRELS_COLUMNS = (
 
 def list_runs(wh: Warehouse) -> pd.DataFrame:
     """All stored runs, oldest first (id, name, system_tag, num_queries, num_rows, ...)."""
+    import pandas as pd
+
     with wh.connect() as conn:
         result = conn.execute(f"SELECT {_RUN_COLUMNS} FROM runs ORDER BY id")
         return pd.DataFrame(result.fetchall(), columns=list(result.keys()))
@@ -35,6 +37,8 @@ def list_runs(wh: Warehouse) -> pd.DataFrame:
 
 def list_qrels(wh: Warehouse) -> pd.DataFrame:
     """All stored qrels sets, oldest first (id, name, num_queries, num_judgments, ...)."""
+    import pandas as pd
+
     with wh.connect() as conn:
         result = conn.execute(f"SELECT {_QRELS_COLUMNS} FROM qrels_sets ORDER BY id")
         return pd.DataFrame(result.fetchall(), columns=list(result.keys()))
@@ -85,6 +89,8 @@ def get_qrels(wh: Warehouse, name_or_id: str | int) -> dict:
 
 def run_query_counts(wh: Warehouse, name_or_id: str | int) -> pd.DataFrame:
     """Rows per query of one run: DataFrame[query_id, num_rows] in query byte order."""
+    import pandas as pd
+
     run = get_run(wh, name_or_id)
     with wh.connect() as conn:
         result = conn.execute(

@@ -38,6 +38,27 @@ DENSE_FROM = 16
 #: ``run_id, query_id, measure_idx, value``; ``measure_idx`` indexes :attr:`Values.measures`.
 VALUES_TABLE = "rh_values"
 _FOUND_TABLE = "rh_found"
+#: The tables the engine reads, as the warehouse defines them: what a database that holds
+#: nothing else needs (trec-eval without a warehouse, ``rankhouse.evaluate`` on frames).
+ENGINE_TABLES = """
+CREATE TABLE judgments (qrels_id INTEGER NOT NULL, query_id VARCHAR NOT NULL,
+                        doc_id VARCHAR NOT NULL, grade INTEGER NOT NULL);
+CREATE TABLE run_rows (run_id INTEGER NOT NULL, query_id VARCHAR NOT NULL,
+                       doc_id VARCHAR NOT NULL USING COMPRESSION uncompressed, rank INTEGER,
+                       score DOUBLE NOT NULL)
+"""
+
+
+def scratch_database():
+    """An in-memory DuckDB connection holding the engine's (empty) tables and nothing else:
+    evaluating there needs no warehouse schema."""
+    import duckdb
+
+    from .warehouse import DUCKDB_CONFIG
+
+    duck = duckdb.connect(":memory:", config=DUCKDB_CONFIG)
+    duck.execute(ENGINE_TABLES)
+    return duck
 
 
 @dataclass(frozen=True)

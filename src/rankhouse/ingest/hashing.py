@@ -110,6 +110,24 @@ def frame_sha256(frame: pd.DataFrame) -> str:
     return digest.hexdigest()
 
 
+#: From this many rows a numpy sort of the hashes counts repeats; below it DuckDB counts them
+#: (no numpy import: small inputs start faster).
+NUMPY_FROM = 1_000_000
+
+
+def count_repeated(duck, query: str, params: dict | list | None, rows: int) -> int:
+    """How many of the 64-bit hashes that ``query`` selects (one column) equal an earlier one.
+
+    ``rows`` is how many it selects: DuckDB counts distinct hashes for small inputs, a numpy
+    sort does it for large ones (both give the same count).
+    """
+    if rows < NUMPY_FROM:
+        counted = f"SELECT count(*) - count(DISTINCT h) FROM ({query}) AS hashes(h)"
+        return int(duck.execute(counted, params or {}).fetchone()[0])
+    found = duck.execute(query, params or {}).fetchnumpy()
+    return count_repeats(next(iter(found.values())))
+
+
 def count_repeats(values: np.ndarray) -> int:
     """How many of ``values`` (row hashes) equal an earlier one; sorts ``values`` in place.
 

@@ -23,8 +23,6 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-import pandas as pd
-
 from ..errors import InputError
 from ..ingest.files import duckdb_readable, open_decompressed
 from ..ingest.hashing import file_sha256
@@ -53,33 +51,119 @@ def _read_bytes(path: str, what: str) -> bytes:
     return data
 
 
-@dataclass
+@dataclass(frozen=True)
 class Qrels:
-    """Judgments in file order: ``frame`` has columns qid, docno, rel (C ``atol`` of field 4)."""
+    """Judgments read into the DuckDB temporary table ``table`` (line, query_id, doc_id, grade;
+    grade is C ``atol`` of field 4), and what trec_eval's checks need to know of them."""
 
-    frame: pd.DataFrame
-    num_positive: int  # lines with judgment > 0 (the -c summary of num_rel)
+    table: str
+    topics: list[str]
+    """The judged query ids in byte order (trec_eval's order of topics)."""
+    num_positive: int
+    """Lines with a judgment > 0 (the ``-c`` summary of num_rel)."""
+    duplicate: tuple[str, str] | None
+    """The first query id (byte order) judging a document twice, with its smallest such doc."""
+    first_topic_all_negative: bool
+    """Every judgment of the first topic is negative."""
+
+    def copy_into(self, duck, table: str, *, first_only: bool = False) -> None:
+        """``table`` (query_id, doc_id, grade) from the judgments in file order; ``first_only``
+        keeps the first line of a repeated (query, document) pair."""
+        keep = "QUALIFY row_number() OVER (PARTITION BY query_id, doc_id ORDER BY line) = 1"
+        duck.execute(
+            f"CREATE OR REPLACE TEMP TABLE {table} AS SELECT query_id, doc_id, grade "
+            f"FROM {self.table} {keep if first_only else ''} ORDER BY line"
+        )
 
 
-def read_qrels(path: str) -> Qrels:
-    """Read a qrels file like trec_eval: exactly 4 fields, ``#`` comment quirk, atol grades.
+# Lines split on LF only, fields on trec_eval's whitespace; a '#' line is skipped unless the
+# line before it was a skipped comment (so in a block of '#' lines every other one is data).
+_QRELS_SQL = r"""
+CREATE OR REPLACE TEMP TABLE {table} AS
+WITH pieces AS (
+    SELECT string_split($text, chr(10)) AS lines
+), numbered AS (
+    SELECT unnest(lines) AS line, generate_subscripts(lines, 1) AS n, len(lines) AS total
+    FROM pieces
+), marked AS (
+    SELECT n, line,
+           starts_with(line, '#')
+           AND (n - coalesce(max(n) FILTER (WHERE NOT starts_with(line, '#'))
+                             OVER (ORDER BY n ROWS UNBOUNDED PRECEDING), 0)) % 2 = 1
+               AS skipped
+    FROM numbered
+    WHERE NOT (n = total AND line = '')
+), split AS (
+    SELECT n, regexp_split_to_array(trim(line, $blank), '[ \t\r\x0b\x0c]+') AS f
+    FROM marked
+    WHERE NOT skipped
+)
+SELECT n AS line, f[1] AS query_id, f[3] AS doc_id,
+       CASE WHEN len(f) = 4 AND regexp_full_match(f[4], '[+-]?[0-9]{{1,9}}')
+            THEN CAST(f[4] AS INTEGER) END AS grade
+FROM split
+"""
+_QRELS_FACTS = """
+SELECT
+    (SELECT list(DISTINCT query_id ORDER BY query_id) FROM {table}),
+    (SELECT count(*) FROM {table} WHERE grade > 0),
+    (SELECT [query_id, min(doc_id)] FROM (
+        SELECT query_id, doc_id FROM {table} GROUP BY query_id, doc_id HAVING count(*) > 1
+     ) GROUP BY query_id ORDER BY query_id LIMIT 1),
+    (SELECT bool_and(grade < 0) FROM {table}
+     WHERE query_id = (SELECT min(query_id) FROM {table}))
+"""
 
-    A line starting with ``#`` is skipped, but the line right after a skipped comment is
-    always data (trec_eval's quirk). Unlike trec_eval, a comment on the last line is accepted.
+
+def read_qrels(duck, path: str, table: str = "te_qrels") -> Qrels:
+    """Read a qrels file like trec_eval into ``table`` on the DuckDB connection ``duck``.
+
+    Exactly 4 fields, ``#`` comment quirk, atol grades. A line starting with ``#`` is skipped,
+    but the line right after a skipped comment is always data (trec_eval's quirk). Unlike
+    trec_eval, a comment on the last line is accepted. A UTF-8 file of ordinary lines is split
+    by DuckDB; anything else (a malformed line, a grade that is not a plain integer, bytes
+    that are not UTF-8) is read line by line in Python, which names the problem.
 
     Raises:
         TrecEvalExit: unreadable or empty file, or a malformed line (exit 2).
     """
     data = _read_bytes(path, "qrels")
+    text = None
+    if b"\x00" not in data:
+        with contextlib.suppress(UnicodeDecodeError):
+            text = data.decode("utf-8")
+    exact = text is not None
+    if exact:
+        duck.execute(_QRELS_SQL.format(table=table), {"text": text, "blank": " \t\r\x0b\x0c"})
+        exact = not duck.execute(f"SELECT count(*) FROM {table} WHERE grade IS NULL").fetchone()[0]
+    if not exact:
+        _read_qrels_in_python(duck, data, path, table)
+    topics, positive, duplicate, all_negative = duck.execute(
+        _QRELS_FACTS.format(table=table)
+    ).fetchone()
+    if not topics:
+        raise _quit("trec_eval.get_qrels: No judgments in qrels file\n", path)
+    return Qrels(
+        table,
+        list(topics),
+        int(positive),
+        tuple(duplicate) if duplicate else None,
+        bool(all_negative),
+    )
+
+
+def _read_qrels_in_python(duck, data: bytes, path: str, table: str) -> None:
+    """trec_eval's own reading, line by line, into ``table``."""
     lines = data.split(b"\n")
     if lines[-1] == b"":
         lines.pop()
+    numbers: list[int] = []
     qids: list[str] = []
     docnos: list[str] = []
     rels: list[int] = []
     data_line = 0
     after_comment = False
-    for raw in lines:
+    for number, raw in enumerate(lines, start=1):
         if raw.startswith(b"#") and not after_comment:
             after_comment = True
             continue
@@ -88,19 +172,16 @@ def read_qrels(path: str) -> Qrels:
         fields = _WHITESPACE.split(raw.strip(b" \t\r\v\f"))
         if len(fields) != 4 or fields == [b""] * len(fields):
             raise _quit(f"trec_eval.get_qrels: Malformed line {data_line}\n", path)
+        numbers.append(number)
         qids.append(fields[0].decode("utf-8", "surrogateescape"))
         docnos.append(fields[2].decode("utf-8", "surrogateescape"))
         rels.append(atol(fields[3].decode("ascii", "replace")))
-    if not qids:
-        raise _quit("trec_eval.get_qrels: No judgments in qrels file\n", path)
-    frame = pd.DataFrame(
-        {
-            "qid": pd.Series(qids, dtype=object),
-            "docno": pd.Series(docnos, dtype=object),
-            "rel": pd.Series(rels, dtype="int64"),
-        }
+    duck.execute(
+        f"CREATE OR REPLACE TEMP TABLE {table} AS SELECT CAST(unnest($n) AS BIGINT) AS line, "
+        "CAST(unnest($q) AS VARCHAR) AS query_id, CAST(unnest($d) AS VARCHAR) AS doc_id, "
+        "CAST(unnest($r) AS INTEGER) AS grade",
+        {"n": numbers, "q": qids, "d": docnos, "r": rels},
     )
-    return Qrels(frame, int((frame["rel"] > 0).sum()))
 
 
 @dataclass
@@ -197,16 +278,12 @@ def _read_run_file(con, file: str, shown: str, table: str) -> Run:
         raise _quit(f"trec_eval.get_results: cannot read '{shown}': {exc}\n", shown) from None
     bad = con.execute(f"SELECT DISTINCT score_text FROM {table} WHERE score IS NULL").fetchall()
     if bad:
-        fixes = pd.DataFrame(
-            {"score_text": [t for (t,) in bad], "fixed": [atof(t) for (t,) in bad]}
-        )
-        con.register("te_score_fixes", fixes)
         con.execute(
-            f"UPDATE {table} SET score = fixed FROM te_score_fixes "
-            f"WHERE {table}.score IS NULL AND {table}.score_text = "
-            "te_score_fixes.score_text"
+            f"UPDATE {table} SET score = fixes.fixed FROM (SELECT unnest($texts) AS score_text, "
+            f"CAST(unnest($fixed) AS DOUBLE) AS fixed) AS fixes "
+            f"WHERE {table}.score IS NULL AND {table}.score_text = fixes.score_text",
+            {"texts": [t for (t,) in bad], "fixed": [atof(t) for (t,) in bad]},
         )
-        con.unregister("te_score_fixes")
     return Run(table, runid)
 
 
@@ -267,25 +344,16 @@ def _split_in_python(con, plain: str, shown: str, table: str) -> None:
             docnos.append(text[2] if len(text) > 2 else None)
             scores.append(text[4] if len(text) > 4 else None)
             counts.append(len(fields))
-    frame = pd.DataFrame(
-        {
-            "qid": pd.Series(qids, dtype=object),
-            "docno": pd.Series(docnos, dtype=object),
-            "score_text": pd.Series(scores, dtype=object),
-            "num_fields": pd.Series(counts, dtype="int64"),
-        }
+    con.execute(
+        f"CREATE OR REPLACE TEMP TABLE {table} AS "
+        "SELECT qid, docno, score_text, num_fields, "
+        "CASE WHEN NOT contains(score_text, '_') THEN try_cast(score_text AS DOUBLE) END "
+        "AS score FROM (SELECT CAST(unnest($q) AS VARCHAR) AS qid, "
+        "CAST(unnest($d) AS VARCHAR) AS docno, CAST(unnest($s) AS VARCHAR) AS score_text, "
+        "CAST(unnest($n) AS BIGINT) AS num_fields, generate_subscripts($q, 1) AS line) "
+        "ORDER BY line",
+        {"q": qids, "d": docnos, "s": scores, "n": counts},
     )
-    con.register("te_python_split", frame)
-    try:
-        con.execute(
-            f"CREATE OR REPLACE TEMP TABLE {table} AS "
-            "SELECT qid::VARCHAR AS qid, docno::VARCHAR AS docno, "
-            "score_text::VARCHAR AS score_text, num_fields, "
-            "CASE WHEN NOT contains(score_text, '_') THEN try_cast(score_text AS DOUBLE) END "
-            "AS score FROM te_python_split"
-        )
-    finally:
-        con.unregister("te_python_split")
 
 
 def results_sha256(file: str, whitespace: set[int]) -> str:

@@ -17,24 +17,27 @@ import math
 import os
 import sys
 import tempfile
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import TextIO
 
-import numpy as np
-import pandas as pd
-
-from ..ingest.hashing import count_repeats
+from ..ingest.hashing import count_repeated
 from ..measures.sqlfile import load_sql
 from ..storage import is_server, publish_all
 from . import store
-from .direct import read_and_store
+from .direct import read_and_store, read_unstored
 from .mapping import line_measures, relstring_length
 from .options import Options, Request, Summary, TrecEvalExit, parse_args
 from .output import format_line, format_value
 from .reader import Qrels, read_qrels, read_run, results_sha256
 
 RUN_TABLE = "te_run"
+QRELS_TABLE = "te_qrels"
+#: Ids of the run and qrels set in a bare engine database (nothing else is there).
+RUN_ID = QRELS_ID = 1
+#: Ids of the deduplicated copy evaluated in a rolled-back transaction (never stored).
+COPY_ID = -1
 RELSTRING_SQL = "trec_eval/relstring.sql"
 RELSTRING_RANKED_SQL = "trec_eval/relstring_ranked.sql"
 
@@ -82,76 +85,136 @@ def main(
 
 
 def evaluate(options: Options, out: TextIO, *, db: str | None = None) -> int:
-    """Evaluate and print; raises :class:`TrecEvalExit` on trec_eval's fatal errors."""
+    """Evaluate and print; raises :class:`TrecEvalExit` on trec_eval's fatal errors.
+
+    ``db=":memory:"`` keeps nothing (trec_eval's own behaviour): the files are read into a
+    bare in-memory engine database and evaluated there. Otherwise they are stored in the
+    warehouse ``db`` and every value with them.
+    """
     requests = options.requests()
-    qrels = read_qrels(options.qrels)
-    run_path, cleanup = _run_file(options.results)
-    try:
-        return _evaluate(options, requests, qrels, run_path, out, db)
-    finally:
-        if cleanup:
-            os.unlink(run_path)
+    if db == ":memory:":
+        return _evaluate_unstored(options, requests, out)
+    return _evaluate_stored(options, requests, out, db)
 
 
-def _run_file(path: str) -> tuple[str, bool]:
-    """A results name starting with '-' is standard input: spool it to a file first."""
+@contextmanager
+def _run_file(path: str) -> Iterator[str]:
+    """A results name starting with '-' is standard input: spooled to a file first."""
     if not path.startswith("-"):
-        return path, False
+        yield path
+        return
     with tempfile.NamedTemporaryFile(suffix=".run", delete=False) as tmp:
         tmp.write(sys.stdin.buffer.read())
-    return tmp.name, True
+    try:
+        yield tmp.name
+    finally:
+        os.unlink(tmp.name)
 
 
-def _evaluate(options, requests, qrels: Qrels, run_path: str, out, db) -> int:
+def _evaluate_unstored(options, requests, out) -> int:
+    from ..engine import scratch_database
+
+    duck = scratch_database()
+    try:
+        qrels = read_qrels(duck, options.qrels, QRELS_TABLE)
+        topics = qrels.topics
+        with _run_file(options.results) as run_path:
+            whitespace: set[int] = set()
+            results_sha256(run_path, whitespace)  # the file's odd bytes decide the reader
+            direct = read_unstored(
+                duck,
+                run_path,
+                frozenset(whitespace),
+                lambda found: _first_failure(options, requests, qrels, found, None) is None,
+                RUN_ID,
+            )
+            if direct is not None:
+                runid, run_topics, duplicate = direct.runid, direct.topics, None
+            else:
+                runid, run_topics, duplicate = _read(duck, options, run_path, topics)
+        failure = _first_failure(options, requests, qrels, run_topics, duplicate)
+        limit = failure.index if failure else len(topics)
+        if failure is not None or duplicate is not None:
+            per_topic = _values_of_a_copy(duck, options, requests, qrels, limit)
+        else:
+            if direct is None:
+                duck.execute(
+                    f"INSERT INTO run_rows SELECT $id, qid, docno, NULL, score FROM {RUN_TABLE}",
+                    {"id": RUN_ID},
+                )
+            duck.execute(
+                f"INSERT INTO judgments SELECT $id, query_id, doc_id, grade FROM {QRELS_TABLE}",
+                {"id": QRELS_ID},
+            )
+            per_topic = _engine_values(duck, options, requests, RUN_ID, QRELS_ID, topics, limit)
+    finally:
+        duck.close()
+    return _finish(options, requests, qrels, topics, run_topics, per_topic, runid, failure, out)
+
+
+def _evaluate_stored(options, requests, out, db) -> int:
     from ..warehouse import Warehouse
 
-    topics = sorted(set(qrels.frame["qid"]))
-    qrels_sha = store.content_hash(options.qrels)
-    whitespace: set[int] = set()
-    run_sha = results_sha256(run_path, whitespace)
     # A server warehouse: evaluate in a local scratch warehouse, then publish what it stored
     server = Warehouse(db) if is_server(db) else None
     wh = Warehouse(":memory:" if server is not None else db)
     try:
         with wh.connect() as conn:
-            stored = store.stored_run(conn, run_sha)
-        direct = None
-        if stored is not None:
-            runid, run_topics, duplicate = stored["system_tag"], _stored_topics(wh, stored), None
-        else:
-            direct = read_and_store(
-                wh,
-                run_path,
-                run_sha,
-                frozenset(whitespace),
-                lambda found: _first_failure(options, requests, qrels, topics, found, None) is None,
-            )
-            if direct is not None:
-                runid, run_topics, duplicate = direct.runid, direct.topics, None
-            else:
-                runid, run_topics, duplicate = _read(wh, options, run_path, topics)
-        failure = _first_failure(options, requests, qrels, topics, run_topics, duplicate)
-        scratch = failure is not None or (stored is None and duplicate is not None)
-        limit = failure.index if failure else len(topics)
-        if scratch:
-            if stored is not None:  # the run was not read: take its stored rows
-                _load_stored_run(wh, stored["id"])
-            per_topic = _scratch_values(wh, options, requests, qrels, topics, limit)
-        else:
+            duck = conn.duck
+        qrels = read_qrels(duck, options.qrels, QRELS_TABLE)
+        topics = qrels.topics
+        qrels_sha = store.content_hash(options.qrels)
+        with _run_file(options.results) as run_path:
+            whitespace: set[int] = set()
+            run_sha = results_sha256(run_path, whitespace)
+            with wh.connect() as conn:
+                stored = store.stored_run(conn, run_sha)
+            direct = None
             if stored is not None:
-                run_id = stored["id"]
-            elif direct is not None:
-                run_id = direct.run_id
+                runid, run_topics, duplicate = (
+                    stored["system_tag"],
+                    _stored_topics(wh, stored),
+                    None,
+                )
             else:
-                run_id = _store_run(wh, run_path, run_sha, runid)
-            qrels_id = _store_qrels(wh, qrels, options.qrels, qrels_sha)
-            per_topic = _values(wh, options, requests, run_id, qrels_id, topics, limit)
-            if server is not None:
-                publish_all(server, wh)
+                direct = read_and_store(
+                    wh,
+                    run_path,
+                    run_sha,
+                    frozenset(whitespace),
+                    lambda found: _first_failure(options, requests, qrels, found, None) is None,
+                )
+                if direct is not None:
+                    runid, run_topics, duplicate = direct.runid, direct.topics, None
+                else:
+                    runid, run_topics, duplicate = _read(duck, options, run_path, topics)
+            failure = _first_failure(options, requests, qrels, run_topics, duplicate)
+            limit = failure.index if failure else len(topics)
+            if failure is not None or (stored is None and duplicate is not None):
+                if stored is not None:  # the run was not read: take its stored rows
+                    _load_stored_run(duck, stored["id"])
+                per_topic = _values_of_a_copy(duck, options, requests, qrels, limit)
+            else:
+                if stored is not None:
+                    run_id = stored["id"]
+                elif direct is not None:
+                    run_id = direct.run_id
+                else:
+                    run_id = _store_run(wh, run_path, run_sha, runid)
+                qrels_id = _store_qrels(wh, options.qrels, qrels_sha)
+                per_topic = _stored_values(wh, options, requests, run_id, qrels_id, topics, limit)
+                if server is not None:
+                    publish_all(server, wh)
     finally:
         wh.close()
         if server is not None:
             server.close()
+    return _finish(options, requests, qrels, topics, run_topics, per_topic, runid, failure, out)
+
+
+def _finish(options, requests, qrels: Qrels, topics, run_topics, per_topic, runid, failure, out):
+    """trec_eval's -c overwrites, its output, and its exit."""
+    limit = per_topic.num_topics
     missing = [i for i, qid in enumerate(topics[:limit]) if qid not in run_topics]
     if options.complete:
         for i in missing:
@@ -165,46 +228,45 @@ def _evaluate(options, requests, qrels: Qrels, run_path: str, out, db) -> int:
 # --- reading and storing ----------------------------------------------------------------------
 
 
-def _read(wh, options: Options, run_path: str, topics: list[str]):
-    """Read the run into the warehouse connection's temporary table; find duplicates.
+def _read(duck, options: Options, run_path: str, topics: list[str]):
+    """Read the run into the temporary table ``te_run`` on ``duck``; find duplicates.
 
     Returns:
         (runid, the run's topics, the first fatal duplicate as (topic index, docno) or None;
         ``()`` when the run has duplicates none of which is fatal).
     """
-    with wh.connect() as conn:
-        duck = wh.duckdb_connection(conn)
-        run = read_run(duck, run_path, RUN_TABLE)
-        run_topics = {
-            q for (q,) in duck.execute(f"SELECT DISTINCT qid FROM {RUN_TABLE}").fetchall()
-        }
-        # a repeated 64-bit hash only sends the run to the exact check below
-        pairs = duck.execute(f"SELECT hash(qid, docno) AS h FROM {RUN_TABLE}").fetchnumpy()["h"]
-        duplicate = _fatal_duplicate(duck, options, topics) if count_repeats(pairs) else None
+    run = read_run(duck, run_path, RUN_TABLE)
+    run_topics = {q for (q,) in duck.execute(f"SELECT DISTINCT qid FROM {RUN_TABLE}").fetchall()}
+    rows = duck.execute(f"SELECT count(*) FROM {RUN_TABLE}").fetchone()[0]
+    # a repeated 64-bit hash only sends the run to the exact check below
+    pairs = f"SELECT hash(qid, docno) FROM {RUN_TABLE}"
+    repeated = count_repeated(duck, pairs, None, rows)
+    duplicate = _fatal_duplicate(duck, options, topics) if repeated else None
     return run.runid, run_topics, duplicate
 
 
 def _fatal_duplicate(duck, options: Options, topics: list[str]):
     """trec_eval's duplicate check: only in the kept top -M of evaluated topics."""
-    duck.register("te_topics_frame", pd.DataFrame({"qid": topics, "tidx": range(len(topics))}))
-    try:
-        row = duck.execute(
-            f"""
-            WITH ranked AS (
-                SELECT t.tidx, r.docno,
-                       row_number() OVER (PARTITION BY r.qid ORDER BY r.score DESC,
-                                          r.docno DESC) AS pos
-                FROM {RUN_TABLE} AS r JOIN te_topics_frame AS t ON t.qid = r.qid
-            )
-            SELECT tidx, min(docno) FROM (
-                SELECT tidx, docno FROM ranked WHERE pos <= $max_docs
-                GROUP BY tidx, docno HAVING count(*) > 1
-            ) GROUP BY tidx ORDER BY tidx LIMIT 1
-            """,
-            {"max_docs": options.max_docs if options.max_docs is not None else 2**62},
-        ).fetchall()
-    finally:
-        duck.unregister("te_topics_frame")
+    row = duck.execute(
+        f"""
+        WITH topics AS (
+            SELECT unnest($topics) AS qid, generate_subscripts($topics, 1) - 1 AS tidx
+        ), ranked AS (
+            SELECT t.tidx, r.docno,
+                   row_number() OVER (PARTITION BY r.qid ORDER BY r.score DESC,
+                                      r.docno DESC) AS pos
+            FROM {RUN_TABLE} AS r JOIN topics AS t ON t.qid = r.qid
+        )
+        SELECT tidx, min(docno) FROM (
+            SELECT tidx, docno FROM ranked WHERE pos <= $max_docs
+            GROUP BY tidx, docno HAVING count(*) > 1
+        ) GROUP BY tidx ORDER BY tidx LIMIT 1
+        """,
+        {
+            "topics": topics,
+            "max_docs": options.max_docs if options.max_docs is not None else 2**62,
+        },
+    ).fetchall()
     return tuple(row[0]) if row else ()
 
 
@@ -217,60 +279,51 @@ def _stored_topics(wh, stored: dict) -> set[str]:
         return set(rows)
 
 
-def _load_stored_run(wh, run_id: int) -> None:
-    with wh.connect() as conn:
-        wh.duckdb_connection(conn).execute(
-            f"CREATE OR REPLACE TEMP TABLE {RUN_TABLE} AS SELECT query_id AS qid, "
-            "doc_id AS docno, score FROM run_rows WHERE run_id = ?",
-            [run_id],
-        )
+def _load_stored_run(duck, run_id: int) -> None:
+    duck.execute(
+        f"CREATE OR REPLACE TEMP TABLE {RUN_TABLE} AS SELECT query_id AS qid, "
+        "doc_id AS docno, score FROM run_rows WHERE run_id = ?",
+        [run_id],
+    )
 
 
 def _store_run(wh, run_path: str, sha: str, runid: str) -> int:
     with wh.transaction() as conn:
-        duck = wh.duckdb_connection(conn)
-        run_id = store.store_run(conn, duck, RUN_TABLE, run_path, sha, runid)
+        run_id = store.store_run(conn, conn.duck, RUN_TABLE, run_path, sha, runid)
     with wh.connect() as conn:
-        wh.duckdb_connection(conn).execute(f"DROP TABLE IF EXISTS {RUN_TABLE}")
+        conn.duck.execute(f"DROP TABLE IF EXISTS {RUN_TABLE}")
     return run_id
 
 
-def _store_qrels(wh, qrels: Qrels, path: str, sha: str) -> int:
+def _store_qrels(wh, path: str, sha: str) -> int:
     with wh.transaction() as conn:
-        return store.store_qrels(conn, wh.duckdb_connection(conn), qrels.frame, path, sha)
+        return store.store_qrels(conn, conn.duck, QRELS_TABLE, path, sha)
 
 
-def _scratch_values(wh, options, requests, qrels: Qrels, topics, limit: int) -> TopicValues:
-    """Values of the first ``limit`` topics computed in memory (duplicates dropped first)."""
-    from ..warehouse import Warehouse
-
+def _values_of_a_copy(duck, options, requests, qrels: Qrels, limit: int) -> TopicValues:
+    """Values of the first ``limit`` topics, computed on a copy of the rows in a transaction
+    that is rolled back (nothing is stored): a document listed twice keeps its highest score,
+    a judgment given twice its first grade (what trec_eval evaluates before it aborts)."""
     if limit == 0:
         return TopicValues(0)
-    frame = qrels.frame.drop_duplicates(["qid", "docno"], keep="first")
-    with wh.connect() as conn:
-        ranked = (
-            wh.duckdb_connection(conn)
-            .execute(
-                f"""
-            SELECT qid, docno, score FROM (
-                SELECT qid, docno, score,
-                       row_number() OVER (PARTITION BY qid, docno
-                                          ORDER BY score DESC) AS copy
-                FROM {RUN_TABLE}
-            ) WHERE copy = 1
-            """
-            )
-            .df()
+    duck.begin()
+    try:
+        duck.execute(
+            f"""
+            INSERT INTO run_rows
+            SELECT $id, qid, docno, NULL, score FROM {RUN_TABLE}
+            QUALIFY row_number() OVER (PARTITION BY qid, docno ORDER BY score DESC) = 1
+            """,
+            {"id": COPY_ID},
         )
-    with Warehouse(":memory:") as scratch:
-        with scratch.transaction() as conn:
-            duck = scratch.duckdb_connection(conn)
-            duck.register("te_scratch_run", ranked)
-            duck.execute(f"CREATE TEMP TABLE {RUN_TABLE} AS SELECT * FROM te_scratch_run")
-            duck.unregister("te_scratch_run")
-            run_id = store.store_run(conn, duck, RUN_TABLE, "scratch", "0" * 64, "scratch")
-            qrels_id = store.store_qrels(conn, duck, frame, "scratch", "0" * 64)
-        return _values(scratch, options, requests, run_id, qrels_id, topics, limit)
+        qrels.copy_into(duck, "te_qrels_first", first_only=True)
+        duck.execute(
+            "INSERT INTO judgments SELECT $id, query_id, doc_id, grade FROM te_qrels_first",
+            {"id": COPY_ID},
+        )
+        return _engine_values(duck, options, requests, COPY_ID, COPY_ID, qrels.topics, limit)
+    finally:
+        duck.rollback()
 
 
 # --- values -----------------------------------------------------------------------------------
@@ -284,46 +337,79 @@ class TopicValues:
     columns: dict[str, list] = field(default_factory=dict)
 
 
-def _values(wh, options, requests, run_id: int, qrels_id: int, topics, limit: int) -> TopicValues:
-    """The values of every printed line for the first ``limit`` topics."""
+def _engine_options(options: Options) -> dict:
+    engine_options: dict = {}
+    if options.max_docs is not None:
+        engine_options["max_rank"] = options.max_docs
+    if options.judged_only:
+        engine_options["judged_only"] = True
+    return engine_options
+
+
+def _lines(options, requests) -> list:
+    return [(line, m) for r in requests for line, m in line_measures(r, options)]
+
+
+def _engine_values(duck, options, requests, run_id, qrels_id, topics, limit) -> TopicValues:
+    """The printed lines' values computed by the engine on ``duck`` (nothing stored)."""
+    from ..engine import compute
+
+    lines = _lines(options, requests)
+    by_query: dict[str, dict[str, float]] = {}
+    if lines and limit:
+        values = compute(
+            duck,
+            [run_id],
+            qrels_id,
+            list(dict.fromkeys(m for _, m in lines)),
+            relevance_level=options.level,
+            missing_queries="zero",
+            **_engine_options(options),
+        )
+        by_query = values.by_query(run_id)
+    return _topic_values(duck, options, requests, lines, by_query, run_id, qrels_id, topics, limit)
+
+
+def _stored_values(wh, options, requests, run_id, qrels_id, topics, limit) -> TopicValues:
+    """The printed lines' values, evaluated through the warehouse (stored, or reused)."""
     from ..evaluation import evaluate as evaluate_stored
 
-    lines = [(line, m) for r in requests for line, m in line_measures(r, options)]
-    table = TopicValues(limit)
-    if limit == 0:
-        return table
-    wanted = topics[:limit]
-    if lines:
-        measures = list(dict.fromkeys(m for _, m in lines))
-        engine_options = {}
-        if options.max_docs is not None:
-            engine_options["max_rank"] = options.max_docs
-        if options.judged_only:
-            engine_options["judged_only"] = True
+    lines = _lines(options, requests)
+    by_query: dict[str, dict[str, float]] = {}
+    if lines and limit:
         result = evaluate_stored(
             wh,
             qrels_id,
             [run_id],
-            [m.name for m in measures],  # canonical names parse back to the same measures
+            [m.name for m in dict.fromkeys(m for _, m in lines)],  # canonical names
             relevance_level=options.level,
             missing_queries="zero",
-            options=engine_options,
+            options=_engine_options(options),
             with_query_counts=False,
         )
-        # one row per topic, one column per measure (every evaluated topic has every measure)
-        wide = result.per_query.pivot(index="query", columns="measure", values="value")
-        position = wide.index.get_indexer(wanted)  # -1: a topic without values
-        for line, measure in lines:
-            if measure.name in wide.columns:
-                column = wide[measure.name].to_numpy(dtype=float)
-                found = np.where(position >= 0, column[position], measure.empty_value)
-                table.columns[line] = found.tolist()
-            else:
-                table.columns[line] = [measure.empty_value] * limit
+        frame = result.per_query
+        for measure, query, value in zip(
+            frame["measure"].astype(str), frame["query"].astype(str), frame["value"], strict=True
+        ):
+            by_query.setdefault(measure, {})[query] = float(value)
+    with wh.connect() as conn:
+        duck = conn.duck
+    return _topic_values(duck, options, requests, lines, by_query, run_id, qrels_id, topics, limit)
+
+
+def _topic_values(duck, options, requests, lines, by_query, run_id, qrels_id, topics, limit):
+    """Every printed line's values for the first ``limit`` topics; relstring from ``duck``."""
+    table = TopicValues(limit)
+    if limit == 0:
+        return table
+    wanted = topics[:limit]
+    for line, measure in lines:
+        found = by_query.get(measure.name, {})
+        table.columns[line] = [found.get(qid, measure.empty_value) for qid in wanted]
     for request in requests:
         if request.name == "relstring":
             length = relstring_length(request)
-            found = relstrings(wh, options, run_id, qrels_id, length)
+            found = relstrings(duck, options, run_id, qrels_id, length)
             # trec_eval's -c dummy ranking is one document not in the qrels (gone under -J
             # or -M0)
             dummy = "-" if length >= 1 and not options.judged_only and options.max_docs != 0 else ""
@@ -332,12 +418,12 @@ def _values(wh, options, requests, run_id: int, qrels_id: int, topics, limit: in
 
 
 def relstrings(
-    wh, options: Options, run_id: int, qrels_id: int, length: int, *, reuse_ranking: bool = True
+    duck, options: Options, run_id: int, qrels_id: int, length: int, *, reuse_ranking: bool = True
 ) -> dict[str, str]:
     """trec_eval's relstring of every query the run answered.
 
     When the engine has just ranked this run against this qrels set with these options (its
-    tables are on the connection), the strings are read from that ranking
+    tables are on the DuckDB connection ``duck``), the strings are read from that ranking
     (``sql/trec_eval/relstring_ranked.sql``); otherwise, or without ``reuse_ranking``, the
     run's rows are ranked here.
     """
@@ -353,11 +439,9 @@ def relstrings(
         "length": length,
         "depth": depth,
     }
-    with wh.connect() as conn:
-        duck = wh.duckdb_connection(conn)
-        ranked = reuse_ranking and ranking_matches(duck, run_id, qrels_id, options)
-        sql = load_sql(RELSTRING_RANKED_SQL if ranked else RELSTRING_SQL)
-        return dict(sql.run(duck, binds).fetchall())
+    ranked = reuse_ranking and ranking_matches(duck, run_id, qrels_id, options)
+    sql = load_sql(RELSTRING_RANKED_SQL if ranked else RELSTRING_SQL)
+    return dict(sql.run(duck, binds).fetchall())
 
 
 def ranking_matches(duck, run_id: int, qrels_id: int, options: Options) -> bool:
@@ -386,7 +470,8 @@ def ranking_matches(duck, run_id: int, qrels_id: int, options: Options) -> bool:
 # --- trec_eval's aborts and output ------------------------------------------------------------
 
 
-def _first_failure(options, requests, qrels: Qrels, topics, run_topics, duplicate):
+def _first_failure(options, requests, qrels: Qrels, run_topics, duplicate):
+    topics = qrels.topics
     failures: list[Failure] = []
     missing = [i for i, qid in enumerate(topics) if qid not in run_topics]
     if missing and not options.complete:
@@ -403,18 +488,14 @@ def _first_failure(options, requests, qrels: Qrels, topics, run_topics, duplicat
             failures.append(
                 Failure(index, 4, f"trec_eval.form_res_qrels: duplicate docs {docno}{cant}")
             )
-        frame = qrels.frame
-        dups = frame[frame.duplicated(["qid", "docno"], keep=False)]
-        if len(dups):
-            qid = min(dups["qid"])
-            docno = min(dups.loc[dups["qid"] == qid, "docno"])
+        if qrels.duplicate is not None:
+            qid, docno = qrels.duplicate
             failures.append(
                 Failure(
                     topics.index(qid), 4, f"trec_eval.form_res_rels: duplicate docs {docno}\n{cant}"
                 )
             )
-        first = frame[frame["qid"] == topics[0]]
-        if (first["rel"] < 0).all():
+        if qrels.first_topic_all_negative:
             failures.append(Failure(0, 4, cant))
         utility = next((r for r in requests if r.name == "utility"), None)
         if utility is not None and len(utility.values) != 4:

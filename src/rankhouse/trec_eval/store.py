@@ -14,8 +14,6 @@ import json
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-import pandas as pd
-
 from ..ingest import staging, store
 from ..ingest.hashing import file_sha256
 
@@ -46,8 +44,9 @@ def stored_run(conn: Connection, sha: str) -> dict | None:
     return dict(row) if row else None
 
 
-def store_qrels(conn: Connection, duck, frame: pd.DataFrame, path: str, sha: str) -> int:
-    """Store judgments (columns qid, docno, rel; no duplicate pairs); reuse identical ones.
+def store_qrels(conn: Connection, duck, table: str, path: str, sha: str) -> int:
+    """Store the judgments read into the temporary table ``table`` (query_id, doc_id, grade;
+    no duplicate pairs); reuse identical ones.
 
     Returns:
         The qrels set's id.
@@ -55,17 +54,10 @@ def store_qrels(conn: Connection, duck, frame: pd.DataFrame, path: str, sha: str
     existing = store.same_qrels(conn, sha, PARSE_OPTIONS)
     if existing is not None:
         return int(existing["id"])
-    staged = pd.DataFrame(
-        {"query_id": frame["qid"], "doc_id": frame["docno"], "grade": frame["rel"]}
+    duck.execute(
+        f"CREATE OR REPLACE TEMP TABLE {staging.STAGE} AS SELECT query_id, doc_id, grade "
+        f"FROM {table} ORDER BY line"
     )
-    duck.register("_rankhouse_te_qrels", staged)
-    try:
-        duck.execute(
-            f"CREATE OR REPLACE TEMP TABLE {staging.STAGE} AS SELECT query_id, doc_id, "
-            "CAST(grade AS INTEGER) AS grade FROM _rankhouse_te_qrels"
-        )
-    finally:
-        duck.unregister("_rankhouse_te_qrels")
     try:
         [summary] = staging.summarize(duck, "qrels")
         qrels_id = store.insert_qrels_set(

@@ -1,0 +1,47 @@
+"""The ``rankhouse`` console script: ``trec-eval`` straight to its runner, the rest to Typer.
+
+``rankhouse trec-eval`` is a drop-in for the trec_eval binary, so it starts like one: its
+arguments are trec_eval's own (the runner parses them), and going through the Typer app
+would only add the cost of importing it. Every other command, and any global option this
+module does not know, goes to :data:`rankhouse.cli.app`.
+"""
+
+from __future__ import annotations
+
+import sys
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Run the command line ``argv`` (default ``sys.argv[1:]``) and exit with its status."""
+    args = sys.argv[1:] if argv is None else list(argv)
+    direct = _trec_eval_call(args)
+    if direct is not None:
+        db, read_only, rest = direct
+        from .trec_eval import main as trec_eval
+
+        sys.exit(trec_eval(rest, db=db, read_only=read_only))
+    from .cli import app
+
+    app(args=args, prog_name="rankhouse")
+
+
+def _trec_eval_call(args: list[str]) -> tuple[str | None, bool, list[str]] | None:
+    """(--db, --read-only, trec_eval's arguments) when ``args`` is a ``trec-eval`` call whose
+    global options are plain ``--db VALUE`` / ``--db=VALUE`` / ``--read-only``; else None."""
+    db, read_only = None, False
+    i = 0
+    while i < len(args):
+        arg = args[i]
+        if arg == "trec-eval":
+            return db, read_only, args[i + 1 :]
+        if arg == "--read-only":
+            read_only = True
+        elif arg == "--db" and i + 1 < len(args):
+            db = args[i + 1]
+            i += 1
+        elif arg.startswith("--db="):
+            db = arg[len("--db=") :]
+        else:
+            return None
+        i += 1
+    return None
