@@ -10,19 +10,20 @@ from __future__ import annotations
 import json
 import math
 import os
+import sys
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
+from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
-
-import numpy as np
-import pandas as pd
 
 from .errors import InputError, NotFoundError, RankhouseError
 from .labels import label
 
 if TYPE_CHECKING:
+    import pandas as pd
+
     from .db import Connection
 
 MISSING_QUERY_POLICIES = ("zero", "skip")
@@ -43,15 +44,52 @@ class QueryCounts:
 
 
 @dataclass
+class PerQueryValues:
+    """Per-query values as plain columns, ordered by run (request order), query id (byte
+    order) and measure (request order)."""
+
+    run: list[str] = field(default_factory=list)
+    query: list[str] = field(default_factory=list)
+    measure: list[str] = field(default_factory=list)
+    value: list[float] = field(default_factory=list)
+
+    def frame(self, runs: list[str], measures: list[str]) -> pd.DataFrame:
+        """The long DataFrame ``run, query, measure, value`` (the first three categorical)."""
+        import pandas as pd
+
+        queries = sorted(set(self.query), key=lambda q: q.encode("utf-8", "surrogatepass"))
+        return pd.DataFrame(
+            {
+                "run": pd.Categorical(self.run, categories=runs),
+                "query": pd.Categorical(self.query, categories=queries),
+                "measure": pd.Categorical(self.measure, categories=measures),
+                "value": pd.Series(self.value, dtype="float64"),
+            }
+        )
+
+
+#: Columns of :attr:`EvaluationResult.aggregates`, in order.
+AGGREGATE_COLUMNS = [
+    "run",
+    "run_id",
+    "measure",
+    "value",
+    "num_q",
+    "evaluation_id",
+    "reused",
+    "label",
+]
+
+
 class EvaluationResult:
-    """What :func:`evaluate` returns. DataFrames have fixed columns whatever was asked.
+    """What :func:`evaluate` returns. DataFrames have fixed columns whatever was asked; they
+    are built when first read (the command line prints the plain :attr:`rows`).
 
     Attributes:
-        per_query: long form, columns ``run, query, measure, value`` (the first three
-            categorical), ordered by run, query id (byte order) and measure (request order).
-        aggregates: columns ``run, run_id, measure, value, num_q, evaluation_id, reused,
-            label``.
-        summary: wide form, column ``run`` then one column per measure in request order.
+        rows: one dict per run and measure with the :data:`AGGREGATE_COLUMNS` as keys, in
+            run then measure request order.
+        per_query_values: the per-query values as plain columns.
+        measures: canonical measure names in request order.
         query_counts: per run name, the :class:`QueryCounts`.
         qrels: the name of the qrels set evaluated against.
         labels: per canonical measure name, its label: the name with the settings it was
@@ -59,12 +97,56 @@ class EvaluationResult:
             :mod:`rankhouse.labels`). ``aggregates`` has it as column ``label``.
     """
 
-    per_query: pd.DataFrame
-    aggregates: pd.DataFrame
-    summary: pd.DataFrame
-    query_counts: dict[str, QueryCounts] = field(default_factory=dict)
-    qrels: str = ""
-    labels: dict[str, str] = field(default_factory=dict)
+    def __init__(
+        self,
+        rows: list[dict[str, Any]],
+        per_query_values: PerQueryValues,
+        measures: list[str],
+        query_counts: dict[str, QueryCounts] | None = None,
+        qrels: str = "",
+        labels: dict[str, str] | None = None,
+    ) -> None:
+        self.rows = rows
+        self.per_query_values = per_query_values
+        self.measures = measures
+        self.query_counts = query_counts or {}
+        self.qrels = qrels
+        self.labels = labels or {}
+
+    @property
+    def runs(self) -> list[str]:
+        """Run names in request order."""
+        return list(dict.fromkeys(row["run"] for row in self.rows))
+
+    @cached_property
+    def per_query(self) -> pd.DataFrame:
+        """Long form, columns ``run, query, measure, value`` (the first three categorical),
+        ordered by run, query id (byte order) and measure (request order)."""
+        return self.per_query_values.frame(self.runs, self.measures)
+
+    @cached_property
+    def aggregates(self) -> pd.DataFrame:
+        """Columns ``run, run_id, measure, value, num_q, evaluation_id, reused, label``."""
+        import pandas as pd
+
+        return pd.DataFrame(self.rows, columns=AGGREGATE_COLUMNS)
+
+    @cached_property
+    def summary(self) -> pd.DataFrame:
+        """Wide form: column ``run``, then one column per measure in request order."""
+        import pandas as pd
+
+        values = self.summary_rows()
+        return pd.DataFrame(values, columns=["run", *self.measures]).astype(
+            {name: "float64" for name in self.measures}
+        )
+
+    def summary_rows(self) -> list[list[Any]]:
+        """The wide form as plain rows: run name, then one value per measure (None: absent)."""
+        found = {(row["run"], row["measure"]): row["value"] for row in self.rows}
+        return [
+            [run, *(found.get((run, measure)) for measure in self.measures)] for run in self.runs
+        ]
 
     def styled(
         self,
@@ -91,7 +173,10 @@ class EvaluationResult:
     @property
     def num_reused(self) -> int:
         """Number of (run, measure) aggregates taken from storage rather than computed."""
-        return int(self.aggregates["reused"].sum())
+        return sum(1 for row in self.rows if row["reused"])
+
+    def __repr__(self) -> str:
+        return f"EvaluationResult(qrels={self.qrels!r}, runs={self.runs}, measures={self.measures})"
 
 
 def evaluate(
@@ -139,20 +224,8 @@ def evaluate(
         NotFoundError: a run or qrels name that is neither stored nor a file.
         InputError: a file that cannot be ingested.
     """
-    from .measures import parse_measures
-
-    if missing_queries not in MISSING_QUERY_POLICIES:
-        raise RankhouseError(
-            f"missing_queries must be one of {', '.join(MISSING_QUERY_POLICIES)}, "
-            f"not {missing_queries!r}"
-        )
-    measure_list = parse_measures([measures] if isinstance(measures, str) else measures)
-    if not measure_list:
-        raise RankhouseError("no measure requested")
     options = dict(sorted((options or {}).items()))
-    labels = {m.name: label(m, relevance_level, missing_queries, options) for m in measure_list}
-    # `AP` at level 2 and `AP(rel=2)` are one computation: evaluate the first asked for
-    measure_list = list({labels[m.name]: m for m in reversed(measure_list)}.values())[::-1]
+    measure_list, labels = _requested(measures, relevance_level, missing_queries, options)
     qrels_row = resolve_qrels(wh, qrels)
     run_rows = resolve_runs(wh, runs, name=name, meta=meta)
     if not run_rows:
@@ -173,47 +246,54 @@ def evaluate(
     }
     stored = {} if recompute else _find_stored(wh, keys.values())
     to_compute = [k for k in keys.values() if k not in stored]
-    computed_values = None
     if to_compute:
-        computed_values = _compute_and_store(
-            wh, to_compute, measure_list, relevance_level, missing_queries, options
-        )
+        _compute_and_store(wh, to_compute, measure_list, relevance_level, missing_queries, options)
         stored.update(_find_stored(wh, to_compute))
 
     computed = set(to_compute)
     run_names = {run["id"]: run["name"] for run in run_rows}
-    aggregates = pd.DataFrame(
-        [
-            {
-                "run": run_names[key.run_id],
-                "run_id": key.run_id,
-                "measure": key.measure,
-                "value": stored[key]["value"],
-                "num_q": stored[key]["num_q"],
-                "evaluation_id": stored[key]["id"],
-                "reused": key not in computed,
-                "label": labels[key.measure],
-            }
-            for key in keys.values()
-        ],
-        columns=["run", "run_id", "measure", "value", "num_q", "evaluation_id", "reused", "label"],
-    )
-    if len(to_compute) == len(keys):  # nothing reused: the values are at hand
-        per_query = _labelled(computed_values, aggregates)
-    else:
-        per_query = _load_values(wh, aggregates)
-    summary = aggregates.pivot(index="run", columns="measure", values="value")
-    summary = summary.reindex(
-        index=list(dict.fromkeys(aggregates["run"])), columns=[m.name for m in measure_list]
-    )
-    summary = summary.reset_index()
-    summary.columns.name = None
+    rows = [
+        {
+            "run": run_names[key.run_id],
+            "run_id": key.run_id,
+            "measure": key.measure,
+            "value": stored[key]["value"],
+            "num_q": stored[key]["num_q"],
+            "evaluation_id": stored[key]["id"],
+            "reused": key not in computed,
+            "label": labels[key.measure],
+        }
+        for key in keys.values()
+    ]
     counts = {
         run["name"]: query_counts(wh, run["id"], qrels_row["id"], missing_queries)
         for run in run_rows
         if with_query_counts
     }
-    return EvaluationResult(per_query, aggregates, summary, counts, qrels_row["name"], labels)
+    measure_names = [m.name for m in measure_list]
+    return EvaluationResult(
+        rows, _stored_values(wh, rows), measure_names, counts, qrels_row["name"], labels
+    )
+
+
+def _requested(measures, relevance_level: int, missing_queries: str, options: dict):
+    """(the measures to compute, in request order; their labels by canonical name).
+
+    ``AP`` at level 2 and ``AP(rel=2)`` are one computation: the first asked for is kept.
+    """
+    from .measures import parse_measures
+
+    if missing_queries not in MISSING_QUERY_POLICIES:
+        raise RankhouseError(
+            f"missing_queries must be one of {', '.join(MISSING_QUERY_POLICIES)}, "
+            f"not {missing_queries!r}"
+        )
+    measure_list = parse_measures([measures] if isinstance(measures, str) else measures)
+    if not measure_list:
+        raise RankhouseError("no measure requested")
+    labels = {m.name: label(m, relevance_level, missing_queries, options) for m in measure_list}
+    measure_list = list({labels[m.name]: m for m in reversed(measure_list)}.values())[::-1]
+    return measure_list, labels
 
 
 def evaluate_frames(
@@ -227,7 +307,10 @@ def evaluate_frames(
     columns: str | dict[str, str] | None = None,
     qrels_columns: str | dict[str, str] | None = None,
 ) -> EvaluationResult:
-    """Evaluate DataFrames (or files) without a warehouse file: notebooks, quick checks.
+    """Evaluate DataFrames (or files) without a warehouse: notebooks, quick checks.
+
+    The inputs are read and checked exactly as an ingest checks them, into a bare in-memory
+    engine database (no schema, no catalogue, nothing stored), and evaluated by the same SQL.
 
     Args:
         qrels: a DataFrame or file path (column mapping ``qrels_columns``).
@@ -242,21 +325,56 @@ def evaluate_frames(
         qrels_columns: column mapping for the qrels.
 
     Returns:
-        An :class:`EvaluationResult` (the in-memory warehouse is discarded).
+        An :class:`EvaluationResult` (``evaluation_id`` is empty: nothing is stored).
     """
-    from .warehouse import Warehouse
+    from .db import DuckDBConnection
+    from .engine import compute, scratch_database
+    from .ingest.api import load_into_engine
 
-    with Warehouse(":memory:") as wh:
-        qrels_result = wh.ingest_qrels(qrels, columns=qrels_columns)
-        run_results = wh.ingest_run(run, columns=columns, order=order)
-        return evaluate(
-            wh,
-            qrels_result.id,
-            [r.id for r in run_results],
-            measures,
+    measure_list, labels = _requested(measures, relevance_level, missing_queries, {})
+    duck = scratch_database()
+    try:
+        [qrels_set] = load_into_engine(duck, qrels, "qrels", columns=qrels_columns)
+        runs = load_into_engine(duck, run, "run", columns=columns, order=order)
+        values = compute(
+            duck,
+            [r.id for r in runs],
+            qrels_set.id,
+            measure_list,
             relevance_level=relevance_level,
             missing_queries=missing_queries,
         )
+        names = {r.id: r.name for r in runs}
+        rows = [
+            {
+                "run": names[a.run_id],
+                "run_id": a.run_id,
+                "measure": a.measure.name,
+                "value": a.value,
+                "num_q": a.num_q,
+                "evaluation_id": None,
+                "reused": False,
+                "label": labels[a.measure.name],
+            }
+            for a in values.aggregates()
+        ]
+        per_query = _engine_values(duck, [r.id for r in runs], names, values.measures)
+        counts = {
+            r.name: _query_counts(
+                tuple(
+                    DuckDBConnection(duck)
+                    .execute(_QUERY_COUNTS_SQL, {"run_id": r.id, "qrels_id": qrels_set.id})
+                    .one()
+                ),
+                r.tied_pairs,
+                missing_queries,
+            )
+            for r in runs
+        }
+    finally:
+        duck.close()
+    measure_names = [m.name for m in measure_list]
+    return EvaluationResult(rows, per_query, measure_names, counts, qrels_set.name, labels)
 
 
 # --- resolving names, ids, files and frames -------------------------------------------------
@@ -264,7 +382,7 @@ def evaluate_frames(
 
 def resolve_qrels(wh, qrels: Any) -> dict[str, Any]:
     """The catalogue row of a qrels set given by name, id, file path or DataFrame."""
-    if isinstance(qrels, pd.DataFrame):
+    if _is_frame(qrels):
         return wh.qrels(wh.ingest_qrels(qrels).id)
     if _is_existing_file(qrels):
         return wh.qrels(wh.ingest_qrels(qrels).id)
@@ -292,10 +410,10 @@ def resolve_runs(
     Raises:
         InputError: ``name`` or ``meta`` given without a run file, or ``name`` for several.
     """
-    if isinstance(runs, (str, int, os.PathLike, pd.DataFrame)):
+    if isinstance(runs, (str, int, os.PathLike)) or _is_frame(runs):
         runs = [runs]
     runs = list(runs)
-    ingested = [run for run in runs if isinstance(run, pd.DataFrame) or _is_existing_file(run)]
+    ingested = [run for run in runs if _is_frame(run) or _is_existing_file(run)]
     if (name is not None or meta) and not ingested:
         raise InputError(
             "--name and --meta apply to a run given as a file; the runs given are stored ones",
@@ -308,7 +426,7 @@ def resolve_runs(
         )
     rows: list[dict[str, Any]] = []
     for run in runs:
-        if isinstance(run, pd.DataFrame) or _is_existing_file(run):
+        if _is_frame(run) or _is_existing_file(run):
             results = wh.ingest_run(run, name=name, meta=meta, new_version=True)
             rows.extend(wh.run(result.id) for result in results)
             continue
@@ -318,6 +436,12 @@ def resolve_runs(
             raise NotFoundError(f"{exc}; it is not a file either") from None
     unique = {row["id"]: row for row in rows}
     return list(unique.values())
+
+
+def _is_frame(value: Any) -> bool:
+    """Whether ``value`` is a pandas DataFrame (without importing pandas to ask)."""
+    pandas = sys.modules.get("pandas")
+    return pandas is not None and isinstance(value, pandas.DataFrame)
 
 
 def _is_existing_file(value: Any) -> bool:
@@ -404,12 +528,8 @@ def _compute_and_store(
     relevance_level: int,
     missing_queries: str,
     options: dict[str, Any],
-) -> pd.DataFrame:
-    """One engine pass for every run and measure not stored yet, then one transaction.
-
-    Returns:
-        The engine's per-query values (columns ``run_id, query_id, measure, value``).
-    """
+) -> None:
+    """One engine pass for every run and measure not stored yet, then one transaction."""
     from . import __version__
     from .engine import compute
     from .storage import engine_connection, store_values
@@ -457,7 +577,6 @@ def _compute_and_store(
                 _INSERT_EVALUATION, row
             ).scalar_one()
         store_values(wh, conn, duck, ids)
-    return values.frame()
 
 
 _INSERT_EVALUATION = (
@@ -499,93 +618,55 @@ def _jsonable(params: dict[str, Any]) -> dict[str, Any]:
     return {k: (list(v) if isinstance(v, tuple) else v) for k, v in (params or {}).items()}
 
 
-def _labelled(per_query: pd.DataFrame, aggregates: pd.DataFrame) -> pd.DataFrame:
-    """The engine's values as :func:`_load_values` returns stored ones: run names, same order
-    (run as in ``aggregates``, query id in byte order, measure in request order)."""
-    run_ids = list(dict.fromkeys(aggregates["run_id"]))
-    run_names = dict(zip(aggregates["run_id"], aggregates["run"], strict=True))
-    position = {run_id: i for i, run_id in enumerate(run_ids)}
-    run_codes, distinct_runs = pd.factorize(per_query["run_id"])
-    run_order = np.array([position[r] for r in distinct_runs], dtype="int64")[run_codes]
-    measures = list(dict.fromkeys(aggregates["measure"]))
-    measure_codes = per_query["measure"].cat.set_categories(measures).cat.codes.to_numpy()
-    # the engine's query categories are sorted in byte order (DuckDB's ORDER BY query_id)
-    query_codes = per_query["query_id"].cat.codes.to_numpy()
-    ordered = np.lexsort((measure_codes, query_codes, run_order))
-    return pd.DataFrame(
-        {
-            "run": pd.Categorical.from_codes(
-                run_order[ordered], categories=[run_names[r] for r in run_ids]
-            ),
-            "query": per_query["query_id"].array.take(ordered),
-            "measure": pd.Categorical.from_codes(measure_codes[ordered], categories=measures),
-            "value": per_query["value"].to_numpy(dtype=float)[ordered],
-        }
-    )
+def _engine_values(duck, run_ids: list[int], names: dict[int, str], measures) -> PerQueryValues:
+    """The engine's values (``rh_values`` on ``duck``) in result order."""
+    from .engine import VALUES_TABLE
+
+    found = duck.execute(
+        f"SELECT v.run_id, v.query_id, v.measure_idx, v.value FROM {VALUES_TABLE} AS v "
+        "JOIN (SELECT unnest($runs) AS run_id, generate_subscripts($runs, 1) AS r) AS o "
+        "ON o.run_id = v.run_id ORDER BY o.r, v.query_id, v.measure_idx",
+        {"runs": run_ids},
+    ).fetchall()
+    measure_names = [m.name for m in measures]
+    values = PerQueryValues()
+    for run_id, query, idx, value in found:
+        values.run.append(names[run_id])
+        values.query.append(query)
+        values.measure.append(measure_names[idx])
+        values.value.append(value)
+    return values
 
 
-def _load_values(wh, aggregates: pd.DataFrame) -> pd.DataFrame:
-    columns = ["run", "query", "measure", "value"]
-    if aggregates.empty:
-        return pd.DataFrame(columns=columns)
-    labels = aggregates[["evaluation_id", "run", "measure"]]
-    ids = [int(i) for i in labels["evaluation_id"]]
+def _stored_values(wh, rows: list[dict[str, Any]]) -> PerQueryValues:
+    """The stored per-query values of the evaluations in ``rows``, in result order."""
+    values = PerQueryValues()
+    if not rows:
+        return values
+    runs = list(dict.fromkeys(row["run"] for row in rows))
+    measures = list(dict.fromkeys(row["measure"] for row in rows))
     with wh.connect() as conn:
-        if wh.dialect == "duckdb":  # bulk path: DuckDB joins and sorts, numpy builds the frame
-            runs = list(dict.fromkeys(aggregates["run"]))
-            measures = list(dict.fromkeys(aggregates["measure"]))
-            order = pd.DataFrame(
-                {
-                    "evaluation_id": ids,
-                    "_r": [runs.index(name) for name in labels["run"]],
-                    "_m": [measures.index(name) for name in labels["measure"]],
-                }
-            )
-            raw = wh.duckdb_connection(conn)
-            raw.register("_rankhouse_value_labels", order)
-            try:
-                # integer codes, not hundreds of thousands of query id strings
-                joined = (
-                    "FROM evaluation_values AS v JOIN _rankhouse_value_labels AS l "
-                    "ON l.evaluation_id = v.evaluation_id"
-                )
-                queries = raw.execute(
-                    f"SELECT DISTINCT v.query_id {joined} ORDER BY v.query_id"
-                ).fetchnumpy()["query_id"]
-                found = raw.execute(
-                    "SELECT l._r, l._m, dense_rank() OVER (ORDER BY v.query_id) - 1 AS q, "
-                    f"v.value {joined} ORDER BY l._r, q, l._m"
-                ).fetchnumpy()
-            finally:
-                raw.unregister("_rankhouse_value_labels")
-            return pd.DataFrame(
-                {
-                    "run": pd.Categorical.from_codes(found["_r"], categories=runs),
-                    "query": pd.Categorical.from_codes(found["q"], categories=queries),
-                    "measure": pd.Categorical.from_codes(found["_m"], categories=measures),
-                    "value": found["value"],
-                }
-            )
-        else:
-            rows = conn.execute(
-                "SELECT evaluation_id, query_id, value FROM evaluation_values "
-                "WHERE evaluation_id = ANY(:ids)",
-                {"ids": ids},
-            ).all()
-            values = pd.DataFrame(rows, columns=["evaluation_id", "query", "value"])
-    merged = labels.merge(values, on="evaluation_id", how="inner")
-    order = {name: i for i, name in enumerate(dict.fromkeys(aggregates["measure"]))}
-    run_order = {name: i for i, name in enumerate(dict.fromkeys(aggregates["run"]))}
-    merged["_m"] = merged["measure"].map(order)
-    merged["_r"] = merged["run"].map(run_order)
-    merged["_q"] = merged["query"].map(lambda q: q.encode("utf-8"))
-    merged = merged.sort_values(["_r", "_q", "_m"], kind="stable")
-    return merged[columns].reset_index(drop=True)
+        found = conn.execute(
+            "SELECT o.r, v.query_id, o.m, v.value FROM evaluation_values AS v JOIN "
+            "(SELECT unnest(:ids) AS evaluation_id, unnest(:r) AS r, unnest(:m) AS m) AS o "
+            "ON o.evaluation_id = v.evaluation_id ORDER BY o.r, v.query_id, o.m",
+            {
+                "ids": [int(row["evaluation_id"]) for row in rows],
+                "r": [runs.index(row["run"]) for row in rows],
+                "m": [measures.index(row["measure"]) for row in rows],
+            },
+        ).all()
+    for r, query, m, value in found:
+        values.run.append(runs[r])
+        values.query.append(query)
+        values.measure.append(measures[m])
+        values.value.append(math.nan if value is None else value)
+    return values
 
 
 # --- query bookkeeping ----------------------------------------------------------------------
 
-_QUERY_COUNTS = """
+_QUERY_COUNTS_SQL = """
     WITH run_q AS (SELECT DISTINCT query_id FROM run_rows WHERE run_id = :run_id),
          qrels_q AS (SELECT DISTINCT query_id FROM judgments WHERE qrels_id = :qrels_id)
     SELECT
@@ -593,8 +674,7 @@ _QUERY_COUNTS = """
         (SELECT count(*) FROM qrels_q WHERE query_id NOT IN (SELECT query_id FROM run_q))
             AS missing_from_run,
         (SELECT count(*) FROM run_q WHERE query_id NOT IN (SELECT query_id FROM qrels_q))
-            AS ignored,
-        (SELECT tied_pairs FROM runs WHERE id = :run_id) AS tied_pairs
+            AS ignored
     """
 
 
@@ -608,14 +688,21 @@ _COUNT_TIES = """
 def query_counts(wh, run_id: int, qrels_id: int, missing_queries: str) -> QueryCounts:
     """How the run's queries and the qrels set's queries met (see :class:`QueryCounts`)."""
     with wh.connect() as conn:
-        row = conn.execute(_QUERY_COUNTS, {"run_id": run_id, "qrels_id": qrels_id}).one()
-        tied_pairs = row.tied_pairs
+        found = conn.execute(_QUERY_COUNTS_SQL, {"run_id": run_id, "qrels_id": qrels_id}).one()
+        tied_pairs = conn.execute(
+            "SELECT tied_pairs FROM runs WHERE id = :run_id", {"run_id": run_id}
+        ).scalar()
         if tied_pairs is None:  # a run stored before migration 0004, or by trec-eval
             tied_pairs = conn.execute(_COUNT_TIES, {"run_id": run_id}).scalar_one()
-    evaluated = row.qrels_queries - (row.missing_from_run if missing_queries == "skip" else 0)
+    return _query_counts(tuple(found), tied_pairs, missing_queries)
+
+
+def _query_counts(found: tuple, tied_pairs: int, missing_queries: str) -> QueryCounts:
+    qrels_queries, missing_from_run, ignored = found
+    evaluated = qrels_queries - (missing_from_run if missing_queries == "skip" else 0)
     return QueryCounts(
         evaluated=int(evaluated),
-        missing_from_run=int(row.missing_from_run),
-        ignored=int(row.ignored),
+        missing_from_run=int(missing_from_run),
+        ignored=int(ignored),
         tied_pairs=int(tied_pairs),
     )

@@ -339,6 +339,61 @@ def _ingest_run(wh, src, name, mapping, order, meta, replace, new_version, progr
     return results
 
 
+@dataclass(frozen=True)
+class Loaded:
+    """A qrels set or run loaded into a bare engine database (:func:`load_into_engine`)."""
+
+    id: int
+    name: str
+    tied_pairs: int = 0
+
+
+def load_into_engine(
+    duck,
+    source: str | os.PathLike[str] | pd.DataFrame,
+    kind: str,
+    first_id: int = 1,
+    *,
+    columns: str | dict[str, str] | None = None,
+    order: str = "score",
+) -> list[Loaded]:
+    """Read and check ``source`` as an ingest does, into ``judgments`` or ``run_rows`` of the
+    engine database ``duck`` (:func:`rankhouse.engine.scratch_database`), without a catalogue.
+
+    A qrels set gets id ``first_id``; each run tag gets ``first_id``, ``first_id + 1``, ... in
+    tag byte order. Names are those an ingest would give (tag, file base name,
+    ``dataframe-<sha8>``).
+
+    Raises:
+        InputError: as :func:`ingest_qrels` / :func:`ingest_run` raise it.
+    """
+    if order not in ORDERS:
+        raise InputError(f"unknown order {order!r}", hint="use --order score or --order rank")
+    mapping = parse_columns(columns)
+    with opened(open_source(source, None, None)) as src:
+        default_tag = _FRAME_TAG if src.is_frame or kind == "qrels" else base_name(src.path)
+        try:
+            return _load(duck, src, kind, first_id, mapping, order, default_tag, fast=True)
+        except trec_text.FastPathFailed:
+            return _load(duck, src, kind, first_id, mapping, order, default_tag, fast=False)
+
+
+def _load(duck, src, kind, first_id, mapping, order, default_tag, *, fast) -> list[Loaded]:
+    with _progress(src, False) as bar:
+        parsed = _parse(duck, src, kind, order, mapping, bar, default_tag, fast)
+    try:
+        if kind == "qrels":
+            store.copy_judgments(duck, first_id)
+            return [Loaded(first_id, _default_qrels_name(src, parsed.sha256))]
+        summaries = staging.summarize(duck, "run")
+        names = _run_names(src, parsed, None, [s.tag for s in summaries], default_tag)
+        ids = {summary.tag: first_id + i for i, summary in enumerate(summaries)}
+        store.copy_run_rows(duck, ids)
+        return [Loaded(ids[s.tag], names[s.tag], s.tied_pairs) for s in summaries]
+    finally:
+        staging.drop(duck)
+
+
 def _progress(src: Source, requested: bool | None) -> IngestProgress:
     return IngestProgress(wanted(requested, src.size), os.path.basename(src.label), src.size)
 

@@ -104,9 +104,9 @@ def frame_sha256(frame: pd.DataFrame) -> str:
             digest.update(column.to_numpy(dtype="float64").tobytes())
         elif column.dtype.kind in "iu":
             digest.update(column.to_numpy(dtype="int64").tobytes())
-        else:
-            for value in column.astype(str):
-                digest.update(value.encode("utf-8", "surrogatepass") + b"\x1f")
+        elif len(column):  # each value followed by \x1f, hashed as one string (same digest)
+            text = "\x1f".join(column.astype(str).tolist()) + "\x1f"
+            digest.update(text.encode("utf-8", "surrogatepass"))
     return digest.hexdigest()
 
 

@@ -387,11 +387,9 @@ def _stored_values(wh, options, requests, run_id, qrels_id, topics, limit) -> To
             options=_engine_options(options),
             with_query_counts=False,
         )
-        frame = result.per_query
-        for measure, query, value in zip(
-            frame["measure"].astype(str), frame["query"].astype(str), frame["value"], strict=True
-        ):
-            by_query.setdefault(measure, {})[query] = float(value)
+        found = result.per_query_values
+        for measure, query, value in zip(found.measure, found.query, found.value, strict=True):
+            by_query.setdefault(measure, {})[query] = value
     with wh.connect() as conn:
         duck = conn.duck
     return _topic_values(duck, options, requests, lines, by_query, run_id, qrels_id, topics, limit)
