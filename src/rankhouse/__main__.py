@@ -1,5 +1,5 @@
-"""``python -m rankhouse`` runs the CLI."""
+"""``python -m rankhouse`` runs the CLI (its help and errors name it ``rankhouse``)."""
 
 from .cli import app
 
-app()
+app(prog_name="rankhouse")

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 import pandas as pd
 import sqlalchemy as sa
 
-from .errors import NotFoundError
+from .errors import Either, Message, NotFoundError
 
 if TYPE_CHECKING:
     from .warehouse import Warehouse
@@ -58,9 +58,12 @@ def _find(conn: sa.Connection, table: str, columns: str, name_or_id: str | int, 
             .first()
         )
     if row is None:
+        listing = Either(
+            python=f"Warehouse.{'runs' if label == 'run' else 'qrels_sets'}() lists",
+            cli=f"'rankhouse {'runs' if label == 'run' else 'qrels'} list' shows",
+        )
         raise NotFoundError(
-            f"no {label} named {str(name_or_id)!r}; "
-            f"'rankhouse {'runs' if label == 'run' else 'qrels'} list' shows what is stored"
+            Message(f"no {label} named {str(name_or_id)!r}; ", listing, " what is stored")
         )
     return dict(row)
 

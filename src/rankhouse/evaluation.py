@@ -20,7 +20,7 @@ import numpy as np
 import pandas as pd
 import sqlalchemy as sa
 
-from .errors import InputError, NotFoundError, RankhouseError
+from .errors import Either, InputError, Message, NotFoundError, Option, RankhouseError
 from .labels import label
 
 MISSING_QUERY_POLICIES = ("zero", "skip")
@@ -105,6 +105,7 @@ def evaluate(
     with_query_counts: bool = True,
     name: str | None = None,
     meta: dict[str, str] | None = None,
+    allow_no_overlap: bool = False,
 ) -> EvaluationResult:
     """Evaluate runs against a qrels set, storing per-query values and aggregates.
 
@@ -128,6 +129,9 @@ def evaluate(
             not needed, e.g. for trec-eval's output).
         name: the name of a run given as a file or DataFrame (as ``ingest_run``'s).
         meta: metadata pairs stored with a run given as a file or DataFrame.
+        allow_no_overlap: evaluate a run that has no query in common with the qrels set
+            (every value 0) instead of raising InputError. Checked, with a warning when a run
+            answers fewer than half of the qrels queries, when values are computed.
 
     Returns:
         An :class:`EvaluationResult`.
@@ -135,8 +139,11 @@ def evaluate(
     Raises:
         MeasureError: an unknown measure name.
         NotFoundError: a run or qrels name that is neither stored nor a file.
-        InputError: a file that cannot be ingested.
+        InputError: a file that cannot be ingested; qrels and run files given in the wrong
+            order; a folder; a run with no query in common with the qrels.
+        RankhouseError: a read-only warehouse asked for values it does not hold.
     """
+    from .evaluation_checks import check_argument_order, check_overlap, refuse_read_only
     from .measures import parse_measures
 
     if missing_queries not in MISSING_QUERY_POLICIES:
@@ -151,6 +158,7 @@ def evaluate(
     labels = {m.name: label(m, relevance_level, missing_queries, options) for m in measure_list}
     # `AP` at level 2 and `AP(rel=2)` are one computation: evaluate the first asked for
     measure_list = list({labels[m.name]: m for m in reversed(measure_list)}.values())[::-1]
+    check_argument_order(qrels, runs)
     qrels_row = resolve_qrels(wh, qrels)
     run_rows = resolve_runs(wh, runs, name=name, meta=meta)
     if not run_rows:
@@ -172,14 +180,21 @@ def evaluate(
     stored = {} if recompute else _find_stored(wh, keys.values())
     to_compute = [k for k in keys.values() if k not in stored]
     computed_values = None
+    run_names = {run["id"]: run["name"] for run in run_rows}
+    counted: dict[int, QueryCounts] = {}
     if to_compute:
+        if wh.read_only:
+            refuse_read_only(to_compute, run_names, qrels_row["name"])
+        for run_id in dict.fromkeys(k.run_id for k in to_compute):
+            counted[run_id] = query_counts(wh, run_id, qrels_row["id"], missing_queries)
+        by_name = {run_names[run_id]: found for run_id, found in counted.items()}
+        check_overlap(by_name, qrels_row["name"], missing_queries, allow=allow_no_overlap)
         computed_values = _compute_and_store(
             wh, to_compute, measure_list, relevance_level, missing_queries, options
         )
         stored.update(_find_stored(wh, to_compute))
 
     computed = set(to_compute)
-    run_names = {run["id"]: run["name"] for run in run_rows}
     aggregates = pd.DataFrame(
         [
             {
@@ -207,7 +222,8 @@ def evaluate(
     summary = summary.reset_index()
     summary.columns.name = None
     counts = {
-        run["name"]: query_counts(wh, run["id"], qrels_row["id"], missing_queries)
+        run["name"]: counted.get(run["id"])
+        or query_counts(wh, run["id"], qrels_row["id"], missing_queries)
         for run in run_rows
         if with_query_counts
     }
@@ -224,6 +240,7 @@ def evaluate_frames(
     order: str = "score",
     columns: str | dict[str, str] | None = None,
     qrels_columns: str | dict[str, str] | None = None,
+    allow_no_overlap: bool = False,
 ) -> EvaluationResult:
     """Evaluate DataFrames (or files) without a warehouse file: notebooks, quick checks.
 
@@ -238,12 +255,15 @@ def evaluate_frames(
             takes the run's ranks as the ranking (a run without scores needs it).
         columns: column mapping for the run, e.g. ``{"qid": "query", "score": "sim"}``.
         qrels_columns: column mapping for the qrels.
+        allow_no_overlap: as for :func:`evaluate`.
 
     Returns:
         An :class:`EvaluationResult` (the in-memory warehouse is discarded).
     """
+    from .evaluation_checks import check_argument_order
     from .warehouse import Warehouse
 
+    check_argument_order(qrels, run)
     with Warehouse(":memory:") as wh:
         qrels_result = wh.ingest_qrels(qrels, columns=qrels_columns)
         run_results = wh.ingest_run(run, columns=columns, order=order)
@@ -254,6 +274,7 @@ def evaluate_frames(
             measures,
             relevance_level=relevance_level,
             missing_queries=missing_queries,
+            allow_no_overlap=allow_no_overlap,
         )
 
 
@@ -262,14 +283,16 @@ def evaluate_frames(
 
 def resolve_qrels(wh, qrels: Any) -> dict[str, Any]:
     """The catalogue row of a qrels set given by name, id, file path or DataFrame."""
-    if isinstance(qrels, pd.DataFrame):
-        return wh.qrels(wh.ingest_qrels(qrels).id)
-    if _is_existing_file(qrels):
+    from .evaluation_checks import not_found, stored_files
+
+    if isinstance(qrels, pd.DataFrame) or _is_existing_file(qrels):
+        if wh.read_only and not isinstance(qrels, pd.DataFrame):
+            return wh.qrels(stored_files(wh, [qrels], "qrels")[0])
         return wh.qrels(wh.ingest_qrels(qrels).id)
     try:
         return wh.qrels(qrels)
     except NotFoundError as exc:
-        raise NotFoundError(f"{exc}; it is not a file either") from None
+        raise not_found(wh, qrels, "qrels", exc) from None
 
 
 def resolve_runs(
@@ -294,18 +317,31 @@ def resolve_runs(
         runs = [runs]
     runs = list(runs)
     ingested = [run for run in runs if isinstance(run, pd.DataFrame) or _is_existing_file(run)]
+    from .evaluation_checks import not_found, stored_files
+
     if (name is not None or meta) and not ingested:
         raise InputError(
-            "--name and --meta apply to a run given as a file; the runs given are stored ones",
-            hint="set them with 'rankhouse ingest run FILE --name ... --meta ...'",
+            Message(
+                Option("name"),
+                " and ",
+                Option("meta"),
+                " apply to a run given as a file; the runs given are stored ones",
+            ),
+            hint=Either(
+                "set them with Warehouse.ingest_run(FILE, name=..., meta=...)",
+                "set them with 'rankhouse ingest run FILE --name ... --meta ...'",
+            ),
         )
     if name is not None and len(ingested) > 1:
         raise InputError(
-            f"--name names one run file, but {len(ingested)} were given",
+            Message(Option("name"), f" names one run file, but {len(ingested)} were given"),
             hint="evaluate them one by one, or ingest them with their names first",
         )
     rows: list[dict[str, Any]] = []
     for run in runs:
+        if wh.read_only and _is_existing_file(run):  # serve a file it holds, ingest nothing
+            rows.extend(wh.run(run_id) for run_id in stored_files(wh, [run], "run"))
+            continue
         if isinstance(run, pd.DataFrame) or _is_existing_file(run):
             results = wh.ingest_run(run, name=name, meta=meta, new_version=True)
             rows.extend(wh.run(result.id) for result in results)
@@ -313,7 +349,7 @@ def resolve_runs(
         try:
             rows.append(wh.run(run))
         except NotFoundError as exc:
-            raise NotFoundError(f"{exc}; it is not a file either") from None
+            raise not_found(wh, run, "run", exc) from None
     unique = {row["id"]: row for row in rows}
     return list(unique.values())
 

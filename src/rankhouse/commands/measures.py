@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import typer
 
-from .common import FORMAT_OPTION, OutputFormat, print_frame
+from .output import FORMAT_OPTION, OutputFormat, print_frame
 
 
 def register(app: typer.Typer) -> None:

@@ -7,7 +7,8 @@ import sqlalchemy as sa
 import typer
 
 from ..errors import RankhouseError
-from .common import FORMAT_OPTION, OutputFormat, open_warehouse, print_frame
+from .common import open_warehouse
+from .output import FORMAT_OPTION, OutputFormat, print_frame
 
 
 def register(app: typer.Typer) -> None:
@@ -43,6 +44,7 @@ def sql_command(
                 return
             frame = pd.DataFrame(result.fetchall(), columns=list(result.keys()))
     except sa.exc.DBAPIError as exc:
-        hint = "" if write else " (the warehouse is open read-only; pass --write to change it)"
+        refused = "read-only" in str(exc.orig).lower() or "read only" in str(exc.orig).lower()
+        hint = " (the warehouse is open read-only; pass --write to change it)" if refused else ""
         raise RankhouseError(f"the query failed: {exc.orig}{hint}") from None
     print_frame(frame, fmt)

@@ -25,7 +25,11 @@ def register(app: typer.Typer) -> None:
         marked as read by trec-eval; otherwise no file is written.
         """
         from ..trec_eval import main
+        from ..trec_eval.options import HELP, asks_for_help
 
+        if asks_for_help(ctx.args):  # trec_eval's -h prints its help and exits 0
+            print(HELP, end="")
+            raise typer.Exit(0)
         state = ctx.find_root().obj
         db = getattr(state, "db", None)
         read_only = bool(getattr(state, "read_only", False))

@@ -310,6 +310,7 @@ def _values(wh, options, requests, run_id: int, qrels_id: int, topics, limit: in
             missing_queries="zero",
             options=engine_options,
             with_query_counts=False,
+            allow_no_overlap=True,  # trec_eval's own rules apply
         )
         # one row per topic, one column per measure (every evaluated topic has every measure)
         wide = result.per_query.pivot(index="query", columns="measure", values="value")
