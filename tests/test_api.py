@@ -214,3 +214,14 @@ def test_ranks_that_disagree_with_scores_are_a_warning(tmp_path, run_cli):
         "trec_eval does, and ignores ranks: pass --order rank to take the given ranks as the "
         "ranking"
     )
+
+
+def test_the_rank_check_runs_on_every_backend(any_warehouse, tmp_path):
+    path = tmp_path / "run.txt"
+    path.write_text("1 Q0 a 2 2.0 sys\n1 Q0 b 1 1.0 sys\n2 Q0 c 1 3.0 sys\n")
+    with pytest.warns(rankhouse.RankhouseWarning, match=r"^run 'sys': its ranks disagree"):
+        any_warehouse.ingest_run(path)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        any_warehouse.ingest_run(path)  # stored already: checked when it was new
+        any_warehouse.ingest_run(path, order="rank", name="by-rank")

@@ -176,11 +176,13 @@ def test_read_only_serves_stored_values_and_says_what_it_cannot_compute(run_cli)
     )
 
 
-def test_read_only_in_python_says_it_in_python(db_path):
-    with rankhouse.Warehouse(db_path) as wh:
+def test_read_only_in_python_says_it_in_python(backend_target):
+    with rankhouse.Warehouse(backend_target) as wh:
         wh.evaluate(EXAMPLES / "qrels.txt", EXAMPLES / "run.bm25.txt", "AP")
-    with rankhouse.Warehouse(db_path, read_only=True) as wh:
+    with rankhouse.Warehouse(backend_target, read_only=True) as wh:
         assert wh.evaluate("qrels", "bm25", "AP").num_reused == 1
+        by_file = wh.evaluate(EXAMPLES / "qrels.txt", EXAMPLES / "run.bm25.txt", "AP")
+        assert by_file.num_reused == 1
         with pytest.raises(RankhouseError, match=r"open the warehouse without read_only=True"):
             wh.evaluate("qrels", "bm25", "RR")
 

@@ -20,7 +20,7 @@ from ..errors import Message, Option, RankhouseWarning
 if TYPE_CHECKING:
     from .api import IngestResult
 
-SAMPLE_ROWS = 200_000
+SAMPLE_ROWS = 50_000
 """Rows of a run checked (any subset proves a disagreement; this keeps big runs cheap)."""
 
 _FIRST_DISAGREEMENT = sa.text(
