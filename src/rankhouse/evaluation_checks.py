@@ -100,7 +100,8 @@ def not_found(wh, value: Any, kind: str, error: NotFoundError) -> RankhouseError
             if kind == "run"
             else "give the qrels file in it",
         )
-    if kind == "qrels" and not isinstance(value, bool) and _stored_run(wh, value):
+    named = isinstance(value, str) and not value.strip().lstrip("-").isdigit()  # not an id
+    if kind == "qrels" and named and _stored_run(wh, value):
         return NotFoundError(
             Message(
                 f"{value!r} is a stored run, not a qrels set; the qrels come first, then the runs"
