@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import sys
 import uuid
@@ -182,5 +183,51 @@ def run_cli(db_path: Path, tmp_path: Path):
             timeout=600,
         )
         return CliResult(done.returncode, done.stdout, done.stderr)
+
+    return run
+
+
+_ESCAPES = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
+
+
+@pytest.fixture
+def run_cli_tty(db_path: Path, tmp_path: Path):
+    """Run the real CLI with its stdout on a terminal (a pseudo-terminal) ``columns`` wide.
+
+    Returns a CliResult whose stdout is the text shown (styles removed, ``\r\n`` as ``\n``).
+    """
+    import fcntl
+    import pty
+    import struct
+    import termios
+
+    def run(*args: str, columns: int = 80, cwd: Path | None = None) -> CliResult:
+        main, child = pty.openpty()
+        fcntl.ioctl(child, termios.TIOCSWINSZ, struct.pack("HHHH", 50, columns, 0, 0))
+        env = {k: v for k, v in os.environ.items() if k != "RANKHOUSE_DB"}
+        env |= {"COLUMNS": str(columns), "TERM": "xterm"}
+        process = subprocess.Popen(
+            [sys.executable, "-m", "rankhouse", "--db", str(db_path), *map(str, args)],
+            stdin=subprocess.DEVNULL,
+            stdout=child,
+            stderr=subprocess.PIPE,
+            cwd=cwd or tmp_path,
+            env=env,
+        )
+        os.close(child)
+        shown = bytearray()
+        while True:
+            try:
+                chunk = os.read(main, 1 << 16)
+            except OSError:  # the terminal closed with the process
+                break
+            if not chunk:
+                break
+            shown += chunk
+        os.close(main)
+        stderr = process.stderr.read().decode()
+        process.wait(timeout=600)
+        text = _ESCAPES.sub("", shown.decode()).replace("\r\n", "\n")
+        return CliResult(process.returncode, text, stderr)
 
     return run

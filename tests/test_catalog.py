@@ -75,9 +75,9 @@ def test_removing_a_baseline_keeps_the_checks_that_used_it(run_cli, tmp_path):
     )
     kept = run_cli("sql", query, "--format", "csv")
     assert kept.exit_code == 0, kept.stderr
-    assert kept.stdout.splitlines()[1:] == ["new,old,previous,True,AP,0.5,1,improved"]
+    assert kept.stdout.splitlines()[1:] == ["new,old,previous,true,AP,0.5,1.0,improved"]
     history = run_cli("history", "--run", "new", "-m", "AP", "--format", "csv")
-    assert history.stdout.splitlines()[1].endswith(",1,pass")
+    assert history.stdout.splitlines()[1].endswith(",1.0,pass")
 
     # deleting the run under test deletes its own checks
     assert run_cli("runs", "rm", "new").exit_code == 0

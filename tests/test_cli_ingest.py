@@ -37,7 +37,10 @@ def test_ingest_list_show_rm(run_cli, tmp_path):
     )
     assert run_cli("runs", "list", "--format", "csv").stdout.startswith("id,name,tag,queries,rows")
     assert "mine" in run_cli("runs", "list").stdout
-    assert "num_judgments" in run_cli("qrels", "list").stdout
+    assert run_cli("qrels", "list", "--format", "csv").stdout.startswith(
+        "id,name,queries,judgments,relevant,min_grade,max_grade,ingested_at\n"
+    )
+    assert "judgments" in run_cli("qrels", "list").stdout
     show = json.loads(run_cli("runs", "show", "mine", "--format", "json").stdout)
     assert show["metadata"]["model"] == "bm25" and show["max_rows_per_query"] == 2
     assert "metadata.model" in run_cli("runs", "show", "mine").stdout

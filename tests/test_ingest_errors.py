@@ -51,7 +51,7 @@ RUN_CASES = [
     ),
     ("empty", "", r"no data lines"),
     ("only comments", "# nothing\n\n", r"no data lines"),
-    ("qrels line in a run", "1 0 a 1\n", r"found 4 .*use 'rankhouse ingest qrels'"),
+    ("qrels line in a run", "1 0 a 1\n", r"found 4 .*ingest it with Warehouse.ingest_qrels"),
 ]
 
 

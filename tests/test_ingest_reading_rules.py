@@ -257,12 +257,12 @@ def test_rank_only_run_with_order_rank(warehouse, tmp_path):
         ("sys", "q1", "d2", 2, -2.0),
         ("sys", "q2", "d3", 1, -1.0),
     ]
-    with pytest.raises(InputError, match=r"line 1.*needs --order rank"):
+    with pytest.raises(InputError, match=r"line 1.*needs order='rank'"):
         warehouse.ingest_run(path, name="by-score")
 
 
 def test_columns_do_not_apply_to_trec_text(warehouse, tmp_path):
     path = tmp_path / "r.txt"
     path.write_bytes(RUN)
-    with pytest.raises(InputError, match="--columns applies to csv, tsv, parquet and jsonl"):
+    with pytest.raises(InputError, match="^columns applies to csv, tsv, parquet and jsonl"):
         warehouse.ingest_run(path, columns="qid=a,docid=b,score=c")

@@ -75,14 +75,14 @@ def test_missing_column_hint(warehouse, tmp_path):
     with pytest.raises(
         InputError,
         match=r"no column for qid, docid \(.*its columns are QUERY_KEY, DOC_KEY, SCORE; "
-        r"pass --columns qid=<column>,docid=<column>",
+        r"pass columns=\{'qid': '<column>', 'docid': '<column>'\}$",
     ):
         warehouse.ingest_run(path)
 
 
 def test_ranks_only_suggests_order_rank(warehouse):
     frame = pd.DataFrame({"qid": ["1"], "docid": ["a"], "rank": [1]})
-    with pytest.raises(InputError, match="pass --order rank"):
+    with pytest.raises(InputError, match="pass order='rank'$"):
         warehouse.ingest_run(frame)
     [result] = warehouse.ingest_run(frame, order="rank")
     assert result.num_rows == 1

@@ -82,8 +82,8 @@ def test_lists_expand_and_duplicates_drop():
 @pytest.mark.parametrize(
     ("text", "message"),
     [
-        ("ndcg_cutt_10", r"unknown measure 'ndcg_cutt_10'; did you mean ndcg_cut"),
-        ("nDGC@10", r"unknown measure 'nDGC'; did you mean nDCG"),
+        ("ndcg_cutt_10", r"unknown measure 'ndcg_cutt_10'; did you mean ndcg_cut_10 \(nDCG@10\)"),
+        ("nDGC@10", r"unknown measure 'nDGC@10'; did you mean nDCG@10\?"),
         ("P", r"'P' stands for 9 measures"),
         ("P@0", r"cutoff must be >= 1"),
         ("AP(foo=1)", r"AP takes parameters cutoff, rel"),
@@ -155,3 +155,81 @@ def test_cli_shows_one_measure_and_rejects_unknown(run_cli):
     bad = run_cli("measures", "ndcg_cutt")
     assert bad.exit_code == 1
     assert "Error: unknown measure 'ndcg_cutt'; did you mean ndcg_cut" in bad.stderr
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("ndgc@10", "unknown measure 'ndgc@10'; did you mean nDCG@10?"),
+        (
+            "ndcg@10",
+            "unknown measure 'ndcg@10'; measure names are case-sensitive: did you mean nDCG@10?",
+        ),
+        (
+            "p(rel=2)@5",
+            "unknown measure 'p(rel=2)@5'; measure names are case-sensitive: did you mean "
+            "P(rel=2)@5?",
+        ),
+        ("ap", "unknown measure 'ap'; measure names are case-sensitive: did you mean AP?"),
+        ("recip_rnk", "unknown measure 'recip_rnk'; did you mean recip_rank (RR)?"),
+        (
+            "ndcg_cutt_10",
+            "unknown measure 'ndcg_cutt_10'; did you mean ndcg_cut_10 (nDCG@10), ndcg_cut?",
+        ),
+    ],
+)
+def test_suggestions_are_whole_names_that_parse(text, message):
+    with pytest.raises(MeasureError) as raised:
+        parse_measure(text)
+    assert str(raised.value).startswith(message)
+
+
+@pytest.mark.parametrize(
+    ("text", "names"),
+    [
+        ("nDCG@10,AP", ["nDCG@10", "AP"]),
+        ("AP, P(rel=2)@5 ,RR", ["AP", "P(rel=2)@5", "RR"]),
+        ("map,P_5", ["AP", "P@5"]),
+        # trec_eval's lists and parameters keep their meaning
+        ("P.5,10", ["P@5", "P@10"]),
+        ("ndcg_cut.10,20", ["nDCG@10", "nDCG@20"]),
+        ("utility.1,-1,0,0", ["Utility"]),
+        ("Utility(rel_ret=2.0,nonrel_ret=-1.0)", ["Utility(rel_ret=2.0)"]),
+    ],
+)
+def test_a_comma_list_is_several_measures(text, names):
+    assert [m.name for m in parse_measures([text])] == names
+
+
+def test_a_comma_list_with_a_bad_name_says_which():
+    with pytest.raises(MeasureError) as raised:
+        parse_measures(["nDCG@10,APP"])
+    assert str(raised.value).startswith(
+        "'nDCG@10,APP' is not one measure, and as measures separated by commas: unknown "
+        "measure 'APP'; did you mean AP?"
+    )
+
+
+def test_cli_measure_names(run_cli):
+    examples = Path(__file__).resolve().parents[1] / "examples"
+    files = [examples / "qrels.txt", examples / "run.bm25.txt"]
+    case = run_cli("eval", *files, "-m", "ndcg@10")
+    assert case.exit_code == 1
+    assert case.stderr == (
+        "Error: unknown measure 'ndcg@10'; measure names are case-sensitive: did you mean "
+        "nDCG@10?\n"
+    )
+    typo = run_cli("eval", *files, "-m", "ndgc@10")
+    assert typo.stderr == (
+        "Error: unknown measure 'ndgc@10'; did you mean nDCG@10? (`rankhouse measures` lists "
+        "them all)\n"
+    )
+    listed = run_cli("eval", *files, "-m", "nDCG@10,AP", "-f", "csv")
+    assert listed.exit_code == 0, listed.stderr
+    assert listed.stdout.splitlines()[0] == "run,nDCG@10,AP"
+
+
+def test_python_errors_point_to_python():
+    with pytest.raises(MeasureError) as raised:
+        parse_measure("ndgc@10")
+    assert str(raised.value).endswith("(rankhouse.measures.docs.catalogue() lists them all)")

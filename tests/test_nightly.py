@@ -71,7 +71,7 @@ def test_nightly_gate_twice(shared_dir, tmp_path):
         history = wh.history(system="nightly")
     assert list(history["run"]) == ["nightly-good", "nightly-bad"]
     assert list(history["commit"]) == ["aaa111", "bbb222"]
-    assert list(history["gate"]) == [None, "fail"]
+    assert list(history["gate"]) == ["first run", "fail"]
 
 
 def test_nightly_usage(tmp_path):

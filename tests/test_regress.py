@@ -288,3 +288,23 @@ def test_a_trec_eval_copy_is_never_the_previous_baseline(shared_dir, run_files, 
         # named explicitly, the copy is a baseline like any run
         named = regress(wh, "night-3", baseline="nightly", qrels="dl19", measures=["AP"])
         assert named.baseline == "nightly"
+
+
+def test_a_first_run_passed_is_stored_and_shown_as_first_run(any_warehouse):
+    wh = any_warehouse
+    examples = Path(__file__).resolve().parents[1] / "examples"
+    wh.ingest_qrels(examples / "qrels.txt", name="q")
+    wh.ingest_run(examples / "nights" / "bm25.night1.txt", name="n1")
+    with pytest.raises(NoBaselineError, match="pass allow_missing_baseline=True to let"):
+        regress(wh, "n1", baseline="previous", qrels="q", measures=["AP"])
+    first = regress(
+        wh, "n1", baseline="previous", qrels="q", measures=["AP"], allow_missing_baseline=True
+    )
+    assert (first.baseline, first.passed, len(first.verdicts)) == (None, True, 0)
+    assert list(wh.history(system="bm25")["gate"]) == ["first run"]
+    wh.ingest_run(examples / "nights" / "bm25.night2.txt", name="n2")
+    second = regress(wh, "n2", baseline="previous", qrels="q", measures=["AP"])
+    assert second.baseline == "n1"
+    assert list(wh.history(system="bm25")["gate"]) == ["first run", "pass"]
+    with wh.connect() as conn:  # a check without verdicts is not in regress_results
+        assert conn.execute("SELECT count(*) FROM regress_results").scalar() == 1

@@ -28,10 +28,10 @@ def test_a_regenerated_file_is_the_next_version(files, run_cli):
         result = run_cli("eval", "qrels.txt", "run.txt", "-m", "AP", "-f", "csv")
         assert result.exit_code == 0, result.stderr
         name = "mysys" if night == 1 else f"mysys@{night}"
-        assert result.stdout == f"run,AP\n{name},{ap:.17g}\n"
+        assert result.stdout == f"run,AP\n{name},{ap!r}\n"
         expected[name] = ap
     again = run_cli("eval", "qrels.txt", "run.txt", "-m", "AP", "-f", "csv")
-    assert again.stdout == "run,AP\nmysys@3,1\n"  # same content: the stored run
+    assert again.stdout == "run,AP\nmysys@3,1.0\n"  # same content: the stored run
     series = run_cli("history", "--system", "mysys", "-m", "AP", "-f", "json")
     assert series.exit_code == 0, series.stderr
     rows = json.loads(series.stdout)

@@ -12,6 +12,7 @@ from .errors import (
     MeasureError,
     NotFoundError,
     RankhouseError,
+    RankhouseWarning,
     SchemaError,
 )
 
@@ -41,6 +42,7 @@ def evaluate(
     order: str = "score",
     columns=None,
     qrels_columns=None,
+    allow_no_overlap: bool = False,
 ):
     """Evaluate a run DataFrame (or file) against qrels in a throw-away in-memory warehouse.
 
@@ -56,6 +58,8 @@ def evaluate(
             takes the run's ranks as the ranking (a run without scores needs it).
         columns: run column mapping, e.g. ``{"qid": "query", "score": "sim"}``.
         qrels_columns: qrels column mapping, e.g. ``{"rel": "grade"}``.
+        allow_no_overlap: evaluate a run with no query in common with the qrels (every
+            value 0) instead of raising InputError.
 
     Returns:
         An :class:`~rankhouse.evaluation.EvaluationResult` (``summary``, ``per_query``,
@@ -72,6 +76,7 @@ def evaluate(
         order=order,
         columns=columns,
         qrels_columns=qrels_columns,
+        allow_no_overlap=allow_no_overlap,
     )
 
 
@@ -81,6 +86,7 @@ __all__ = [
     "MeasureError",
     "NotFoundError",
     "RankhouseError",
+    "RankhouseWarning",
     "SchemaError",
     "Warehouse",
     "__version__",

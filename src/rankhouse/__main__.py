@@ -1,4 +1,4 @@
-"""``python -m rankhouse`` runs the CLI."""
+"""``python -m rankhouse`` runs the CLI (its help and errors name it ``rankhouse``)."""
 
 from .entry import main
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 import json
 from typing import TYPE_CHECKING
 
-from .errors import NotFoundError
+from .errors import Either, Message, NotFoundError
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -58,9 +58,12 @@ def _find(conn: Connection, table: str, columns: str, name_or_id: str | int, lab
             .first()
         )
     if row is None:
+        listing = Either(
+            python=f"Warehouse.{'runs' if label == 'run' else 'qrels_sets'}() lists",
+            cli=f"'rankhouse {'runs' if label == 'run' else 'qrels'} list' shows",
+        )
         raise NotFoundError(
-            f"no {label} named {str(name_or_id)!r}; "
-            f"'rankhouse {'runs' if label == 'run' else 'qrels'} list' shows what is stored"
+            Message(f"no {label} named {str(name_or_id)!r}; ", listing, " what is stored")
         )
     return dict(row)
 

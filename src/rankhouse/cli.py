@@ -1,12 +1,15 @@
 """The ``rankhouse`` command: a thin Typer layer over the library.
 
 Each command group lives in ``rankhouse.commands``; this module holds the root app, the
-global options and the one place where library errors become ``Error: ...`` and exit 1.
+global options and the one place where library errors become ``Error: ...`` and exit 1 and
+library warnings one ``Warning: ...`` line, both in the command line's words (``--order
+rank`` where the library tells a Python caller ``order='rank'``).
 """
 
 from __future__ import annotations
 
 import sys
+import warnings
 
 import typer
 
@@ -16,12 +19,21 @@ from .commands.common import CliState
 from .errors import RankhouseError
 
 
+def _show_warning(message, category, filename, lineno, file=None, line=None) -> None:
+    text = message.cli_text() if hasattr(message, "cli_text") else str(message)
+    print(f"Warning: {text}", file=sys.stderr)
+
+
 class _App(typer.Typer):
     def __call__(self, *args, **kwargs):
+        from .commands.usage import tidy
+
+        command = tidy(typer.main.get_command(self))
+        warnings.showwarning = _show_warning
         try:
-            return super().__call__(*args, **kwargs)
+            return command(*args, **kwargs)
         except RankhouseError as exc:
-            print(f"Error: {exc}", file=sys.stderr)
+            print(f"Error: {exc.cli_text()}", file=sys.stderr)
             sys.exit(1)
 
 
@@ -47,9 +59,14 @@ def main(
         None,
         "--db",
         envvar="RANKHOUSE_DB",
+        metavar="WAREHOUSE",
         help="Warehouse: a DuckDB file or an SQLAlchemy URL (default: ./rankhouse.duckdb).",
     ),
-    read_only: bool = typer.Option(False, "--read-only", help="Open the warehouse read-only."),
+    read_only: bool = typer.Option(
+        False,
+        "--read-only",
+        help="Open the warehouse read-only: stored values are served, nothing is computed.",
+    ),
     version: bool = typer.Option(
         False, "--version", callback=_version, is_eager=True, help="Print the version and exit."
     ),

@@ -254,27 +254,26 @@ def experiment_table(frame: pd.DataFrame) -> pd.DataFrame:
     """The wide view of :func:`compare`'s result, one row per run (PyTerrier's Experiment).
 
     Columns: ``run``, then per measure its mean, and when a baseline was given
-    ``<m> delta``, ``<m> +``, ``<m> -``, ``<m> p``, ``<m> p corr`` and ``<m> sig``.
+    ``<m> delta``, ``<m> +``, ``<m> -``, ``<m> p``, ``<m> p corr`` and ``<m> sig`` (True,
+    False, or missing for the baseline itself: the ``significant`` column of the long form).
     """
     runs = list(dict.fromkeys(frame["run"]))
     measures = list(dict.fromkeys(frame["measure"]))
     indexed = frame.set_index(["run", "measure"])
     has_baseline = frame["baseline"].notna().any()
-    wide = pd.DataFrame({"run": runs})
+    columns: dict[str, Any] = {"run": runs}
     for measure in measures:
         part = indexed.xs(measure, level="measure").reindex(runs)
-        wide[measure] = part["mean"].to_numpy(dtype=float)
+        columns[measure] = part["mean"].to_numpy(dtype=float)
         if has_baseline:
-            wide[f"{measure} delta"] = part["delta"].to_numpy(dtype=float)
-            wide[f"{measure} +"] = _counts(part["improved"])
-            wide[f"{measure} -"] = _counts(part["degraded"])
-            wide[f"{measure} p"] = part["p_value"].to_numpy(dtype=float)
-            wide[f"{measure} p corr"] = part["p_corrected"].to_numpy(dtype=float)
-            wide[f"{measure} sig"] = [
-                "" if flag is None else ("*" if flag else "") for flag in part["significant"]
-            ]
-    return wide
-
-
-def _counts(column: pd.Series) -> pd.Series:
-    return pd.Series([None if pd.isna(v) else int(v) for v in column], dtype=object).to_numpy()
+            columns[f"{measure} delta"] = part["delta"].to_numpy(dtype=float)
+            columns[f"{measure} +"] = pd.array(part["improved"], dtype="Int64")
+            columns[f"{measure} -"] = pd.array(part["degraded"], dtype="Int64")
+            columns[f"{measure} p"] = part["p_value"].to_numpy(dtype=float)
+            columns[f"{measure} p corr"] = part["p_corrected"].to_numpy(dtype=float)
+            columns[f"{measure} sig"] = pd.array(
+                [None if flag is None else bool(flag) for flag in part["significant"]],
+                dtype="boolean",
+            )
+    # built in one step: a column at a time fragments a frame of many measures
+    return pd.DataFrame(columns)

@@ -1,10 +1,102 @@
-"""Typed errors raised by the library; the CLI turns each into one ``Error: ...`` line."""
+"""Typed errors and warnings raised by the library; the CLI turns each into one line.
+
+A message that tells the caller what to pass names a parameter the way the caller writes
+it: ``order='rank'`` to a Python caller, ``--order rank`` on the command line. Such a
+message is built from parts (:class:`Option`, :class:`Either`, text); ``str()`` of the
+error is the Python wording and :meth:`RankhouseError.cli_text` the command line's, which
+is what the CLI prints.
+"""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+from typing import Any
+
+_FLAG = object()
+
+
+@dataclass(frozen=True)
+class Option:
+    """A parameter named in a message: ``name=value`` in Python, ``--name value`` on the CLI.
+
+    Args:
+        name: the Python keyword (``relevance_level``); the CLI flag is ``--relevance-level``
+            unless ``flag`` says otherwise.
+        value: the value to suggest; left out, the message names the parameter alone.
+        cli_value: how the value is written on the command line (default ``str(value)``);
+            ``""`` for a flag that takes no value (``--replace``).
+        flag: the CLI's option when it is not ``--`` + the name with dashes.
+    """
+
+    name: str
+    value: Any = _FLAG
+    cli_value: str | None = None
+    flag: str | None = None
+
+    def render(self, cli: bool) -> str:
+        if not cli:
+            return self.name if self.value is _FLAG else f"{self.name}={self.value!r}"
+        flag = self.flag or "--" + self.name.replace("_", "-")
+        if self.value is _FLAG or self.cli_value == "":
+            return flag
+        shown = str(self.value) if self.cli_value is None else self.cli_value
+        return f"{flag} {shown}"
+
+
+@dataclass(frozen=True)
+class Either:
+    """Text that differs between the two audiences (``rankhouse measures`` vs a function)."""
+
+    python: str
+    cli: str
+
+    def render(self, cli: bool) -> str:
+        return self.cli if cli else self.python
+
+
+Part = str | Option | Either
+
+
+class Message:
+    """A message made of text, :class:`Option` and :class:`Either` parts."""
+
+    def __init__(self, *parts: Part | Message | None) -> None:
+        flat: list[Part] = []
+        for part in parts:
+            if isinstance(part, Message):
+                flat.extend(part.parts)
+            elif part is not None:
+                flat.append(part)
+        self.parts = tuple(flat)
+
+    def render(self, cli: bool = False) -> str:
+        return "".join(p if isinstance(p, str) else p.render(cli) for p in self.parts)
+
+    def __bool__(self) -> bool:
+        return bool(self.render())
+
+    def __str__(self) -> str:
+        return self.render(cli=False)
+
+
+def _message(text: str | Message | None) -> Message:
+    return text if isinstance(text, Message) else Message(text)
+
 
 class RankhouseError(Exception):
-    """Base class of every error rankhouse raises on purpose (exit code 1 on the CLI)."""
+    """Base class of every error rankhouse raises on purpose (exit code 1 on the CLI).
+
+    Args:
+        message: the text, or a :class:`Message` that names parameters (see the module).
+    """
+
+    def __init__(self, message: str | Message = "") -> None:
+        self.message = _message(message)
+        super().__init__(self.message.render(cli=False))
+
+    def cli_text(self) -> str:
+        """The message as the command line says it (``--order rank``, not ``order='rank'``)."""
+        return self.message.render(cli=True)
 
 
 class InputError(RankhouseError):
@@ -16,17 +108,17 @@ class InputError(RankhouseError):
 
     def __init__(
         self,
-        message: str,
+        message: str | Message,
         *,
         source: str | None = None,
         line: int | None = None,
         field: str | None = None,
-        hint: str | None = None,
+        hint: str | Message | None = None,
     ) -> None:
         self.source = source
         self.line = line
         self.field = field
-        self.hint = hint
+        self.hint = None if hint is None else str(hint)
         where = []
         if source is not None:
             where.append(str(source))
@@ -34,9 +126,9 @@ class InputError(RankhouseError):
             where.append(f"line {line}")
         if field is not None:
             where.append(f"field {field!r}")
-        text = message if not where else f"{message} ({', '.join(where)})"
+        text = Message(message, f" ({', '.join(where)})" if where else None)
         if hint:
-            text = f"{text}; {hint}"
+            text = Message(text, "; ", _message(hint))
         super().__init__(text)
 
 
@@ -54,3 +146,21 @@ class SchemaError(RankhouseError):
 
 class MeasureError(RankhouseError):
     """A measure name or parameter that rankhouse does not know or cannot accept."""
+
+
+class RankhouseWarning(UserWarning):
+    """Something that is probably a mistake but yields numbers (a run that answers few of
+    the qrels queries, ranks that disagree with scores). The CLI prints it as one
+    ``Warning: ...`` line on stderr.
+
+    Args:
+        message: the text, or a :class:`Message` that names parameters.
+    """
+
+    def __init__(self, message: str | Message) -> None:
+        self.message = _message(message)
+        super().__init__(self.message.render(cli=False))
+
+    def cli_text(self) -> str:
+        """The warning as the command line says it."""
+        return self.message.render(cli=True)

@@ -18,7 +18,7 @@ from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from .errors import InputError, NotFoundError, RankhouseError
+from .errors import Either, InputError, Message, NotFoundError, Option, RankhouseError
 from .labels import label
 
 if TYPE_CHECKING:
@@ -148,6 +148,23 @@ class EvaluationResult:
             [run, *(found.get((run, measure)) for measure in self.measures)] for run in self.runs
         ]
 
+    def per_query_rows(self) -> list[list[Any]]:
+        """The per-query values wide, as plain rows: run, query, then one value per measure
+        (None where a measure has none), in :attr:`per_query`'s order."""
+        position = {measure: i for i, measure in enumerate(self.measures)}
+        rows: list[list[Any]] = []
+        index: dict[tuple[str, str], list[Any]] = {}
+        values = self.per_query_values
+        for run, query, measure, value in zip(
+            values.run, values.query, values.measure, values.value, strict=True
+        ):
+            row = index.get((run, query))
+            if row is None:
+                row = index[(run, query)] = [run, query, *([None] * len(self.measures))]
+                rows.append(row)
+            row[2 + position[measure]] = value
+        return rows
+
     def styled(
         self,
         round: int | dict[str, int] = 4,  # noqa: A002 (PyTerrier's name)
@@ -192,6 +209,7 @@ def evaluate(
     with_query_counts: bool = True,
     name: str | None = None,
     meta: dict[str, str] | None = None,
+    allow_no_overlap: bool = False,
 ) -> EvaluationResult:
     """Evaluate runs against a qrels set, storing per-query values and aggregates.
 
@@ -215,6 +233,9 @@ def evaluate(
             not needed, e.g. for trec-eval's output).
         name: the name of a run given as a file or DataFrame (as ``ingest_run``'s).
         meta: metadata pairs stored with a run given as a file or DataFrame.
+        allow_no_overlap: evaluate a run that has no query in common with the qrels set
+            (every value 0) instead of raising InputError. Checked, with a warning when a run
+            answers fewer than half of the qrels queries, when values are computed.
 
     Returns:
         An :class:`EvaluationResult`.
@@ -222,10 +243,15 @@ def evaluate(
     Raises:
         MeasureError: an unknown measure name.
         NotFoundError: a run or qrels name that is neither stored nor a file.
-        InputError: a file that cannot be ingested.
+        InputError: a file that cannot be ingested; qrels and run files given in the wrong
+            order; a folder; a run with no query in common with the qrels.
+        RankhouseError: a read-only warehouse asked for values it does not hold.
     """
+    from .evaluation_checks import check_argument_order, check_overlap, refuse_read_only
+
     options = dict(sorted((options or {}).items()))
     measure_list, labels = _requested(measures, relevance_level, missing_queries, options)
+    check_argument_order(qrels, runs)
     qrels_row = resolve_qrels(wh, qrels)
     run_rows = resolve_runs(wh, runs, name=name, meta=meta)
     if not run_rows:
@@ -246,12 +272,19 @@ def evaluate(
     }
     stored = {} if recompute else _find_stored(wh, keys.values())
     to_compute = [k for k in keys.values() if k not in stored]
+    run_names = {run["id"]: run["name"] for run in run_rows}
+    counted: dict[int, QueryCounts] = {}
     if to_compute:
+        if wh.read_only:
+            refuse_read_only(to_compute, run_names, qrels_row["name"])
+        for run_id in dict.fromkeys(k.run_id for k in to_compute):
+            counted[run_id] = query_counts(wh, run_id, qrels_row["id"], missing_queries)
+        by_name = {run_names[run_id]: found for run_id, found in counted.items()}
+        check_overlap(by_name, qrels_row["name"], missing_queries, allow=allow_no_overlap)
         _compute_and_store(wh, to_compute, measure_list, relevance_level, missing_queries, options)
         stored.update(_find_stored(wh, to_compute))
 
     computed = set(to_compute)
-    run_names = {run["id"]: run["name"] for run in run_rows}
     rows = [
         {
             "run": run_names[key.run_id],
@@ -266,7 +299,8 @@ def evaluate(
         for key in keys.values()
     ]
     counts = {
-        run["name"]: query_counts(wh, run["id"], qrels_row["id"], missing_queries)
+        run["name"]: counted.get(run["id"])
+        or query_counts(wh, run["id"], qrels_row["id"], missing_queries)
         for run in run_rows
         if with_query_counts
     }
@@ -306,6 +340,7 @@ def evaluate_frames(
     order: str = "score",
     columns: str | dict[str, str] | None = None,
     qrels_columns: str | dict[str, str] | None = None,
+    allow_no_overlap: bool = False,
 ) -> EvaluationResult:
     """Evaluate DataFrames (or files) without a warehouse: notebooks, quick checks.
 
@@ -323,19 +358,35 @@ def evaluate_frames(
             takes the run's ranks as the ranking (a run without scores needs it).
         columns: column mapping for the run, e.g. ``{"qid": "query", "score": "sim"}``.
         qrels_columns: column mapping for the qrels.
+        allow_no_overlap: as for :func:`evaluate`.
 
     Returns:
         An :class:`EvaluationResult` (``evaluation_id`` is empty: nothing is stored).
     """
     from .db import DuckDBConnection
     from .engine import compute, scratch_database
+    from .evaluation_checks import check_argument_order, check_overlap
     from .ingest.api import load_into_engine
 
+    check_argument_order(qrels, run)
     measure_list, labels = _requested(measures, relevance_level, missing_queries, {})
     duck = scratch_database()
     try:
         [qrels_set] = load_into_engine(duck, qrels, "qrels", columns=qrels_columns)
         runs = load_into_engine(duck, run, "run", columns=columns, order=order)
+        counts = {
+            r.name: _query_counts(
+                tuple(
+                    DuckDBConnection(duck)
+                    .execute(_QUERY_COUNTS_SQL, {"run_id": r.id, "qrels_id": qrels_set.id})
+                    .one()
+                ),
+                r.tied_pairs,
+                missing_queries,
+            )
+            for r in runs
+        }
+        check_overlap(counts, qrels_set.name, missing_queries, allow=allow_no_overlap)
         values = compute(
             duck,
             [r.id for r in runs],
@@ -359,18 +410,6 @@ def evaluate_frames(
             for a in values.aggregates()
         ]
         per_query = _engine_values(duck, [r.id for r in runs], names, values.measures)
-        counts = {
-            r.name: _query_counts(
-                tuple(
-                    DuckDBConnection(duck)
-                    .execute(_QUERY_COUNTS_SQL, {"run_id": r.id, "qrels_id": qrels_set.id})
-                    .one()
-                ),
-                r.tied_pairs,
-                missing_queries,
-            )
-            for r in runs
-        }
     finally:
         duck.close()
     measure_names = [m.name for m in measure_list]
@@ -382,14 +421,16 @@ def evaluate_frames(
 
 def resolve_qrels(wh, qrels: Any) -> dict[str, Any]:
     """The catalogue row of a qrels set given by name, id, file path or DataFrame."""
-    if _is_frame(qrels):
-        return wh.qrels(wh.ingest_qrels(qrels).id)
-    if _is_existing_file(qrels):
+    from .evaluation_checks import not_found, stored_files
+
+    if _is_frame(qrels) or _is_existing_file(qrels):
+        if wh.read_only and not _is_frame(qrels):
+            return wh.qrels(stored_files(wh, [qrels], "qrels")[0])
         return wh.qrels(wh.ingest_qrels(qrels).id)
     try:
         return wh.qrels(qrels)
     except NotFoundError as exc:
-        raise NotFoundError(f"{exc}; it is not a file either") from None
+        raise not_found(wh, qrels, "qrels", exc) from None
 
 
 def resolve_runs(
@@ -414,18 +455,31 @@ def resolve_runs(
         runs = [runs]
     runs = list(runs)
     ingested = [run for run in runs if _is_frame(run) or _is_existing_file(run)]
+    from .evaluation_checks import not_found, stored_files
+
     if (name is not None or meta) and not ingested:
         raise InputError(
-            "--name and --meta apply to a run given as a file; the runs given are stored ones",
-            hint="set them with 'rankhouse ingest run FILE --name ... --meta ...'",
+            Message(
+                Option("name"),
+                " and ",
+                Option("meta"),
+                " apply to a run given as a file; the runs given are stored ones",
+            ),
+            hint=Either(
+                "set them with Warehouse.ingest_run(FILE, name=..., meta=...)",
+                "set them with 'rankhouse ingest run FILE --name ... --meta ...'",
+            ),
         )
     if name is not None and len(ingested) > 1:
         raise InputError(
-            f"--name names one run file, but {len(ingested)} were given",
+            Message(Option("name"), f" names one run file, but {len(ingested)} were given"),
             hint="evaluate them one by one, or ingest them with their names first",
         )
     rows: list[dict[str, Any]] = []
     for run in runs:
+        if wh.read_only and _is_existing_file(run):  # serve a file it holds, ingest nothing
+            rows.extend(wh.run(run_id) for run_id in stored_files(wh, [run], "run"))
+            continue
         if _is_frame(run) or _is_existing_file(run):
             results = wh.ingest_run(run, name=name, meta=meta, new_version=True)
             rows.extend(wh.run(result.id) for result in results)
@@ -433,7 +487,7 @@ def resolve_runs(
         try:
             rows.append(wh.run(run))
         except NotFoundError as exc:
-            raise NotFoundError(f"{exc}; it is not a file either") from None
+            raise not_found(wh, run, "run", exc) from None
     unique = {row["id"]: row for row in rows}
     return list(unique.values())
 

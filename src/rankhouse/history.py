@@ -24,6 +24,9 @@ if TYPE_CHECKING:
 FIXED_COLUMNS = ("ingested_at", "run", "system", "qrels")
 """The leading columns of :func:`history`; metadata columns, measures and ``gate`` follow."""
 
+FIRST_RUN = "first run"
+"""The gate of a run that ``regress --allow-missing-baseline`` passed as the first of its series."""
+
 HIDDEN_METADATA = frozenset({"source", "content_sha256"})
 """Metadata keys every run has; left out of history's columns (they are in ``run_catalog``)."""
 
@@ -47,7 +50,8 @@ def history(
     relevance level 1 with missing queries scored zero, ``AP(rel=2)`` at level 2, ``AP
     [missing_queries=skip]`` averaged over the queries the run answered; see
     :mod:`rankhouse.labels`), and ``gate``: the verdict of the newest ``regress`` check of
-    that run against that qrels set (``'pass'``, ``'fail'``, or None when it was never gated).
+    that run against that qrels set (``'pass'``, ``'fail'``, ``'first run'`` when it was passed
+    as the first run of its series, or None when it was never gated).
 
     Args:
         wh: the :class:`~rankhouse.Warehouse`.
@@ -154,11 +158,18 @@ def _parse_since(since: str | date | datetime) -> datetime:
 
 
 def _gates(conn: Connection) -> dict[tuple[int, int], str]:
-    """The newest regress verdict per (run, qrels set)."""
+    """The newest regress verdict per (run, qrels set): pass, fail, or first run."""
     rows = conn.execute(
-        "SELECT run_id, qrels_id, passed FROM regress_checks ORDER BY created_at, id"
+        "SELECT run_id, qrels_id, passed, baseline_run_id FROM regress_checks "
+        "ORDER BY created_at, id"
     )
-    return {(row.run_id, row.qrels_id): "pass" if row.passed else "fail" for row in rows}
+    return {(row.run_id, row.qrels_id): _verdict(row) for row in rows}
+
+
+def _verdict(check: Any) -> str:
+    if check.baseline_run_id is None:  # passed as the first run of its series
+        return FIRST_RUN
+    return "pass" if check.passed else "fail"
 
 
 def _metadata(text: str | None) -> dict[str, Any]:
@@ -183,7 +194,7 @@ def _shape(
         return pd.DataFrame(columns=[*FIXED_COLUMNS, *measure_columns, "gate"])
     # one row per run, qrels set and label (the view keeps one evaluation per label)
     if not wanted:
-        measure_columns = sorted(rows["measure"].unique())
+        measure_columns = sorted(rows["measure"].unique(), key=natural_order)
     values = rows.pivot(index=["run_id", "qrels_id"], columns="measure", values="value")
     runs = (
         rows.drop_duplicates(["run_id", "qrels_id"])
@@ -196,19 +207,24 @@ def _shape(
         for key in dict.fromkeys(k for m in metadata for k in m)
         if key not in FIXED_COLUMNS and key not in measure_columns and key != "gate"
     ]
-    frame = pd.DataFrame(
-        {
-            "ingested_at": runs["run_ingested_at"].to_numpy(),
-            "run": runs["run_name"].to_numpy(),
-            "system": runs["system_tag"].to_numpy(),
-            "qrels": runs["qrels_name"].to_numpy(),
-        }
-    )
+    columns: dict[str, Any] = {
+        "ingested_at": runs["run_ingested_at"].to_numpy(),
+        "run": runs["run_name"].to_numpy(),
+        "system": runs["system_tag"].to_numpy(),
+        "qrels": runs["qrels_name"].to_numpy(),
+    }
     for key in meta_keys:
         texts = [None if m.get(key) is None else str(m[key]) for m in metadata]
-        frame[key] = pd.Series(texts, dtype=object)
+        columns[key] = pd.Series(texts, dtype=object)
     aligned = values.reindex(index=runs.index, columns=measure_columns)
     for name in measure_columns:
-        frame[name] = aligned[name].astype(float).to_numpy()
-    frame["gate"] = pd.Series([gates.get(key) for key in runs.index], dtype=object)
-    return frame
+        columns[name] = aligned[name].astype(float).to_numpy()
+    columns["gate"] = pd.Series([gates.get(key) for key in runs.index], dtype=object)
+    # built in one step: a column at a time fragments a frame of many measures
+    return pd.DataFrame(columns)
+
+
+def natural_order(label: str) -> list[Any]:
+    """Sort key of a label with its numbers read as numbers: AP@10, AP@15, AP@100, AP@1000."""
+    parts = re.split(r"(\d+(?:\.\d+)?)", label)
+    return [float(part) if i % 2 else part for i, part in enumerate(parts)]

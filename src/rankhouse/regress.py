@@ -19,7 +19,7 @@ from typing import Any
 import pandas as pd
 
 from .compare import compare_pair
-from .errors import InputError, NotFoundError, RankhouseError
+from .errors import InputError, Message, NotFoundError, Option, RankhouseError
 from .stats import (
     DEFAULT_PERMUTATIONS,
     DEFAULT_SEED,
@@ -65,7 +65,8 @@ class RegressResult:
     Attributes:
         check_id: ``regress_checks.id`` of the stored check.
         run: the run's name.
-        baseline: the baseline run's name.
+        baseline: the baseline run's name; None for the first run of a series passed with
+            ``allow_missing_baseline`` (``verdicts`` is then empty).
         qrels: the qrels set's name.
         passed: no measure regressed.
         verdicts: one row per measure, columns :data:`VERDICT_COLUMNS`.
@@ -74,7 +75,7 @@ class RegressResult:
 
     check_id: int
     run: str
-    baseline: str
+    baseline: str | None
     qrels: str
     passed: bool
     verdicts: pd.DataFrame
@@ -102,6 +103,7 @@ def regress(
     seed: int = DEFAULT_SEED,
     relevance_level: int = 1,
     missing_queries: str = "zero",
+    allow_missing_baseline: bool = False,
 ) -> RegressResult:
     """Gate ``run`` against ``baseline`` and store the verdict.
 
@@ -121,12 +123,16 @@ def regress(
         seed: seed of the randomization and bootstrap tests.
         relevance_level: as for evaluate.
         missing_queries: as for evaluate.
+        allow_missing_baseline: with ``baseline='previous'``, pass the first run of a
+            system (evaluated and stored as a check without a baseline: ``history`` shows
+            its gate as ``first run``) instead of raising NoBaselineError.
 
     Returns:
         A :class:`RegressResult`; ``passed`` is False when any measure regressed.
 
     Raises:
-        NoBaselineError: ``baseline='previous'`` and no earlier run of the system exists.
+        NoBaselineError: ``baseline='previous'``, no earlier run of the system exists and
+            ``allow_missing_baseline`` is false.
         InputError: ``run`` or ``baseline`` stands for several runs; a negative ``max_drop``.
         NotFoundError, MeasureError, RankhouseError: unknown names or options.
     """
@@ -140,16 +146,20 @@ def regress(
     if not max_drop >= 0:
         raise InputError(f"max_drop must be zero or positive, got {max_drop}", field="max_drop")
     run_row = _one_run(resolve_runs(wh, run), run)
-    baseline_row = (
-        previous_run(wh, run_row)
-        if isinstance(baseline, str) and baseline == PREVIOUS
-        else _one_run(resolve_runs(wh, baseline), baseline)
-    )
+    try:
+        baseline_row = (
+            previous_run(wh, run_row)
+            if isinstance(baseline, str) and baseline == PREVIOUS
+            else _one_run(resolve_runs(wh, baseline), baseline)
+        )
+    except NoBaselineError:
+        if not allow_missing_baseline:
+            raise
+        baseline_row = None
     qrels_row = resolve_qrels(wh, qrels)
     options = {"relevance_level": relevance_level, "missing_queries": missing_queries}
-    aggregates = evaluate(
-        wh, qrels_row["id"], [baseline_row["id"], run_row["id"]], measures, **options
-    ).aggregates
+    compared = [run_row["id"]] if baseline_row is None else [baseline_row["id"], run_row["id"]]
+    aggregates = evaluate(wh, qrels_row["id"], compared, measures, **options).aggregates
     settings = {
         "test": test,
         "correction": correction,
@@ -160,13 +170,16 @@ def regress(
         "seed": seed,
         **options,
     }
-    verdicts = _verdicts(wh, aggregates, run_row["id"], baseline_row["id"], settings)
+    if baseline_row is None:  # the first run of its series: nothing to compare with
+        verdicts = pd.DataFrame(columns=list(VERDICT_COLUMNS))
+    else:
+        verdicts = _verdicts(wh, aggregates, run_row["id"], baseline_row["id"], settings)
     passed = not verdicts["regressed"].any()
     check_id = _store(wh, run_row, baseline_row, baseline, qrels_row, settings, verdicts, passed)
     return RegressResult(
         check_id=check_id,
         run=run_row["name"],
-        baseline=baseline_row["name"],
+        baseline=None if baseline_row is None else baseline_row["name"],
         qrels=qrels_row["name"],
         passed=bool(passed),
         verdicts=verdicts,
@@ -202,9 +215,12 @@ def previous_run(wh, run_row: dict[str, Any]) -> dict[str, Any]:
         ).scalar()
     if found is None:
         raise NoBaselineError(
-            f"run {run_row['name']!r} is the first of system {run_row['system_tag']!r}: there "
-            f"is no previous run to compare with; name a baseline run, or pass "
-            f"--allow-missing-baseline to let the first run of a series pass"
+            Message(
+                f"run {run_row['name']!r} is the first of system {run_row['system_tag']!r}: "
+                "there is no previous run to compare with; name a baseline run, or pass ",
+                Option("allow_missing_baseline", True, cli_value=""),
+                " to let the first run of a series pass",
+            )
         )
     return wh.run(int(found))
 
@@ -290,7 +306,7 @@ def _status(delta: float, drop: float, tolerance: float, significant: bool) -> s
 def _store(
     wh,
     run_row: dict[str, Any],
-    baseline_row: dict[str, Any],
+    baseline_row: dict[str, Any] | None,
     baseline_spec: Any,
     qrels_row: dict[str, Any],
     settings: dict[str, Any],
@@ -314,8 +330,8 @@ def _store(
             ),
             {
                 "run_id": int(run_row["id"]),
-                "baseline_id": int(baseline_row["id"]),
-                "baseline_name": baseline_row["name"],
+                "baseline_id": None if baseline_row is None else int(baseline_row["id"]),
+                "baseline_name": None if baseline_row is None else baseline_row["name"],
                 "spec": str(spec),
                 "qrels_id": int(qrels_row["id"]),
                 "test": settings["test"],
@@ -328,6 +344,8 @@ def _store(
                 "created_at": datetime.now(UTC).replace(tzinfo=None),
             },
         ).scalar_one()
+        if verdicts.empty:
+            return int(check_id)
         conn.execute(
             (
                 "INSERT INTO regress_verdicts (check_id, measure, baseline_value, run_value, "

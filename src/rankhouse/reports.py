@@ -9,20 +9,8 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 from typing import Any
 
+from .cells import json_value
 from .regress import RegressResult
-
-
-def _number(value: Any) -> float | int | bool | str | None:
-    """A JSON-safe scalar: NaN and infinities become None."""
-    if value is None:
-        return None
-    if isinstance(value, bool):
-        return value
-    if hasattr(value, "item"):  # numpy scalars
-        value = value.item()
-    if isinstance(value, float) and not math.isfinite(value):
-        return None
-    return value
 
 
 def _fmt(value: Any, digits: int = 4) -> str:
@@ -47,18 +35,26 @@ def to_dict(result: RegressResult) -> dict[str, Any]:
         "run": result.run,
         "baseline": result.baseline,
         "qrels": result.qrels,
-        "settings": {key: _number(value) for key, value in result.settings.items()},
+        "settings": {key: json_value(value) for key, value in result.settings.items()},
         "regressed": result.regressed,
         "measures": [
-            {key: _number(value) for key, value in row.items()}
+            {key: json_value(value) for key, value in row.items()}
             for row in result.verdicts.to_dict("records")
         ],
     }
 
 
+def to_json(result: RegressResult) -> str:
+    """The check as a JSON document: exact numbers, NaN as null (``rankhouse.cells``).
+
+    ``regress --json FILE`` writes it and ``regress --format json`` prints it.
+    """
+    return json.dumps(to_dict(result), indent=2) + "\n"
+
+
 def write_json(result: RegressResult, path: str | os.PathLike[str]) -> None:
-    """Write the check as a JSON document (NaN written as null)."""
-    Path(path).write_text(json.dumps(to_dict(result), indent=2) + "\n", encoding="utf-8")
+    """Write the check as a JSON document (:func:`to_json`)."""
+    Path(path).write_text(to_json(result), encoding="utf-8")
 
 
 def describe(row: dict[str, Any], settings: dict[str, Any]) -> str:
@@ -78,6 +74,11 @@ def to_markdown(result: RegressResult) -> str:
     verdict = "FAILED" if not result.passed else "passed"
     settings = result.settings
     tolerance = f"{settings['max_drop']:g}" + (" (relative)" if settings["relative"] else "")
+    if result.baseline is None:
+        return (
+            f"## Regression check passed: `{result.run}` is the first run of its series\n\n"
+            f"Qrels `{result.qrels}`; there is no previous run to compare with.\n"
+        )
     lines = [
         f"## Regression check {verdict}: `{result.run}` vs `{result.baseline}`",
         "",
@@ -121,7 +122,8 @@ def to_junit(result: RegressResult) -> ET.ElementTree:
     suite = ET.SubElement(
         root,
         "testsuite",
-        name=f"regress {result.run} vs {result.baseline}",
+        name=f"regress {result.run} "
+        + ("(first run)" if result.baseline is None else f"vs {result.baseline}"),
         tests=str(len(result.verdicts)),
         failures=str(failures),
         errors="0",
@@ -130,7 +132,7 @@ def to_junit(result: RegressResult) -> ET.ElementTree:
     properties = ET.SubElement(suite, "properties")
     for key, value in {
         "run": result.run,
-        "baseline": result.baseline,
+        "baseline": result.baseline or "",
         "qrels": result.qrels,
         **result.settings,
     }.items():
@@ -155,6 +157,12 @@ def to_junit(result: RegressResult) -> ET.ElementTree:
     return ET.ElementTree(root)
 
 
+def to_junit_text(result: RegressResult) -> str:
+    """The check as the text of a JUnit XML file."""
+    body = ET.tostring(to_junit(result).getroot(), encoding="unicode")
+    return "<?xml version='1.0' encoding='utf-8'?>\n" + body + "\n"
+
+
 def write_junit(result: RegressResult, path: str | os.PathLike[str]) -> None:
     """Write the check as a JUnit XML file."""
-    to_junit(result).write(path, encoding="utf-8", xml_declaration=True)
+    Path(path).write_text(to_junit_text(result), encoding="utf-8")

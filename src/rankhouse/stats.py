@@ -35,7 +35,7 @@ from scipy import stats as scipy_stats
 from statsmodels.stats.multitest import multipletests
 
 from .defaults import DEFAULT_PERMUTATIONS, DEFAULT_SEED
-from .errors import RankhouseError
+from .errors import Message, Option, RankhouseError
 
 TESTS = ("t", "wilcoxon", "randomization", "bootstrap")
 CORRECTIONS = ("none", "bonferroni", "holm", "bh")
@@ -188,4 +188,6 @@ def check_correction(method: str) -> None:
 def check_alpha(alpha: float) -> None:
     """Raise RankhouseError unless ``0 < alpha < 1``."""
     if not 0.0 < alpha < 1.0:
-        raise RankhouseError(f"alpha must lie between 0 and 1, got {alpha}")
+        raise RankhouseError(
+            Message(Option("alpha"), f" must lie strictly between 0 and 1, got {alpha}")
+        )

@@ -27,11 +27,12 @@ from __future__ import annotations
 
 import hashlib
 import itertools
+import warnings
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
 
-from .errors import ConflictError, RankhouseError
+from .errors import ConflictError, RankhouseError, RankhouseWarning
 
 if TYPE_CHECKING:
     import pyarrow as pa
@@ -98,7 +99,9 @@ def ingest(wh: Warehouse, kind: str, source: Any, options: dict[str, Any]):
     try:
         if kind == "qrels":
             return publish(wh, scratch, [ingest_qrels(scratch, source, **options)], replace)[0]
-        results = ingest_run(scratch, source, **options)
+        with warnings.catch_warnings():  # the server's copy is checked (ingest_run's warning)
+            warnings.simplefilter("ignore", RankhouseWarning)
+            results = ingest_run(scratch, source, **options)
         return publish(wh, scratch, results, replace, new_version=new_version)
     finally:
         with scratch.transaction() as conn:  # empty for the next ingest (cheaper than a new one)

@@ -310,6 +310,7 @@ class Warehouse:
         with_query_counts: bool = True,
         name: str | None = None,
         meta: dict[str, str] | None = None,
+        allow_no_overlap: bool = False,
     ) -> EvaluationResult:
         """Evaluate runs against a qrels set, storing every evaluation (``rankhouse eval``).
 
@@ -325,6 +326,8 @@ class Warehouse:
             name: the stored name of a run given as a file or DataFrame (default its tag; a
                 name held by other content gives the next version, ``name@2``, ...).
             meta: metadata pairs stored with a run given as a file or DataFrame.
+            allow_no_overlap: evaluate a run with no query in common with the qrels (else
+                InputError).
 
         See :func:`rankhouse.evaluation.evaluate` for the result and the errors.
         """
@@ -342,6 +345,7 @@ class Warehouse:
             with_query_counts=with_query_counts,
             name=name,
             meta=meta,
+            allow_no_overlap=allow_no_overlap,
         )
 
     def compare(

@@ -4,12 +4,15 @@ from __future__ import annotations
 
 import json
 import sys
+from typing import TYPE_CHECKING
 
-import pandas as pd
 import typer
 
-from ..catalog import remove_qrels, remove_run, run_query_counts
-from .common import FORMAT_OPTION, OutputFormat, open_warehouse, print_frame
+from .common import open_warehouse
+from .output import FORMAT_OPTION, OutputFormat, print_frame
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 _RUN_LIST = ["id", "name", "system_tag", "num_queries", "num_rows", "ingested_at"]
 _QRELS_LIST = [
@@ -24,10 +27,28 @@ _QRELS_LIST = [
 ]
 
 
-def _listing(frame: pd.DataFrame, columns: list[str]) -> pd.DataFrame:
-    shown = frame[columns].copy()
-    shown["ingested_at"] = shown["ingested_at"].astype(str).str.slice(0, 19)
-    return shown.rename(columns={"system_tag": "tag", "num_queries": "queries", "num_rows": "rows"})
+_SHORT_NAMES = {
+    "system_tag": "tag",
+    "num_queries": "queries",
+    "num_rows": "rows",
+    "num_judgments": "judgments",
+    "num_relevant": "relevant",
+}
+
+
+def _listing(frame: pd.DataFrame, columns: list[str], fmt: OutputFormat) -> pd.DataFrame:
+    """The catalogue's columns; a table shows times to the second and grades as one range."""
+    shown = frame[columns].rename(columns=_SHORT_NAMES)
+    if fmt != OutputFormat.table:
+        return shown
+    shown = shown.assign(ingested_at=[str(t)[:19] for t in shown["ingested_at"]])
+    if "min_grade" in shown:
+        grades = [
+            f"{lo}..{hi}" for lo, hi in zip(shown["min_grade"], shown["max_grade"], strict=True)
+        ]
+        shown = shown.drop(columns=["min_grade", "max_grade"])
+        shown.insert(shown.columns.get_loc("ingested_at"), "grades", grades)
+    return shown
 
 
 def register(app: typer.Typer) -> None:
@@ -40,7 +61,7 @@ def register(app: typer.Typer) -> None:
     def runs_list(ctx: typer.Context, fmt: OutputFormat = FORMAT_OPTION) -> None:
         """Every stored run: id, name, tag, queries, rows, ingested_at (UTC)."""
         wh = open_warehouse(ctx, write=False)
-        print_frame(_listing(wh.runs(), _RUN_LIST), fmt, title="runs")
+        print_frame(_listing(wh.runs(), _RUN_LIST, fmt), fmt, title="runs", keys=["name"])
 
     @runs.command("show")
     def runs_show(
@@ -49,6 +70,10 @@ def register(app: typer.Typer) -> None:
         fmt: OutputFormat = FORMAT_OPTION,
     ) -> None:
         """One run: its catalogue row, metadata and rows per query."""
+        import pandas as pd
+
+        from ..catalog import run_query_counts
+
         wh = open_warehouse(ctx, write=False)
         run = wh.run(name)
         counts = run_query_counts(wh, run["id"])["num_rows"]
@@ -72,6 +97,8 @@ def register(app: typer.Typer) -> None:
     @runs.command("rm")
     def runs_rm(ctx: typer.Context, name: str = typer.Argument(..., help="Run name or id.")):
         """Delete a run, its rows and its stored evaluations."""
+        from ..catalog import remove_run
+
         row = remove_run(open_warehouse(ctx), name)
         print(f"removed run {row['name']!r} (id {row['id']})", file=sys.stderr)
 
@@ -79,10 +106,14 @@ def register(app: typer.Typer) -> None:
     def qrels_list(ctx: typer.Context, fmt: OutputFormat = FORMAT_OPTION) -> None:
         """Every stored qrels set: id, name, queries, judgments, grades, ingested_at (UTC)."""
         wh = open_warehouse(ctx, write=False)
-        print_frame(_listing(wh.qrels_sets(), _QRELS_LIST), fmt, title="qrels sets")
+        print_frame(
+            _listing(wh.qrels_sets(), _QRELS_LIST, fmt), fmt, title="qrels sets", keys=["name"]
+        )
 
     @qrels.command("rm")
     def qrels_rm(ctx: typer.Context, name: str = typer.Argument(..., help="Qrels name or id.")):
         """Delete a qrels set, its judgments and the evaluations made with it."""
+        from ..catalog import remove_qrels
+
         row = remove_qrels(open_warehouse(ctx), name)
         print(f"removed qrels set {row['name']!r} (id {row['id']})", file=sys.stderr)

@@ -1,10 +1,7 @@
-"""What every command shares: the warehouse from the global options, and output rendering."""
+"""What every command shares: the warehouse from the global options, and ``--meta``."""
 
 from __future__ import annotations
 
-import json
-import math
-import sys
 from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import TYPE_CHECKING
@@ -12,8 +9,6 @@ from typing import TYPE_CHECKING
 import typer
 
 if TYPE_CHECKING:
-    import pandas as pd
-
     from ..warehouse import Warehouse
 
 
@@ -44,7 +39,24 @@ def open_warehouse(ctx: typer.Context, *, write: bool = True) -> Warehouse:
 
 
 META_OPTION = typer.Option(
-    None, "--meta", help="Metadata KEY=VALUE stored with the run (repeatable)."
+    None,
+    "--meta",
+    metavar="KEY=VALUE",
+    help="Metadata stored with the run, repeatable (source, content_sha256 and "
+    "score_derived_from are rankhouse's own).",
+)
+QRELS_ARGUMENT = typer.Argument(
+    ..., metavar="QRELS", help="Qrels: a stored name or id, or a file (ingested)."
+)
+RUNS_ARGUMENT = typer.Argument(
+    ..., metavar="RUN...", help="Runs: stored names or ids, or files (ingested)."
+)
+RELEVANCE_LEVEL_OPTION = typer.Option(
+    1,
+    "--relevance-level",
+    "-l",
+    metavar="LEVEL",
+    help="Grade from which a document counts as relevant for binary measures.",
 )
 
 
@@ -63,61 +75,14 @@ def parse_meta(pairs: list[str] | None) -> dict[str, str]:
     return meta
 
 
-class OutputFormat(StrEnum):
-    table = "table"
-    tsv = "tsv"
-    csv = "csv"
-    json = "json"
+class MissingQueries(StrEnum):
+    zero = "zero"
+    skip = "skip"
 
 
-FORMAT_OPTION = typer.Option(OutputFormat.table, "--format", "-f", help="Output format.")
-
-
-def _cell(value: object, digits: int) -> str:
-    if value is None:
-        return ""
-    if isinstance(value, float):
-        if math.isnan(value):
-            return "nan"
-        return f"{value:.{digits}f}"
-    return str(value)
-
-
-def print_frame(
-    frame: pd.DataFrame,
-    fmt: OutputFormat = OutputFormat.table,
-    *,
-    title: str | None = None,
-    digits: int = 4,
-    file=None,
-) -> None:
-    """Print a DataFrame as an aligned rich table, TSV, CSV or JSON records.
-
-    Tables and TSV show floats with ``digits`` decimals; CSV and JSON keep full precision so
-    that scripts get the exact doubles.
-    """
-    out = file or sys.stdout
-    if fmt == OutputFormat.json:
-        records = json.loads(
-            frame.to_json(orient="records", date_format="iso", double_precision=15)
-        )
-        out.write(json.dumps(records, indent=2) + "\n")
-        return
-    if fmt == OutputFormat.csv:
-        frame.to_csv(out, index=False, float_format="%.17g", lineterminator="\n")
-        return
-    if fmt == OutputFormat.tsv:
-        out.write("\t".join(map(str, frame.columns)) + "\n")
-        for row in frame.itertuples(index=False):
-            out.write("\t".join(_cell(v, digits) for v in row) + "\n")
-        return
-    from rich.console import Console
-    from rich.table import Table
-
-    table = Table(title=title, show_edge=False, header_style="bold")
-    for name in frame.columns:
-        numeric = frame[name].dtype.kind in "iuf"
-        table.add_column(str(name), justify="right" if numeric else "left")
-    for row in frame.itertuples(index=False):
-        table.add_row(*(_cell(v, digits) for v in row))
-    Console(file=out, width=max(80, Console(file=out).width)).print(table)
+MISSING_QUERIES_OPTION = typer.Option(
+    MissingQueries.zero,
+    "--missing-queries",
+    help="zero: a qrels query the run did not answer scores as an empty ranking "
+    "(trec_eval -c); skip: average over the queries both have.",
+)

@@ -6,7 +6,15 @@ from enum import StrEnum
 
 import typer
 
-from .common import FORMAT_OPTION, OutputFormat, open_warehouse, print_frame
+from .common import (
+    MISSING_QUERIES_OPTION,
+    QRELS_ARGUMENT,
+    RELEVANCE_LEVEL_OPTION,
+    RUNS_ARGUMENT,
+    MissingQueries,
+    open_warehouse,
+)
+from .output import FORMAT_OPTION, OutputFormat, print_frame
 
 
 class Test(StrEnum):
@@ -34,7 +42,9 @@ CORRECTION_OPTION = typer.Option(
     "--correction",
     help="Multiple-testing correction (statsmodels): none, bonferroni, holm, bh.",
 )
-ALPHA_OPTION = typer.Option(0.05, "--alpha", help="Significance level.", min=0.0, max=1.0)
+ALPHA_OPTION = typer.Option(
+    0.05, "--alpha", help="Significance level, strictly between 0 and 1 (default: 0.05)."
+)
 PERMUTATIONS_OPTION = typer.Option(
     10_000, "--permutations", help="Resamples of the randomization and bootstrap tests.", min=1
 )
@@ -47,10 +57,14 @@ def register(app: typer.Typer) -> None:
 
 def compare_command(
     ctx: typer.Context,
-    qrels: str = typer.Argument(..., help="Qrels: a stored name or id, or a file (ingested)."),
-    runs: list[str] = typer.Argument(..., help="Runs: stored names or ids, or files (ingested)."),
+    qrels: str = QRELS_ARGUMENT,
+    runs: list[str] = RUNS_ARGUMENT,
     measures: list[str] = typer.Option(
-        ..., "--measure", "-m", help="Measure, repeatable: nDCG@10, AP, P_5 ..."
+        ...,
+        "--measure",
+        "-m",
+        metavar="MEASURE",
+        help="Measure, repeatable, or several separated by commas: nDCG@10, AP, P_5 ...",
     ),
     baseline: str = typer.Option(
         None, "--baseline", "-b", help="Test every other run against this one."
@@ -60,7 +74,8 @@ def compare_command(
     alpha: float = ALPHA_OPTION,
     permutations: int = PERMUTATIONS_OPTION,
     seed: int = SEED_OPTION,
-    relevance_level: int = typer.Option(1, "--relevance-level", "-l"),
+    relevance_level: int = RELEVANCE_LEVEL_OPTION,
+    missing_queries: MissingQueries = MISSING_QUERIES_OPTION,
     long: bool = typer.Option(
         False, "--long", help="One row per run and measure instead of one row per run."
     ),
@@ -76,7 +91,7 @@ def compare_command(
     """
     from ..compare import experiment_table
 
-    wh = open_warehouse(ctx)
+    wh = open_warehouse(ctx, write=False)  # --read-only serves stored values
     frame = wh.compare(
         qrels,
         runs,
@@ -88,9 +103,10 @@ def compare_command(
         permutations=permutations,
         seed=seed,
         relevance_level=relevance_level,
+        missing_queries=missing_queries.value,
     )
     if long:
-        print_frame(frame, fmt, title="compare")
+        print_frame(frame, fmt, title="compare", keys=["run", "measure"])
     else:
         title = "compare" if baseline is None else f"compare against {baseline} ({test} test)"
-        print_frame(experiment_table(frame), fmt, title=title)
+        print_frame(experiment_table(frame), fmt, title=title, keys=["run"])

@@ -3,25 +3,22 @@
 from __future__ import annotations
 
 import sys
-from enum import StrEnum
 
 import typer
 
 from .common import (
-    FORMAT_OPTION,
     META_OPTION,
-    OutputFormat,
+    MISSING_QUERIES_OPTION,
+    QRELS_ARGUMENT,
+    RELEVANCE_LEVEL_OPTION,
+    RUNS_ARGUMENT,
+    MissingQueries,
     open_warehouse,
     parse_meta,
-    print_frame,
 )
+from .output import FORMAT_OPTION, OutputFormat, print_rows
 
 DEFAULT_MEASURES = ["AP", "nDCG@10", "P@10", "RR", "R@1000"]
-
-
-class MissingQueries(StrEnum):
-    zero = "zero"
-    skip = "skip"
 
 
 def register(app: typer.Typer) -> None:
@@ -30,27 +27,18 @@ def register(app: typer.Typer) -> None:
 
 def eval_command(
     ctx: typer.Context,
-    qrels: str = typer.Argument(..., help="Qrels: a stored name or id, or a file (ingested)."),
-    runs: list[str] = typer.Argument(..., help="Runs: stored names or ids, or files (ingested)."),
+    qrels: str = QRELS_ARGUMENT,
+    runs: list[str] = RUNS_ARGUMENT,
     measures: list[str] = typer.Option(
         None,
         "--measure",
         "-m",
-        help="Measure, repeatable: nDCG@10, AP(rel=2), P_5, ndcg_cut.10,20 ... "
-        f"(default: {' '.join(DEFAULT_MEASURES)})",
+        metavar="MEASURE",
+        help="Measure, repeatable, or several separated by commas: nDCG@10, AP(rel=2), P_5, "
+        f"ndcg_cut.10,20 ... (default: {' '.join(DEFAULT_MEASURES)})",
     ),
-    relevance_level: int = typer.Option(
-        1,
-        "--relevance-level",
-        "-l",
-        help="Grade from which a document counts as relevant for binary measures.",
-    ),
-    missing_queries: MissingQueries = typer.Option(
-        MissingQueries.zero,
-        "--missing-queries",
-        help="zero: a qrels query the run did not answer scores as an empty ranking "
-        "(trec_eval -c); skip: average over the queries both have.",
-    ),
+    relevance_level: int = RELEVANCE_LEVEL_OPTION,
+    missing_queries: MissingQueries = MISSING_QUERIES_OPTION,
     per_query: bool = typer.Option(False, "--per-query", "-q", help="One row per run and query."),
     recompute: bool = typer.Option(
         False, "--recompute", help="Compute again even when the evaluation is stored."
@@ -59,10 +47,16 @@ def eval_command(
         None,
         "--name",
         "-n",
-        help="Name of the run file in the warehouse [default: its tag; a file changed since "
-        "gets NAME@2, NAME@3...].",
+        help="Name of the run file in the warehouse (default: its tag; a file changed since "
+        "gets NAME@2, NAME@3...).",
     ),
     meta: list[str] = META_OPTION,
+    allow_no_overlap: bool = typer.Option(
+        False,
+        "--allow-no-overlap",
+        help="Evaluate a run that has no query in common with the qrels (otherwise an error: "
+        "it is almost always the wrong file).",
+    ),
     fmt: OutputFormat = FORMAT_OPTION,
 ) -> None:
     """Evaluate RUNS against QRELS; every evaluation is stored and reused when asked again.
@@ -71,7 +65,7 @@ def eval_command(
     regenerated), it is stored as the next version NAME@2, NAME@3... of the same system.
     """
     metadata = parse_meta(meta)
-    wh = open_warehouse(ctx)
+    wh = open_warehouse(ctx, write=False)  # --read-only serves stored values
     result = wh.evaluate(
         qrels,
         runs,
@@ -81,6 +75,7 @@ def eval_command(
         recompute=recompute,
         name=name,
         meta=metadata or None,
+        allow_no_overlap=allow_no_overlap,
     )
     for run, counts in result.query_counts.items():
         notes = [f"{counts.evaluated} queries evaluated"]
@@ -94,26 +89,21 @@ def eval_command(
         print(f"{run}: " + "; ".join(notes), file=sys.stderr)
     if result.num_reused:
         print(
-            f"{result.num_reused} of {len(result.aggregates)} results reused from storage "
+            f"{result.num_reused} of {len(result.rows)} results reused from storage "
             "(--recompute to compute again)",
             file=sys.stderr,
         )
+    # labels as headers: a value computed with -l 2 shows as AP(rel=2), never as AP
+    headers = [result.labels.get(m, m) for m in result.measures]
     if per_query:
-        wide = result.per_query.pivot_table(
-            index=["run", "query"],
-            columns="measure",
-            values="value",
-            sort=False,
-            aggfunc="first",
-            dropna=False,
-        )
-        wide = wide.reindex(columns=list(result.summary.columns[1:])).reset_index()
-        wide.columns.name = None
-        # labels as headers: a value computed with -l 2 shows as AP(rel=2), never as AP
-        print_frame(
-            wide.rename(columns=result.labels), fmt, title=f"qrels {result.qrels}, per query"
+        title = f"qrels set {result.qrels!r}, per query"
+        print_rows(
+            ["run", "query", *headers],
+            result.per_query_rows(),
+            fmt,
+            title=title,
+            keys=["run", "query"],
         )
     else:
-        print_frame(
-            result.summary.rename(columns=result.labels), fmt, title=f"qrels {result.qrels}"
-        )
+        title = f"qrels set {result.qrels!r}"
+        print_rows(["run", *headers], result.summary_rows(), fmt, title=title)

@@ -6,8 +6,8 @@ import sys
 
 import typer
 
-from .common import FORMAT_OPTION, OutputFormat, open_warehouse, print_frame
-from .evaluate import MissingQueries
+from .common import MissingQueries, open_warehouse
+from .output import FORMAT_OPTION, OutputFormat, print_frame
 
 
 def register(app: typer.Typer) -> None:
@@ -20,10 +20,13 @@ def history_command(
     run: str = typer.Option(None, "--run", help="Only this run (name or id)."),
     qrels: str = typer.Option(None, "--qrels", help="Only evaluations against this qrels set."),
     measures: list[str] = typer.Option(
-        None, "--measure", "-m", help="Measure columns, repeatable [default: all stored]."
+        None, "--measure", "-m", help="Measure columns, repeatable (default: all stored)."
     ),
     since: str = typer.Option(
-        None, "--since", help="Only runs ingested at or after this date (YYYY-MM-DD, UTC)."
+        None,
+        "--since",
+        metavar="DATE",
+        help="Only runs ingested at or after this date (YYYY-MM-DD, UTC).",
     ),
     relevance_level: int = typer.Option(
         1, "--relevance-level", "-l", help="The level the measures were evaluated at."
@@ -54,7 +57,9 @@ def history_command(
     )
     if measures:
         _note_other_settings(wh, frame, measures, relevance_level, missing_queries.value)
-    print_frame(frame, fmt, title="history")
+    if fmt == OutputFormat.table and len(frame):  # to the second: the rest is in csv/json
+        frame = frame.assign(ingested_at=[str(t)[:19] for t in frame["ingested_at"]])
+    print_frame(frame, fmt, title="history", keys=["run"])
 
 
 def _note_other_settings(wh, frame, measures, relevance_level, missing_queries) -> None:

@@ -23,19 +23,19 @@ class RunOrder(StrEnum):
     rank = "rank"
 
 
-_NAME = typer.Option(None, "--name", "-n", help="Name in the warehouse [default: from the file].")
+_NAME = typer.Option(None, "--name", "-n", help="Name in the warehouse (default: from the file).")
 _COLUMNS = typer.Option(
     None,
     "--columns",
     help="Column mapping for tabular files, e.g. qid=QUERY_KEY,docid=DOC_KEY,score=SCORE.",
 )
 _FORMAT = typer.Option(
-    None, "--format", help="Input format [default: from the extension, .gz stripped; else trec]."
+    None, "--format", help="Input format (default: from the extension, .gz stripped; else trec)."
 )
 DELIMITER_OPTION = typer.Option(
     None,
     "--delimiter",
-    help="Field delimiter of a csv/tsv file: , ; | or tab [default: sniffed from the header].",
+    help="Field delimiter of a csv/tsv file: , ; | or tab (default: sniffed from the header).",
 )
 _REPLACE = typer.Option(
     False, "--replace", help="Overwrite what holds the same name with different content."

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import typer
 
-from .common import FORMAT_OPTION, OutputFormat, print_frame
+from .output import FORMAT_OPTION, OutputFormat, print_rows
 
 
 def register(app: typer.Typer) -> None:
@@ -17,10 +17,10 @@ def register(app: typer.Typer) -> None:
     ) -> None:
         """List the measures rankhouse computes, their parameters and trec_eval names."""
         from ..measures import parse_measures
-        from ..measures.docs import catalogue
+        from ..measures.docs import COLUMNS, catalogue_rows
 
-        frame = catalogue()
+        rows = catalogue_rows()
         if name:
             wanted = {m.definition.name for m in parse_measures([name])}
-            frame = frame[frame["measure"].isin(wanted)]
-        print_frame(frame.reset_index(drop=True), fmt, title="Measures")
+            rows = [row for row in rows if row[0] in wanted]
+        print_rows(COLUMNS, rows, fmt, title="Measures")

@@ -8,7 +8,12 @@ from pathlib import Path
 import typer
 
 from ..errors import RankhouseError
-from .common import FORMAT_OPTION, OutputFormat, open_warehouse, print_frame
+from .common import (
+    MISSING_QUERIES_OPTION,
+    RELEVANCE_LEVEL_OPTION,
+    MissingQueries,
+    open_warehouse,
+)
 from .compare import (
     ALPHA_OPTION,
     CORRECTION_OPTION,
@@ -18,6 +23,7 @@ from .compare import (
     Correction,
     Test,
 )
+from .output import FORMAT_OPTION, OutputFormat, print_frame
 
 EXIT_PASSED = 0
 EXIT_REGRESSED = 1
@@ -50,15 +56,23 @@ def regress_command(
     correction: Correction = CORRECTION_OPTION,
     permutations: int = PERMUTATIONS_OPTION,
     seed: int = SEED_OPTION,
-    relevance_level: int = typer.Option(1, "--relevance-level", "-l"),
+    relevance_level: int = RELEVANCE_LEVEL_OPTION,
+    missing_queries: MissingQueries = MISSING_QUERIES_OPTION,
     allow_missing_baseline: bool = typer.Option(
         False,
         "--allow-missing-baseline",
-        help="With --baseline previous: pass (exit 0) when the run is the first of its system.",
+        help="With --baseline previous: pass (exit 0) when the run is the first of its system; "
+        "history shows its gate as 'first run'.",
     ),
-    markdown: Path = typer.Option(None, "--markdown", help="Also write a Markdown report here."),
-    json_file: Path = typer.Option(None, "--json", help="Also write a JSON report here."),
-    junit: Path = typer.Option(None, "--junit", help="Also write a JUnit XML report here."),
+    markdown: str = typer.Option(
+        None, "--markdown", metavar="FILE", help="Also write a Markdown report here ('-': stdout)."
+    ),
+    json_file: str = typer.Option(
+        None, "--json", metavar="FILE", help="Also write a JSON report here ('-': stdout)."
+    ),
+    junit: str = typer.Option(
+        None, "--junit", metavar="FILE", help="Also write a JUnit XML report here ('-': stdout)."
+    ),
     fmt: OutputFormat = FORMAT_OPTION,
 ) -> None:
     """Gate RUN against a baseline: exit 1 when a measure dropped, 0 when none did.
@@ -67,10 +81,16 @@ def regress_command(
     significant. Improvements never fail. Bad input exits 2.
 
     Every check is stored; `rankhouse history` shows its verdict in the gate column.
+    --format json prints the document --json writes. A report file given as '-' goes to
+    stdout instead of the table.
     """
-    from ..regress import NoBaselineError, regress
-    from ..reports import write_json, write_junit, write_markdown
+    from ..regress import regress
+    from ..reports import to_json, to_junit_text, to_markdown
 
+    reports = {"--markdown": markdown, "--json": json_file, "--junit": junit}
+    to_stdout = [flag for flag, path in reports.items() if path == "-"]
+    if len(to_stdout) > 1:
+        raise typer.BadParameter(f"only one report can go to stdout, not {' and '.join(to_stdout)}")
     try:
         wh = open_warehouse(ctx)
         result = regress(
@@ -87,43 +107,35 @@ def regress_command(
             permutations=permutations,
             seed=seed,
             relevance_level=relevance_level,
+            missing_queries=missing_queries.value,
+            allow_missing_baseline=allow_missing_baseline,
         )
-    except NoBaselineError as exc:
-        if allow_missing_baseline:
-            print(f"No baseline: {exc}. Passing the first run of the series.", file=sys.stderr)
-            raise typer.Exit(EXIT_PASSED) from None
-        print(f"Error: {exc}", file=sys.stderr)
-        raise typer.Exit(EXIT_BAD_INPUT) from None
     except RankhouseError as exc:
-        print(f"Error: {exc}", file=sys.stderr)
+        print(f"Error: {exc.cli_text()}", file=sys.stderr)
         raise typer.Exit(EXIT_BAD_INPUT) from None
 
-    for path, write in ((markdown, write_markdown), (json_file, write_json), (junit, write_junit)):
-        if path is not None:
-            write(result, path)
-    table = result.verdicts[
-        [
-            "measure",
-            "baseline_value",
-            "run_value",
-            "delta",
-            "improved",
-            "degraded",
-            "p_value",
-            "p_corrected",
-            "status",
-        ]
-    ].rename(
-        columns={
-            "baseline_value": "baseline",
-            "run_value": "run",
-            "improved": "+",
-            "degraded": "-",
-            "p_value": "p",
-            "p_corrected": "p corr",
-        }
-    )
-    print_frame(table, fmt, title=f"regress {result.run} vs {result.baseline}")
+    writers = {"--markdown": to_markdown, "--json": to_json, "--junit": to_junit_text}
+    for flag, path in reports.items():
+        if path is not None and path != "-":
+            Path(path).write_text(writers[flag](result), encoding="utf-8")
+    if to_stdout:
+        sys.stdout.write(writers[to_stdout[0]](result))
+    elif fmt == OutputFormat.json:
+        sys.stdout.write(to_json(result))
+    elif fmt != OutputFormat.table:
+        print_frame(result.verdicts, fmt)
+    elif result.baseline is not None:
+        print_frame(
+            _verdict_table(result.verdicts), fmt, title=f"regress {result.run} vs {result.baseline}"
+        )
+    if result.baseline is None:
+        system = wh.run(result.run)["system_tag"]
+        print(
+            f"PASS: {result.run} is the first of system {system!r}: there is no previous run to "
+            "compare with (history shows its gate as 'first run')",
+            file=sys.stderr,
+        )
+        raise typer.Exit(EXIT_PASSED)
     if result.passed:
         print(
             f"PASS: no measure of {result.run} regressed against {result.baseline}", file=sys.stderr
@@ -133,3 +145,19 @@ def regress_command(
         f"FAIL: {', '.join(result.regressed)} regressed against {result.baseline}", file=sys.stderr
     )
     raise typer.Exit(EXIT_REGRESSED)
+
+
+def _verdict_table(verdicts):
+    """The verdicts as the terminal table shows them (every column is in csv/tsv/json)."""
+    shown = {
+        "measure": "measure",
+        "baseline_value": "baseline",
+        "run_value": "run",
+        "delta": "delta",
+        "improved": "+",
+        "degraded": "-",
+        "p_value": "p",
+        "p_corrected": "p corr",
+        "status": "status",
+    }
+    return verdicts[list(shown)].rename(columns=shown)

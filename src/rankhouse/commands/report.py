@@ -33,7 +33,7 @@ def report_command(
         None, "--system", "-s", help="Only the runs of this system tag, repeatable."
     ),
     measures: list[str] = typer.Option(
-        None, "--measure", "-m", help="Measure, repeatable [default: the stored ones]."
+        None, "--measure", "-m", help="Measure, repeatable (default: the stored ones)."
     ),
     baseline: str = typer.Option(
         None, "--baseline", "-b", help="Test every other run against this one."

@@ -5,7 +5,8 @@ from __future__ import annotations
 import typer
 
 from ..errors import RankhouseError
-from .common import FORMAT_OPTION, OutputFormat, open_warehouse, print_frame
+from .common import open_warehouse
+from .output import FORMAT_OPTION, OutputFormat, print_frame
 
 
 def register(app: typer.Typer) -> None:
@@ -41,8 +42,10 @@ def sql_command(
         with wh.transaction() as conn:
             result = conn.execute_raw(query)
     except database_errors(wh.dialect) as exc:
-        hint = "" if write else " (the warehouse is open read-only; pass --write to change it)"
-        raise RankhouseError(f"the query failed: {getattr(exc, 'orig', exc)}{hint}") from None
+        reason = str(getattr(exc, "orig", exc))
+        refused = "read-only" in reason.lower() or "read only" in reason.lower()
+        hint = " (the warehouse is open read-only; pass --write to change it)" if refused else ""
+        raise RankhouseError(f"the query failed: {reason}{hint}") from None
     if not result.keys():
         print("OK")
         return

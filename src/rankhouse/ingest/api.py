@@ -10,13 +10,14 @@ from typing import TYPE_CHECKING, Any
 
 import duckdb
 
-from ..errors import InputError
+from ..errors import InputError, Message, Option
 from ..storage import ingest as storage_ingest
 from ..storage import is_shared
-from . import direct_run, frames, staging, store, tabular, text_tables, trec_lines, trec_text
+from . import direct_run, staging, store, tabular, trec_lines, trec_text
 from .delimited import default_delimiter
 from .hashing import BackgroundHash, frame_sha256
 from .progress import IngestProgress, wanted
+from .rank_order import warn_if_ranks_disagree
 from .sources import (
     ORDERS,
     Source,
@@ -170,6 +171,31 @@ def _ingest_qrels(wh, src, name, mapping, replace, progress, *, fast) -> IngestR
     )
 
 
+def stored_ids(wh: Warehouse, source: str | os.PathLike[str], kind: str) -> list[int]:
+    """What ingesting the file ``source`` with the default options would find stored.
+
+    Reads only (a read-only warehouse serves a file it already holds this way).
+
+    Args:
+        wh: the warehouse.
+        source: a file path.
+        kind: ``"qrels"`` or ``"run"``.
+
+    Returns:
+        The id of the qrels set, or of the runs (one per tag, in tag byte order), holding the
+        file's content; empty when the content is new to the warehouse.
+    """
+    from .hashing import file_sha256
+
+    src = open_source(source, None)
+    if src.is_frame:
+        return []
+    sha = file_sha256(src.path, label=src.label)
+    options = _options(src, kind, "score", None)
+    with wh.connect() as conn:
+        return store.content_ids(conn, kind, sha, options)
+
+
 def ingest_run(
     wh: Warehouse,
     source: str | os.PathLike[str] | pd.DataFrame,
@@ -211,18 +237,27 @@ def ingest_run(
         InputError: the source is missing, empty or malformed (message names line and field).
         ConflictError: a name is taken by different content and ``replace`` is false.
     """
+    check_meta(meta)
     if order not in ORDERS:
-        raise InputError(f"unknown order {order!r}", hint="use --order score or --order rank")
+        raise InputError(
+            f"unknown order {order!r}",
+            hint=Message("use ", Option("order", "score"), " or ", Option("order", "rank")),
+        )
     if is_shared(wh):  # parsed here, then published to the server (storage.py)
         options = {"name": name, "columns": columns, "format": format, "progress": progress}
         options["delimiter"] = delimiter
         options |= {"order": order, "meta": meta, "replace": replace, "new_version": new_version}
-        return storage_ingest(wh, "run", source, options)
-    mapping = parse_columns(columns)
-    with opened(open_source(source, format, delimiter)) as src:
-        return _ingest_run_source(
-            wh, src, name, mapping, order, meta, replace, new_version, progress
-        )
+        results = storage_ingest(wh, "run", source, options)
+    else:
+        mapping = parse_columns(columns)
+        with opened(open_source(source, format, delimiter)) as src:
+            results = _ingest_run_source(
+                wh, src, name, mapping, order, meta, replace, new_version, progress
+            )
+    if order == "score":
+        with wh.connect() as conn:
+            warn_if_ranks_disagree(conn, [r for r in results if r.created])
+    return results
 
 
 def _ingest_run_source(wh, src, name, mapping, order, meta, replace, new_version, progress):
@@ -261,6 +296,29 @@ def _ingest_run_direct(
     return IngestResult(
         "run", run.id, run.name, run.tag, run.created, run.num_queries, run.num_rows, src.label
     )
+
+
+RESERVED_META = {
+    "source": "the file the run was read from",
+    "content_sha256": "the hash of its content",
+    "score_derived_from": "how its scores were made",
+}
+"""Metadata keys rankhouse records itself; ``meta`` cannot set them."""
+
+
+def check_meta(meta: dict[str, str] | None) -> None:
+    """Refuse metadata keys rankhouse records itself (they would be overwritten)."""
+    for key, value in (meta or {}).items():
+        if key in RESERVED_META:
+            alternative = {f"{key}_given": value}
+            raise InputError(
+                Message(
+                    Option("meta", {key: value}, cli_value=f"{key}={value}"),
+                    f": {key!r} is recorded by rankhouse itself ({RESERVED_META[key]}); "
+                    "use another key, e.g. ",
+                    Option("meta", alternative, cli_value=f"{key}_given={value}"),
+                )
+            )
 
 
 def _run_metadata(src: Source, order: str, meta: dict[str, str] | None, sha256: str | None):
@@ -389,7 +447,12 @@ def _load(duck, src, kind, first_id, mapping, order, default_tag, *, fast) -> li
         names = _run_names(src, parsed, None, [s.tag for s in summaries], default_tag)
         ids = {summary.tag: first_id + i for i, summary in enumerate(summaries)}
         store.copy_run_rows(duck, ids)
-        return [Loaded(ids[s.tag], names[s.tag], s.tied_pairs) for s in summaries]
+        loaded = [Loaded(ids[s.tag], names[s.tag], s.tied_pairs) for s in summaries]
+        if order == "score":
+            from ..db import DuckDBConnection
+
+            warn_if_ranks_disagree(DuckDBConnection(duck), loaded)
+        return loaded
     finally:
         staging.drop(duck)
 
@@ -454,9 +517,9 @@ def _parse(
         return _parse_text_table(duck, src, kind, order, mapping, bar, default_tag)
     if src.format == "trec" and mapping:
         raise InputError(
-            "--columns applies to csv, tsv, parquet and jsonl sources",
+            Message(Option("columns"), " applies to csv, tsv, parquet and jsonl sources"),
             source=src.label,
-            hint="TREC text has fixed fields; drop --columns",
+            hint=Message("TREC text has fixed fields; drop ", Option("columns")),
         )
     compression = src.compression
     hasher = BackgroundHash(src.data_path, bar.bytes_done, src.label)
@@ -483,6 +546,8 @@ def _parse_text_table(duck, src, kind, order, mapping, bar, default_tag) -> _Par
     hasher = BackgroundHash(src.data_path, bar.bytes_done, src.label)
     bar.phase("reading")
     try:
+        from . import text_tables  # pyarrow: only for CSV, TSV and JSON lines
+
         table = text_tables.TextTable(src, kind, order, mapping, default_tag, src.delimiter)
         table.stage(duck)
     except (OSError, EOFError, zlib.error) as exc:
@@ -505,6 +570,8 @@ def _parse_frame(
 ) -> _Parsed:
     frame = src.frame
     found = resolve_columns([str(c) for c in frame.columns], mapping, kind, order, src.label)
+    from . import frames  # pandas and numpy: only for DataFrames
+
     canonical = frames.canonical(frame, found, order)
     normalized = Source(src.label, None, canonical, "dataframe")
     identity = {field: field for field in canonical.columns}

@@ -14,7 +14,7 @@ import itertools
 from collections.abc import Iterator
 from contextlib import contextmanager
 
-from ..errors import InputError
+from ..errors import InputError, Message, Option
 from .sources import Source
 
 DELIMITERS = (",", "\t", "|", ";")
@@ -36,7 +36,7 @@ def parse_delimiter(given: str | None) -> str | None:
     if delimiter not in DELIMITERS:
         raise InputError(
             f"unknown delimiter {given!r}",
-            hint="use --delimiter with one of , ; | tab",
+            hint=Message("use ", Option("delimiter"), " with one of , ; | tab"),
         )
     return delimiter
 
@@ -158,7 +158,9 @@ class Records:
                     line,
                     f"the line has {len(fields)} fields, the header has {width} "
                     f"(delimiter: {_NAMES[self.delimiter]})",
-                    hint="quote fields that hold the delimiter, or pass --delimiter",
+                    hint=Message(
+                        "quote fields that hold the delimiter, or pass ", Option("delimiter")
+                    ),
                 )
             yield line, fields
 

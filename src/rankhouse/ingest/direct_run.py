@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING
 import duckdb
 
 from . import store, trec_text
-from .hashing import BackgroundHash, count_repeats
+from .hashing import NUMPY_FROM, BackgroundHash, count_repeats
 from .progress import IngestProgress
 from .sources import Source
 
@@ -151,12 +151,29 @@ def _check_rows(duck, src: Source, run_id: int, tag: str) -> tuple[int, int, int
     (a collision is not a duplicate); a collision of (query, score) hashes could only add one
     tied pair.
     """
-    hashes = duck.execute(
-        "SELECT hash(query_id, doc_id) AS pair, hash(query_id, score) AS tie "
-        "FROM run_rows WHERE run_id = ?",
-        [run_id],
-    ).fetchnumpy()
-    if count_repeats(hashes["pair"]):
+    (num_rows,) = duck.execute(
+        "SELECT count(*) FROM run_rows WHERE run_id = ?", [run_id]
+    ).fetchone()
+    if num_rows < NUMPY_FROM:  # DuckDB counts the repeated hashes itself
+        repeated, tied_pairs, num_queries = duck.execute(
+            "SELECT count(*) - count(DISTINCT hash(query_id, doc_id)), "
+            "count(*) - count(DISTINCT hash(query_id, score)), count(DISTINCT query_id) "
+            "FROM run_rows WHERE run_id = ?",
+            [run_id],
+        ).fetchone()
+    else:  # sorting hashes in numpy beats a hash aggregate over millions of keys
+        hashes = duck.execute(
+            "SELECT hash(query_id, doc_id) AS pair, hash(query_id, score) AS tie "
+            "FROM run_rows WHERE run_id = ?",
+            [run_id],
+        ).fetchnumpy()
+        repeated = count_repeats(hashes["pair"])
+        tied_pairs = count_repeats(hashes["tie"])
+        del hashes
+        (num_queries,) = duck.execute(
+            "SELECT count(DISTINCT query_id) FROM run_rows WHERE run_id = ?", [run_id]
+        ).fetchone()
+    if repeated:
         duplicate = duck.execute(
             "SELECT query_id, doc_id FROM run_rows WHERE run_id = ? GROUP BY query_id, doc_id "
             "HAVING count(*) > 1 ORDER BY query_id, doc_id LIMIT 1",
@@ -164,10 +181,4 @@ def _check_rows(duck, src: Source, run_id: int, tag: str) -> tuple[int, int, int
         ).fetchone()
         if duplicate is not None:
             raise trec_text.locate_duplicate(src, "run", (tag, *duplicate))
-    tied_pairs = count_repeats(hashes["tie"])
-    num_rows = len(hashes["tie"])
-    del hashes
-    (num_queries,) = duck.execute(
-        "SELECT count(DISTINCT query_id) FROM run_rows WHERE run_id = ?", [run_id]
-    ).fetchone()
     return int(num_queries), num_rows, tied_pairs

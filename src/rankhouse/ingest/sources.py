@@ -9,12 +9,13 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import os
+import sys
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ..errors import InputError
+from ..errors import InputError, Message, Option
 from .files import duckdb_readable, strip_compression_suffix
 
 if TYPE_CHECKING:
@@ -90,12 +91,11 @@ def open_source(
         InputError: missing file, a folder, an unknown format, or a delimiter that does not
             apply.
     """
-    import pandas as pd
-
     from .delimited import parse_delimiter
 
     given = parse_delimiter(delimiter)
-    if isinstance(source, pd.DataFrame):
+    pandas = sys.modules.get("pandas")  # a DataFrame means pandas is imported already
+    if pandas is not None and isinstance(source, pandas.DataFrame):
         if format not in (None, "dataframe"):
             raise InputError(f"format {format!r} does not apply to a DataFrame", source="DataFrame")
         if given is not None:
@@ -115,9 +115,9 @@ def open_source(
     detected = detect_format(path, format, label)
     if given is not None and detected not in ("csv", "tsv"):
         raise InputError(
-            f"--delimiter applies to csv and tsv files, not {detected}",
+            Message(Option("delimiter"), f" applies to csv and tsv files, not {detected}"),
             source=label,
-            hint="drop --delimiter, or pass --format csv",
+            hint=Message("drop ", Option("delimiter"), ", or pass ", Option("format", "csv")),
         )
     return Source(label, path.resolve(), None, detected, given)
 
@@ -160,6 +160,11 @@ def base_name(path: Path) -> str:
     return name
 
 
+def columns_option(mapping: dict[str, str]) -> Option:
+    """A column mapping as the caller writes it: ``columns={'qid': 'Q'}`` / ``--columns qid=Q``."""
+    return Option("columns", mapping, cli_value=",".join(f"{k}={v}" for k, v in mapping.items()))
+
+
 def parse_columns(spec: str | dict[str, str] | None) -> dict[str, str]:
     """Parse a column mapping ``qid=QUERY_KEY,docid=DOC_KEY`` into {logical field: column}.
 
@@ -178,7 +183,10 @@ def parse_columns(spec: str | dict[str, str] | None) -> dict[str, str]:
             known = ", ".join(FIELD_ALIASES)
             raise InputError(
                 f"unknown field {key.strip()!r} in the column mapping",
-                hint=f"map one of {known}, e.g. --columns qid=QUERY,docid=DOC",
+                hint=Message(
+                    f"map one of {known}, e.g. ",
+                    columns_option({"qid": "QUERY", "docid": "DOC"}),
+                ),
             )
         mapping[field] = column.strip()
     return mapping
@@ -191,7 +199,10 @@ def _split_pairs(spec: str) -> list[tuple[str, str]]:
         if not equals or not key.strip() or not column.strip():
             raise InputError(
                 f"column mapping item {item!r} is not FIELD=COLUMN",
-                hint="write e.g. --columns qid=QUERY_KEY,docid=DOC_KEY,score=SCORE",
+                hint=Message(
+                    "write e.g. ",
+                    columns_option({"qid": "QUERY_KEY", "docid": "DOC_KEY", "score": "SCORE"}),
+                ),
             )
         pairs.append((key, column))
     return pairs
@@ -248,9 +259,9 @@ def resolve_columns(
     missing = [field for field in required if field not in resolved]
     if missing:
         if kind == "run" and missing == ["score"] and "rank" in resolved:
-            hint = "this run has ranks but no scores: pass --order rank"
+            hint = Message("this run has ranks but no scores: pass ", Option("order", "rank"))
         else:
-            example = ",".join(f"{field}=<column>" for field in missing)
-            hint = f"its columns are {', '.join(available)}; pass --columns {example}"
+            example = columns_option({field: "<column>" for field in missing})
+            hint = Message(f"its columns are {', '.join(available)}; pass ", example)
         raise InputError(f"no column for {', '.join(missing)}", source=source, hint=hint)
     return resolved

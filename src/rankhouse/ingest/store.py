@@ -9,7 +9,7 @@ from datetime import UTC, datetime
 from typing import TYPE_CHECKING
 
 from ..catalog import delete_qrels, delete_run
-from ..errors import ConflictError
+from ..errors import ConflictError, Message, Option
 from .staging import STAGE
 
 if TYPE_CHECKING:
@@ -52,6 +52,18 @@ def same_run(conn: Connection, sha: str, options: str, tag: str) -> dict | None:
     return dict(row) if row else None
 
 
+def content_ids(conn: Connection, kind: str, sha: str, options: str) -> list[int]:
+    """Ids of the stored qrels sets or runs (in tag byte order) with this content and options."""
+    if kind == "qrels":
+        query = "SELECT id FROM qrels_sets WHERE content_sha256 = :sha AND parse_options = :o"
+    else:
+        query = (
+            "SELECT id FROM runs WHERE content_sha256 = :sha AND parse_options = :o "
+            "ORDER BY system_tag, id"
+        )
+    return [int(i) for i in conn.execute(query, {"sha": sha, "o": options}).scalars()]
+
+
 def claim_name(
     conn: Connection, kind: str, name: str, *, replace: bool, new_version: bool = False
 ) -> str:
@@ -72,8 +84,13 @@ def claim_name(
     if not replace:
         label = "qrels set" if kind == "qrels" else "run"
         raise ConflictError(
-            f"{label} name {name!r} is already used by different content (id {holder}); "
-            "pass --replace (replace=True) to overwrite it, or --name to choose another name"
+            Message(
+                f"{label} name {name!r} is already used by different content (id {holder}); pass ",
+                Option("replace", True, cli_value=""),
+                " to overwrite it, or ",
+                Option("name"),
+                " to choose another name",
+            )
         )
     (delete_qrels if kind == "qrels" else delete_run)(conn, holder)
     return name

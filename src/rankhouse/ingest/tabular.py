@@ -9,9 +9,9 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from ..errors import InputError
+from ..errors import InputError, Message
 from .checks import id_problem, integer_problem, integer_sql, score_problem, score_sql
-from .sources import Source, resolve_columns
+from .sources import Source, columns_option, resolve_columns
 from .staging import STAGE
 from .trec_text import duplicate_error
 
@@ -170,8 +170,10 @@ def _record_problem(source, kind, order, columns, number, record) -> InputError 
                 number,
                 column,
                 f"{label} {problem}",
-                hint=f"column {column!r} is used as {field}; map another with --columns "
-                f"{field}=<column>",
+                hint=Message(
+                    f"column {column!r} is used as {field}; map another with ",
+                    columns_option({field: "<column>"}),
+                ),
             )
     return None
 

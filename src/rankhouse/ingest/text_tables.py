@@ -14,10 +14,10 @@ from typing import Any
 
 import pyarrow as pa
 
-from ..errors import InputError
+from ..errors import InputError, Message
 from . import delimited, jsonlines
 from .checks import integer_problem, score_problem
-from .sources import Source, resolve_columns
+from .sources import Source, columns_option, resolve_columns
 from .staging import STAGE
 from .trec_text import duplicate_error
 
@@ -187,7 +187,10 @@ class TextTable:
 
     def _value_error(self, line: int, field: str, problem: str) -> InputError:
         column = self.columns[field]
-        hint = f"column {column!r} is used as {field}; map another with --columns {field}=<column>"
+        hint = Message(
+            f"column {column!r} is used as {field}; map another with ",
+            columns_option({field: "<column>"}),
+        )
         if field in ("qid", "docid", "tag") and self.source.format == "jsonl":
             hint = 'write ids as JSON strings, e.g. "qid": "101"'
         return self.reader.error(line, f"{_LABELS[field]} {problem}", field=column, hint=hint)

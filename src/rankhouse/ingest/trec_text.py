@@ -13,7 +13,7 @@ from collections.abc import Callable
 
 import duckdb
 
-from ..errors import InputError
+from ..errors import Either, InputError, Message, Option
 from .checks import integer_problem, integer_sql, score_problem, score_sql
 from .files import open_decompressed
 from .sources import Source
@@ -296,11 +296,17 @@ def _line_problem(
     if len(fields) < least:
         hint = "a run line is 'qid Q0 docid rank score tag'"
         if order == "rank":
-            hint += " (or 'qid Q0 docid rank tag' under --order rank)"
+            hint = Message(
+                hint, " (or 'qid Q0 docid rank tag' under ", Option("order", "rank"), ")"
+            )
         if len(fields) == 4:
-            hint += "; this looks like a qrels line: use 'rankhouse ingest qrels'"
+            hint = Message(
+                hint,
+                "; this looks like a qrels line: ",
+                Either("ingest it with Warehouse.ingest_qrels", "use 'rankhouse ingest qrels'"),
+            )
         elif len(fields) == 5:
-            hint += "; a line without a score needs --order rank"
+            hint = Message(hint, "; a line without a score needs ", Option("order", "rank"))
         return InputError(
             f"expected at least {least} fields, found {len(fields)}", **where, hint=hint
         )
@@ -311,7 +317,9 @@ def _line_problem(
                 f"rank {problem}",
                 **where,
                 field="rank",
-                hint="with --order rank the 4th field must be an integer rank",
+                hint=Message(
+                    "with ", Option("order", "rank"), " the 4th field must be an integer rank"
+                ),
             )
         return None
     problem = score_problem(fields[4])
@@ -320,7 +328,10 @@ def _line_problem(
             f"score {problem}",
             **where,
             field="score",
-            hint="the 5th field of a run line must be a number; for ranks only use --order rank",
+            hint=Message(
+                "the 5th field of a run line must be a number; for ranks only use ",
+                Option("order", "rank"),
+            ),
         )
     return None
 

@@ -6,10 +6,13 @@ a test fails when the file and the registry drift apart.
 
 from __future__ import annotations
 
-import pandas as pd
+from typing import TYPE_CHECKING
 
 from .model import MeasureDef
 from .registry import REGISTRY
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 COLUMNS = ["measure", "parameters", "aggregate", "trec_eval", "definition"]
 
@@ -43,17 +46,22 @@ def _trec_names(definition: MeasureDef) -> str:
     return ", ".join(t.name + ("_k" if t.key else "") for t in definition.trec)
 
 
-def catalogue() -> pd.DataFrame:
+def catalogue_rows() -> list[tuple[str, str, str, str, str]]:
     """One row per declared measure: name, parameters, aggregate, trec_eval names, formula."""
-    rows = [(d.name, _parameters(d), d.aggregate, _trec_names(d), d.doc) for d in REGISTRY]
-    return pd.DataFrame(rows, columns=COLUMNS)
+    return [(d.name, _parameters(d), d.aggregate, _trec_names(d), d.doc) for d in REGISTRY]
+
+
+def catalogue() -> pd.DataFrame:
+    """:func:`catalogue_rows` as a DataFrame with the columns :data:`COLUMNS`."""
+    import pandas as pd
+
+    return pd.DataFrame(catalogue_rows(), columns=COLUMNS)
 
 
 def markdown() -> str:
     """The text of ``docs/measures.md``."""
-    frame = catalogue()
     lines = ["| " + " | ".join(COLUMNS) + " |", "|" + " --- |" * len(COLUMNS)]
-    for row in frame.itertuples(index=False):
+    for row in catalogue_rows():
         cells = [str(cell).replace("|", "\\|") for cell in row]
         cells[0] = f"`{cells[0]}`"
         lines.append("| " + " | ".join(cells) + " |")

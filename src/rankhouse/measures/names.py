@@ -6,17 +6,24 @@ Accepted forms (all resolve to the same canonical :class:`Measure`):
 * trec_eval: ``ndcg_cut_10``, ``P_5``, ``map``, ``recip_rank``, ``iprec_at_recall_0.50``, and
   the list form ``ndcg_cut.10,20`` or a bare cutoff name (``P``) with trec_eval's default
   cutoffs, which expand to several measures (:func:`parse_measures`).
+* Several names separated by commas, ``nDCG@10,AP`` (a text that is not one measure, split
+  at the commas outside parentheses and quotes): trec_eval's lists keep their meaning.
+
+An unknown name is answered with whole names that parse (``ndgc@10``: did you mean
+``nDCG@10``?), and a name that differs from a known one only in case says so: names are
+case-sensitive (``ndcg@10`` is not ``nDCG@10``).
 """
 
 from __future__ import annotations
 
 import ast
+import contextvars
 import difflib
 import re
 from collections.abc import Iterable
 from typing import Any
 
-from ..errors import MeasureError
+from ..errors import Either, MeasureError, Message
 from .model import Measure, MeasureDef, Param, TrecName
 from .registry import REGISTRY
 
@@ -133,6 +140,49 @@ def _parse(text: str) -> list[Measure]:
     text = text.strip()
     if not text:
         raise MeasureError("empty measure name")
+    try:
+        return _parse_one(text)
+    except MeasureError as exc:
+        whole = exc
+    pieces = _split_list(text)
+    if len(pieces) < 2:
+        raise whole
+    measures = []
+    for piece in pieces:
+        try:
+            measures.extend(_parse_one(piece))
+        except MeasureError as exc:
+            if getattr(whole, "suggestions", None):  # the whole text was a misspelt name
+                raise whole from None
+            raise MeasureError(
+                Message(
+                    f"{text!r} is not one measure, and as measures separated by commas: ",
+                    exc.message,
+                )
+            ) from None
+    return measures
+
+
+def _split_list(text: str) -> list[str]:
+    """``text`` split at the commas outside parentheses and quotes (empty pieces dropped)."""
+    pieces, depth, quote, start = [], 0, None, 0
+    for i, char in enumerate(text):
+        if quote:
+            quote = None if char == quote else quote
+        elif char in "'\"":
+            quote = char
+        elif char == "(":
+            depth += 1
+        elif char == ")":
+            depth -= 1
+        elif char == "," and depth == 0:
+            pieces.append(text[start:i])
+            start = i + 1
+    pieces.append(text[start:])
+    return [piece.strip() for piece in pieces if piece.strip()]
+
+
+def _parse_one(text: str) -> list[Measure]:
     if "(" in text or "@" in text:
         return [_parse_ir(text)]
     found = REGISTRY.lookup_trec(text)
@@ -174,7 +224,7 @@ def _parse_ir(text: str) -> Measure:
         )
     definition = REGISTRY.lookup(match["name"])
     if definition is None:
-        raise _unknown(match["name"])
+        raise _unknown(text)
     params: dict[str, Any] = {}
     if match["params"]:
         for item in match["params"].split(","):
@@ -245,12 +295,82 @@ def _repr(value: Any) -> str:
     return repr(value)
 
 
-def _unknown(name: str) -> MeasureError:
-    close = difflib.get_close_matches(name, REGISTRY.known_names(), n=5, cutoff=0.5)
-    if not close:
-        lowered = {n.lower(): n for n in REGISTRY.known_names()}
-        close = [
-            lowered[n] for n in difflib.get_close_matches(name.lower(), lowered, n=5, cutoff=0.5)
-        ]
-    hint = f"; did you mean {', '.join(close)}?" if close else ""
-    return MeasureError(f"unknown measure {name!r}{hint} (`rankhouse measures` lists them all)")
+_SUGGESTING = contextvars.ContextVar("suggesting", default=False)
+
+
+def _unknown(text: str) -> MeasureError:
+    """Unknown measure: suggest whole names that parse, and say when only the case differs."""
+    if _SUGGESTING.get():  # a candidate being tried: no suggestions of suggestions
+        return MeasureError(f"unknown measure {text!r}")
+    token = _SUGGESTING.set(True)
+    try:
+        case_only, close = _suggestions(text)
+    finally:
+        _SUGGESTING.reset(token)
+    listing = Either(
+        python="rankhouse.measures.docs.catalogue() lists them all",
+        cli="`rankhouse measures` lists them all",
+    )
+    if case_only:
+        error = MeasureError(
+            f"unknown measure {text!r}; measure names are case-sensitive: did you mean "
+            f"{', '.join(case_only)}?"
+        )
+    else:
+        hint = f"; did you mean {', '.join(close)}?" if close else ""
+        error = MeasureError(Message(f"unknown measure {text!r}{hint} (", listing, ")"))
+    error.suggestions = case_only or close
+    return error
+
+
+def _suggestions(text: str) -> tuple[list[str], list[str]]:
+    """(names equal to ``text`` but for case, close names): whole names that parse.
+
+    The name part of ``text`` is compared with every known name; the rest (``@10``,
+    ``(rel=2)``, trec_eval's ``_10`` or ``.10,20``) is kept, and a candidate counts only when
+    the whole text parses.
+    """
+    known = REGISTRY.known_names()
+    lowered: dict[str, list[str]] = {}
+    for name in known:
+        lowered.setdefault(name.lower(), []).append(name)
+    case_only: list[str] = []
+    close: list[str] = []
+    for head, rest in _name_splits(text):
+        for name in lowered.get(head.lower(), []):
+            if name != head:
+                _add(case_only, name + rest)
+        for near in difflib.get_close_matches(head.lower(), list(lowered), n=5, cutoff=0.6):
+            for name in lowered[near]:
+                _add(close, name + rest)
+    return case_only, [c for c in close if c not in case_only][:5]
+
+
+def _name_splits(text: str) -> list[tuple[str, str]]:
+    """Ways to read ``text`` as a name and the rest: ``nDCG|@10``, ``ndcg_cut|_10``, ``P|.5``."""
+    splits = []
+    head, underscore, suffix = text.rpartition("_")
+    if underscore and head:
+        splits.append((head, "_" + suffix))
+    head, dot, rest = text.partition(".")
+    if dot and head:
+        splits.append((head, "." + rest))
+    match = re.match(r"[A-Za-z_][A-Za-z0-9_]*", text)
+    if match:
+        splits.append((match.group(0), text[match.end() :]))
+    return splits
+
+
+def _add(found: list[str], candidate: str) -> None:
+    """Add ``candidate`` when it parses, once per measure: as its canonical name when it is
+    one, else as written with the canonical name beside it (``ndcg_cut_10 (nDCG@10)``)."""
+    try:
+        measures = _parse_one(candidate)
+    except MeasureError:
+        return
+    canonical = ", ".join(m.name for m in measures)
+    shown = (
+        candidate if candidate == canonical or len(measures) > 1 else f"{candidate} ({canonical})"
+    )
+    if all(shown != f and canonical != f and not f.endswith(f"({canonical})") for f in found):
+        found.append(shown)

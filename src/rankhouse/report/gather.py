@@ -52,6 +52,7 @@ class Trend:
         verdicts: (run id, measure) -> ``'fail'`` or ``'pass'``, from the newest
             ``regress`` check of that run against this qrels set that judged the measure.
         baselines: run id -> the name of the run that check compared it with.
+        first_runs: ids of the runs the gate passed as the first of their series.
     """
 
     system: str
@@ -59,6 +60,7 @@ class Trend:
     means: pd.DataFrame
     verdicts: dict[tuple[int, str], str] = field(default_factory=dict)
     baselines: dict[int, str] = field(default_factory=dict)
+    first_runs: set[int] = field(default_factory=set)
 
 
 @dataclass
@@ -247,6 +249,7 @@ def _section(
         runs=run_ids,
         measures=IPREC_MEASURES,
         with_query_counts=False,
+        allow_no_overlap=True,  # the runs were checked when they were evaluated
         **options,
     )
     precision_recall = pd.DataFrame(
@@ -360,6 +363,10 @@ _VERDICTS = """
     ORDER BY c.created_at, c.id
     """
 
+_FIRST_RUNS = (
+    "SELECT run_id FROM regress_checks WHERE qrels_id = :qrels_id AND baseline_run_id IS NULL"
+)
+
 
 def _trends(
     wh, qrels_id: int, runs: list[RunInfo], comparison: pd.DataFrame, measures: list[str]
@@ -371,6 +378,7 @@ def _trends(
     means = comparison.pivot_table(index="run", columns="measure", values="mean", sort=False)
     with wh.connect() as conn:
         rows = conn.execute(_VERDICTS, {"qrels_id": qrels_id}).mappings().all()
+        first_runs = set(conn.execute(_FIRST_RUNS, {"qrels_id": qrels_id}).scalars())
     verdicts: dict[tuple[int, str], str] = {}
     baselines: dict[int, str] = {}
     for row in rows:  # oldest first: the newest check of a run and measure wins
@@ -389,6 +397,7 @@ def _trends(
                 means=table.reset_index(drop=True),
                 verdicts={k: v for k, v in verdicts.items() if k[0] in ids},
                 baselines={k: v for k, v in baselines.items() if k in ids},
+                first_runs=first_runs & ids,
             )
         )
     return trends

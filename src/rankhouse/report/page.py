@@ -182,16 +182,15 @@ def _trends(section: QrelsSection, anchor: str, *, round, highlight) -> str:  # 
 
 def _trend_table(trend, measures, *, round, highlight) -> str:  # noqa: A002
     keys = list(dict.fromkeys(k for r in trend.runs for k in r.metadata))
-    frame = pd.DataFrame(
+    frame = pd.DataFrame(  # in one step: a column at a time fragments a wide frame
         {
             "#": [str(i + 1) for i in range(len(trend.runs))],
             "run": [r.name for r in trend.runs],
             **{k: [_meta(r.metadata.get(k)) for r in trend.runs] for k in keys},
+            **{m: trend.means[m].to_numpy(dtype=float) for m in measures},
+            "gate": [_gate(trend, r.id, measures) for r in trend.runs],
         }
     )
-    for measure in measures:
-        frame[measure] = trend.means[measure].to_numpy(dtype=float)
-    frame["gate"] = [_gate(trend, r.id, measures) for r in trend.runs]
     return tables.measure_table(
         frame,
         ["#", "run", *keys],
@@ -209,7 +208,7 @@ def _gate(trend, run_id: int, measures) -> str:
         return f"fail: {', '.join(failed)} (vs {trend.baselines.get(run_id, '?')})"
     if any(v == "pass" for v in found.values()):
         return f"pass (vs {trend.baselines.get(run_id, '?')})"
-    return ""
+    return "first run" if run_id in trend.first_runs else ""
 
 
 def _gate_cell(value) -> tuple[str, list[str]]:

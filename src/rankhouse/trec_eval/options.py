@@ -277,6 +277,55 @@ USAGE = (
 )
 
 
+HELP = (
+    USAGE
+    + """
+Evaluate the results in results_file against the relevance judgments in qrels_file and print
+what trec_eval 10 prints, byte for byte. A results_file starting with '-' is read from
+standard input.
+
+  -q        also print the measures of each query (before the summary)
+  -c        average over every query of the qrels: a query without results counts as 0
+  -n        no summary: per-query lines only (with -q)
+  -J        evaluate over judged documents only (unjudged results are dropped)
+  -l N      the lowest grade that counts as relevant (default 1)
+  -M N      use at most the N best results of each query
+  -N N      the number of documents in the collection (for measures that need it)
+  -m NAME[.PARAMS]
+            a measure, repeatable: map, P.5,10, ndcg_cut.10, recip_rank, ... or a nickname:
+            official (the default), all_trec, set
+  -h, --help
+            print this help and exit
+
+Options may be combined (-qc) and given after the files. With --db (or $RANKHOUSE_DB) the
+qrels, the run and every value are stored in that warehouse; otherwise nothing is written.
+`rankhouse measures` lists the measures and their trec_eval names.
+"""
+)
+
+
+def asks_for_help(argv: Sequence[str]) -> bool:
+    """``-h`` or ``--help`` among the options (before ``--``), as trec_eval's getopt reads them."""
+    for arg in argv:
+        if arg == "--":
+            return False
+        if arg == "--help" or (
+            arg.startswith("-") and not arg.startswith("--") and "h" in _flag_letters(arg)
+        ):
+            return True
+    return False
+
+
+def _flag_letters(arg: str) -> str:
+    """The option letters of one short-option word, up to the first that takes a value."""
+    letters = ""
+    for letter in arg[1:]:
+        if letter in "lMNm":
+            break
+        letters += letter
+    return letters
+
+
 @dataclass
 class Options:
     """The parsed command line of ``trec-eval``."""

@@ -28,7 +28,7 @@ from ..storage import is_server, publish_all
 from . import store
 from .direct import read_and_store, read_unstored
 from .mapping import line_measures, relstring_length
-from .options import Options, Request, Summary, TrecEvalExit, parse_args
+from .options import HELP, Options, Request, Summary, TrecEvalExit, asks_for_help, parse_args
 from .output import format_line, format_value
 from .reader import Qrels, read_qrels, read_run, results_sha256
 
@@ -73,6 +73,9 @@ def main(
 
     out = out or sys.stdout
     err = err or sys.stderr
+    if asks_for_help(argv):  # trec_eval's -h prints its help and exits 0
+        out.write(HELP)
+        return 0
     if db is None:
         db = os.environ.get(DB_ENV_VAR) or ":memory:"
     try:
@@ -386,6 +389,7 @@ def _stored_values(wh, options, requests, run_id, qrels_id, topics, limit) -> To
             missing_queries="zero",
             options=_engine_options(options),
             with_query_counts=False,
+            allow_no_overlap=True,  # trec_eval's own rules apply
         )
         found = result.per_query_values
         for measure, query, value in zip(found.measure, found.query, found.value, strict=True):

@@ -1,0 +1,116 @@
+"""How the command line presents itself: help that reads as words, flags that take no value.
+
+Typer shows every parameter's Python type in ``--help`` (``<bool>`` beside a flag,
+``<list[str]>``, ``{qrels}``) and lets ``--per-query true`` pass ``true`` on as a run name.
+:func:`tidy` adjusts the command tree Typer builds, once, before it runs:
+
+* a flag shows no value (``--per-query``), an option its metavar (``--measure MEASURE``),
+  its choices (``--format table|tsv|csv|json``) or its name in capitals; an argument is
+  its metavar (``QRELS``, ``RUN...``) in the usage line and in the argument list;
+* a flag followed by ``true``/``false`` is a usage error that says the flag takes no value.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from typer.core import TyperArgument, TyperCommand, TyperGroup, TyperOption
+
+_BOOLEAN_WORDS = frozenset({"true", "false", "yes", "no"})
+
+
+class _Argument(TyperArgument):
+    def display_type_rich(self, ctx: Any) -> str | None:
+        return None  # the metavar says it
+
+    def _usage_display_name(self) -> str:
+        name = self.metavar or self.name.upper()
+        if not self.required:
+            name = f"[{name}]"
+        if self.nargs != 1 and not name.endswith("..."):
+            name += "..."
+        return name
+
+
+class _Option(TyperOption):
+    def display_type_rich(self, ctx: Any) -> str | None:
+        if self.is_flag or self.count:
+            return None
+        if self.metavar is not None:
+            return self.metavar
+        choices = _choices(self)
+        if choices:
+            return "|".join(choices)
+        longest = max(self.opts, key=len)
+        return longest.lstrip("-").replace("-", "_").upper()
+
+
+def _choices(option: TyperOption) -> list[str]:
+    descriptor = getattr(option, "type_descriptor", None)
+    found = getattr(descriptor, "choices", None) or getattr(
+        getattr(option, "type", None), "choices", None
+    )
+    return [str(getattr(choice, "value", choice)) for choice in found or ()]
+
+
+def _flag_names(command: Any, ctx: Any) -> set[str]:
+    return {
+        name
+        for param in command.get_params(ctx)
+        if isinstance(param, TyperOption) and (param.is_flag or param.count)
+        for name in (*param.opts, *param.secondary_opts)
+    }
+
+
+def _refuse_flag_values(command: Any, ctx: Any, args: list[str]) -> None:
+    """``--per-query true``: a flag takes no value, so ``true`` would become an argument."""
+    flags = _flag_names(command, ctx)
+    for flag, value in zip(args, args[1:], strict=False):
+        if flag == "--":
+            return
+        if flag in flags and value.lower() in _BOOLEAN_WORDS and not Path(value).exists():
+            ctx.fail(
+                f"{flag} is a flag and takes no value: write {flag} alone (not {flag} {value})"
+            )
+
+
+class _Command(TyperCommand):
+    def get_help_option(self, ctx: Any) -> Any:
+        return _tidy_param(super().get_help_option(ctx))
+
+    def parse_args(self, ctx: Any, args: list[str]) -> list[str]:
+        _refuse_flag_values(self, ctx, args)
+        return super().parse_args(ctx, args)
+
+
+class _Group(TyperGroup):
+    def get_help_option(self, ctx: Any) -> Any:
+        return _tidy_param(super().get_help_option(ctx))
+
+    def parse_args(self, ctx: Any, args: list[str]) -> list[str]:
+        _refuse_flag_values(self, ctx, args)
+        return super().parse_args(ctx, args)
+
+
+def _tidy_param(param: Any) -> Any:
+    if type(param) is TyperArgument:
+        param.__class__ = _Argument
+        if param.metavar is None:
+            param.metavar = param.name.upper() + ("..." if param.nargs != 1 else "")
+    elif type(param) is TyperOption:
+        param.__class__ = _Option
+    return param
+
+
+def tidy(command: Any) -> Any:
+    """Give the click command tree Typer built rankhouse's help and flag rules (in place)."""
+    if type(command) is TyperGroup:
+        command.__class__ = _Group
+    elif type(command) is TyperCommand:
+        command.__class__ = _Command
+    for param in command.params:
+        _tidy_param(param)
+    for sub in getattr(command, "commands", {}).values():
+        tidy(sub)
+    return command

@@ -1,0 +1,144 @@
+"""``--help`` reads as words (flags as flags, metavars, no Python types), a flag given a
+value is a usage error, trec-eval prints its help, and a range is stated once."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+import typer.main
+from conftest import EXAMPLES
+
+from rankhouse.cli import app
+
+QRELS = str(EXAMPLES / "qrels.txt")
+BM25 = str(EXAMPLES / "run.bm25.txt")
+
+
+def _commands(group=None, prefix=()) -> list[tuple[tuple[str, ...], object]]:
+    group = group or typer.main.get_command(app)
+    found = [(prefix, group)]
+    for name, command in group.commands.items():
+        if hasattr(command, "commands"):
+            found += _commands(command, (*prefix, name))
+        elif name != "trec-eval":  # trec_eval's own options: its help is tested below
+            found.append(((*prefix, name), command))
+    return found
+
+
+COMMANDS = _commands()
+
+
+def _flat(text: str) -> str:
+    """The help without its boxes, whitespace collapsed: wrapped help texts read whole."""
+    return " ".join(re.sub(r"[│╭╮╰╯─]", " ", text).split())
+
+
+@pytest.mark.parametrize(
+    ("path", "command"), COMMANDS, ids=[" ".join(p) or "rankhouse" for p, _ in COMMANDS]
+)
+def test_help_shows_words_not_types(run_cli, path, command):
+    done = run_cli(*path, "--help", db=False)
+    assert done.exit_code == 0, done.stderr
+    assert not re.search(r"<\w+(\[\w+\])?>", done.stdout), done.stdout  # <bool>, <list[str]>
+    usage = next(line for line in done.stdout.splitlines() if "Usage:" in line)
+    assert "{" not in usage and "<" not in usage
+    flat = _flat(done.stdout)
+    for param in command.params:
+        if param.help:  # every help text is shown whole (no markup eaten)
+            assert _flat(param.help) in flat, param.help
+
+
+@pytest.mark.parametrize(
+    ("path", "usage", "shown"),
+    [
+        (
+            ["eval"],
+            "Usage: rankhouse eval [OPTIONS] QRELS RUN...",
+            [
+                "--measure -m MEASURE Measure, repeatable",
+                "--relevance-level -l LEVEL Grade",
+                "--per-query -q One row per run and query.",
+                "--meta KEY=VALUE Metadata",
+                "--format -f table|tsv|csv|json Output format",
+                "--allow-no-overlap Evaluate a run",
+                "--help Show this message and exit.",
+            ],
+        ),
+        (
+            ["compare"],
+            "Usage: rankhouse compare [OPTIONS] QRELS RUN...",
+            ["--alpha ALPHA Significance level, strictly between 0 and 1 (default: 0.05)."],
+        ),
+        (
+            ["regress"],
+            "Usage: rankhouse regress [OPTIONS] RUN",
+            ["--json FILE Also write a JSON report here ('-': stdout).", "--relative Read"],
+        ),
+        (
+            [],
+            "Usage: rankhouse [OPTIONS] COMMAND [ARGS]...",
+            ["--db WAREHOUSE", "--read-only Open"],
+        ),
+        (
+            ["ingest", "run"],
+            "Usage: rankhouse ingest run [OPTIONS] FILE",
+            [
+                "--name -n NAME Name in the warehouse (default: from the file).",
+                "--replace Overwrite",
+            ],
+        ),
+    ],
+)
+def test_usage_and_options_read_as_words(run_cli, path, usage, shown):
+    done = run_cli(*path, "--help", db=False)
+    assert usage in done.stdout
+    flat = _flat(done.stdout)
+    for text in shown:
+        assert text in flat
+
+
+@pytest.mark.parametrize("value", ["true", "false", "True", "yes"])
+def test_a_flag_takes_no_value(run_cli, value):
+    done = run_cli("eval", QRELS, BM25, "--per-query", value)
+    assert done.exit_code == 2
+    assert (
+        f"--per-query is a flag and takes no value: write --per-query alone (not --per-query "
+        f"{value})" in _flat(done.stderr)
+    )
+
+
+def test_a_flag_before_a_file_named_true_is_fine(run_cli, tmp_path):
+    (tmp_path / "true").write_text((EXAMPLES / "run.bm25.txt").read_text())
+    done = run_cli("eval", QRELS, "--per-query", "true", "-m", "AP", "-f", "csv")
+    assert done.exit_code == 0, done.stderr
+    assert done.stdout.startswith("run,query,AP\nbm25,q1,")
+
+
+@pytest.mark.parametrize("flag", ["-h", "--help", "-qh"])
+def test_trec_eval_prints_its_help(run_cli, flag):
+    done = run_cli("trec-eval", flag, db=False)
+    assert done.exit_code == 0, done.stderr
+    assert done.stdout.startswith(
+        "Usage: trec-eval [-q] [-c] [-n] [-J] [-l N] [-M N] [-N N] [-m measure[.params]]... "
+        "qrels_file results_file\n"
+    )
+    assert "  -h, --help\n            print this help and exit\n" in done.stdout
+    assert done.stderr == ""
+
+
+def test_trec_eval_still_rejects_unknown_options(run_cli):
+    done = run_cli("trec-eval", "-x", QRELS, BM25, db=False)
+    assert done.exit_code == 1
+    assert done.stderr.startswith("trec_eval: invalid option -- 'x'\n")
+
+
+@pytest.mark.parametrize("alpha", ["0", "1", "1.5"])
+def test_alpha_range_is_said_once(run_cli, alpha):
+    done = run_cli("compare", QRELS, BM25, "-m", "AP", "--alpha", alpha)
+    assert done.exit_code == 1
+    assert done.stderr == (
+        f"Error: --alpha must lie strictly between 0 and 1, got {float(alpha)}\n"
+    )
+    help_text = _flat(run_cli("compare", "--help", db=False).stdout)
+    assert "strictly between 0 and 1" in help_text and "0.0<=x<=1.0" not in help_text
