@@ -202,7 +202,7 @@ def test_warehouse_of_schema_5_gets_labels_through_migration_6(backend_target):
     engine.dispose()
 
     with Warehouse(backend_target) as wh, wh.connect() as conn:
-        assert _applied(wh)[-1] == (6, "labels")
+        assert (6, "labels") in _applied(wh)
         labels = conn.execute(sa.text("SELECT label, value FROM evaluations ORDER BY id")).all()
         expected = [
             label(parse_measure(measure), level, policy, json.loads(options))
@@ -225,3 +225,91 @@ def test_warehouse_of_schema_5_gets_labels_through_migration_6(backend_target):
             sa.text("SELECT baseline_name, baseline_deleted, measure FROM regress_results")
         ).one()
         assert tuple(gate) == ("base", False, "AP(rel=2)")
+
+
+def test_err_stored_under_the_old_default_is_renamed_by_migration_7(backend_target):
+    """0007: ERR without max_grade used the qrels set's highest grade; those evaluations
+    become ERR(max_grade=V) (V is not 4), so that ERR@k (now 4) is computed afresh."""
+    url = resolve_target(backend_target)
+    dialect = sa.make_url(url).get_backend_name()
+    engine = sa.create_engine(url)
+    with engine.begin() as con:
+        con.exec_driver_sql(
+            "CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, name VARCHAR NOT NULL, "
+            "applied_at TIMESTAMP NOT NULL)"
+        )
+        for migration in known_migrations(dialect)[:6]:
+            for statement in migration.statements():
+                con.exec_driver_sql(statement)
+            con.execute(
+                sa.text("INSERT INTO schema_migrations VALUES (:v, :n, now())"),
+                {"v": migration.version, "n": migration.name},
+            )
+        con.exec_driver_sql(
+            "INSERT INTO runs (name, system_tag, source, content_sha256, parse_options, "
+            "ingested_at, metadata, order_by, num_queries, num_rows) VALUES "
+            "('r', 't', 'f', 'r', '{}', now(), '{}', 'score', 1, 1)"
+        )
+        for name, top in (("graded", 3), ("four", 4), ("binary", 1)):
+            con.execute(
+                sa.text(
+                    "INSERT INTO qrels_sets (name, source, content_sha256, parse_options, "
+                    "ingested_at, num_queries, num_judgments, num_relevant, max_grade) VALUES "
+                    "(:n, 'f', :n, '{}', now(), 1, 1, 1, :g)"
+                ),
+                {"n": name, "g": top},
+            )
+        stored = [  # qrels id, measure, label, parameters
+            (1, "ERR@10", "ERR@10", '{"cutoff": 10, "max_grade": null}'),
+            (1, "ERR", "ERR [missing_queries=skip]", '{"cutoff": null, "max_grade": null}'),
+            (1, "ERR(max_grade=2)@5", "ERR(max_grade=2)@5", '{"cutoff": 5, "max_grade": 2}'),
+            (1, "nDCG@10", "nDCG@10", '{"cutoff": 10, "dcg": "log2"}'),
+            (2, "ERR@10", "ERR@10", '{"cutoff": 10, "max_grade": null}'),
+            (3, "ERR@10", "ERR@10", '{"cutoff": 10, "max_grade": null}'),
+        ]
+        for qrels_id, measure, label, parameters in stored:
+            con.execute(
+                sa.text(
+                    "INSERT INTO evaluations (run_id, qrels_id, qrels_sha256, measure, "
+                    "parameters, relevance_level, missing_queries, options, aggregate, value, "
+                    "num_q, rankhouse_version, created_at, label) VALUES (1, :q, 'x', :m, :p, "
+                    "1, 'zero', '{}', 'mean', 0.5, 1, 'old', now(), :l)"
+                ),
+                {"q": qrels_id, "m": measure, "p": parameters, "l": label},
+            )
+        con.exec_driver_sql(
+            "INSERT INTO regress_checks (run_id, baseline_run_id, baseline_spec, qrels_id, test, "
+            "correction, alpha, max_drop, relative, options, passed, created_at, baseline_name) "
+            "VALUES (1, 1, 'previous', 1, 't', 'none', 0.05, 0.01, false, '{}', true, now(), 'r')"
+        )
+        con.exec_driver_sql(
+            "INSERT INTO regress_verdicts (check_id, measure, num_q, improved, degraded, status, "
+            "regressed, run_evaluation_id) VALUES (1, 'ERR [missing_queries=skip]', 1, 0, 0, "
+            "'unchanged', false, 2), (1, 'nDCG@10', 1, 0, 0, 'unchanged', false, 4)"
+        )
+    engine.dispose()
+
+    with Warehouse(backend_target) as wh, wh.connect() as conn:
+        assert _applied(wh)[-1] == (7, "err_max_grade")
+        rows = conn.execute(
+            sa.text("SELECT measure, label, parameters FROM evaluations ORDER BY id")
+        ).all()
+        assert [tuple(row) for row in rows] == [
+            ("ERR(max_grade=3)@10", "ERR(max_grade=3)@10", '{"cutoff": 10, "max_grade": 3}'),
+            (
+                "ERR(max_grade=3)",
+                "ERR(max_grade=3) [missing_queries=skip]",
+                '{"cutoff": null, "max_grade": 3}',
+            ),
+            ("ERR(max_grade=2)@5", "ERR(max_grade=2)@5", '{"cutoff": 5, "max_grade": 2}'),
+            ("nDCG@10", "nDCG@10", '{"cutoff": 10, "dcg": "log2"}'),
+            ("ERR@10", "ERR@10", '{"cutoff": 10, "max_grade": 4}'),  # 4 was the grade used
+            ("ERR(max_grade=1)@10", "ERR(max_grade=1)@10", '{"cutoff": 10, "max_grade": 1}'),
+        ]
+        verdicts = conn.execute(
+            sa.text("SELECT measure FROM regress_verdicts ORDER BY run_evaluation_id")
+        ).all()
+        assert [row.measure for row in verdicts] == [
+            "ERR(max_grade=3) [missing_queries=skip]",
+            "nDCG@10",
+        ]
