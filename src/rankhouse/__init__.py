@@ -33,13 +33,20 @@ def evaluate(
     columns=None,
     qrels_columns=None,
 ):
-    """Evaluate a run DataFrame (or file) against qrels in a throw-away in-memory warehouse.
+    """Evaluate one run or several against qrels in a throw-away in-memory warehouse.
 
     The argument order is the CLI's (``rankhouse eval QRELS RUN``), ranx's and pytrec_eval's.
+    Runs and qrels come in the shapes people already have (:mod:`rankhouse.ingest.shapes`).
 
     Args:
-        qrels: a DataFrame (``query_id, doc_id, relevance`` or recognised names) or a file.
-        run: a DataFrame (``query_id, doc_id, score`` or recognised names) or a file.
+        qrels: a DataFrame (``query_id, doc_id, relevance``, PyTerrier's ``qid, docno,
+            label`` or other recognised names), a file, ``{qid: {docid: grade}}``
+            (pytrec_eval, ranx) or ir_measures ``Qrel`` tuples.
+        run: one run or several. A run is a DataFrame (``query_id, doc_id, score`` or
+            recognised names; PyTerrier's result frame, whose ``name`` column names its
+            runs), a file, ``{qid: {docid: score}}`` or ir_measures ``ScoredDoc`` tuples.
+            Several runs: a list of those, or a dict name -> run (the keys are the run
+            names).
         measures: one name or a list (``"nDCG@10"``, ``"AP"``, ``"P_5"``, ...).
         relevance_level: grade from which a judgment counts as relevant (trec_eval ``-l``).
         missing_queries: ``"zero"`` (trec_eval ``-c``) or ``"skip"``.

@@ -225,18 +225,22 @@ def evaluate_frames(
     columns: str | dict[str, str] | None = None,
     qrels_columns: str | dict[str, str] | None = None,
 ) -> EvaluationResult:
-    """Evaluate DataFrames (or files) without a warehouse file: notebooks, quick checks.
+    """Evaluate runs given as data (or files) without a warehouse file: notebooks, quick checks.
 
     Args:
-        qrels: a DataFrame or file path (column mapping ``qrels_columns``).
-        run: a pandas DataFrame (any column names that ingest recognises, or mapped with
-            ``columns``) or a file path. Several system tags give several runs.
+        qrels: qrels in any shape :mod:`rankhouse.ingest.shapes` accepts: a DataFrame (any
+            column names ingest recognises, or mapped with ``qrels_columns``), a file path,
+            ``{qid: {docid: grade}}``, ir_measures ``Qrel`` tuples.
+        run: one run or several in any shape :mod:`rankhouse.ingest.shapes` accepts: a
+            DataFrame (several system tags, or PyTerrier's ``name`` column, give several
+            runs), a file path, ``{qid: {docid: score}}``, ir_measures ``ScoredDoc`` tuples;
+            several as a list, or a dict name -> run (the keys are the run names).
         measures: measure names, as for :func:`evaluate`.
         relevance_level: as for :func:`evaluate`.
         missing_queries: as for :func:`evaluate`.
         order: ``"score"`` ranks by score (trec_eval; a rank column is ignored); ``"rank"``
             takes the run's ranks as the ranking (a run without scores needs it).
-        columns: column mapping for the run, e.g. ``{"qid": "query", "score": "sim"}``.
+        columns: column mapping for the runs, e.g. ``{"qid": "query", "score": "sim"}``.
         qrels_columns: column mapping for the qrels.
 
     Returns:
@@ -245,27 +249,87 @@ def evaluate_frames(
     from .warehouse import Warehouse
 
     with Warehouse(":memory:") as wh:
-        qrels_result = wh.ingest_qrels(qrels, columns=qrels_columns)
-        run_results = wh.ingest_run(run, columns=columns, order=order)
+        qrels_id = ingest_qrels_shape(wh, qrels, columns=qrels_columns)
+        run_ids = ingest_run_shapes(wh, run, columns=columns, order=order)
         return evaluate(
             wh,
-            qrels_result.id,
-            [r.id for r in run_results],
+            qrels_id,
+            run_ids,
             measures,
             relevance_level=relevance_level,
             missing_queries=missing_queries,
         )
 
 
+def ingest_qrels_shape(wh, qrels: Any, *, columns: str | dict[str, str] | None = None) -> int:
+    """Ingest qrels given in any shape of :mod:`rankhouse.ingest.shapes`; the qrels set's id."""
+    from .ingest.shapes import qrels_source
+    from .ingest.sources import parse_columns
+
+    source, implied = qrels_source(qrels)
+    return wh.ingest_qrels(source, columns={**(implied or {}), **parse_columns(columns)}).id
+
+
+def ingest_run_shapes(
+    wh,
+    runs: Any,
+    *,
+    columns: str | dict[str, str] | None = None,
+    order: str = "score",
+    name: str | None = None,
+    meta: dict[str, str] | None = None,
+    new_version: bool = False,
+) -> list[int]:
+    """Ingest runs given as data or files (any shape of :mod:`rankhouse.ingest.shapes`); the
+    stored runs' ids in order. Stored names and ids are not accepted here."""
+    from .ingest.shapes import run_sources
+
+    return _ingest_sources(
+        wh,
+        run_sources(runs),
+        columns=columns,
+        order=order,
+        name=name,
+        meta=meta,
+        new_version=new_version,
+    )
+
+
+def _ingest_sources(
+    wh,
+    sources,
+    *,
+    columns: str | dict[str, str] | None = None,
+    order: str = "score",
+    name: str | None = None,
+    meta: dict[str, str] | None = None,
+    new_version: bool = False,
+) -> list[int]:
+    from .ingest.sources import parse_columns
+
+    ids: list[int] = []
+    for source in sources:
+        mapping = {**(source.columns or {}), **parse_columns(columns)}
+        results = wh.ingest_run(
+            source.source,
+            name=source.name if source.name is not None else name,
+            columns=mapping or None,
+            order=order,
+            meta=meta,
+            new_version=new_version,
+        )
+        ids.extend(result.id for result in results)
+    return list(dict.fromkeys(ids))
+
+
 # --- resolving names, ids, files and frames -------------------------------------------------
 
 
 def resolve_qrels(wh, qrels: Any) -> dict[str, Any]:
-    """The catalogue row of a qrels set given by name, id, file path or DataFrame."""
-    if isinstance(qrels, pd.DataFrame):
-        return wh.qrels(wh.ingest_qrels(qrels).id)
-    if _is_existing_file(qrels):
-        return wh.qrels(wh.ingest_qrels(qrels).id)
+    """The catalogue row of a qrels set given by name, id, file path or data (a DataFrame,
+    ``{qid: {docid: grade}}``, ir_measures ``Qrel`` tuples)."""
+    if not isinstance(qrels, (str, int, os.PathLike)) or _is_existing_file(qrels):
+        return wh.qrels(ingest_qrels_shape(wh, qrels))
     try:
         return wh.qrels(qrels)
     except NotFoundError as exc:
@@ -275,25 +339,27 @@ def resolve_qrels(wh, qrels: Any) -> dict[str, Any]:
 def resolve_runs(
     wh, runs: Any, *, name: str | None = None, meta: dict[str, str] | None = None
 ) -> list[dict[str, Any]]:
-    """Catalogue rows of runs given by names, ids, file paths or DataFrames (in order).
+    """Catalogue rows of runs given by names, ids, file paths or data (in order).
 
-    A file or DataFrame is ingested (deduplicated by content). When its name is held by
-    other content (a run file regenerated under the same tag), it is stored as the next
-    version of that name, ``<name>@2``, ``<name>@3``..., with the same system tag.
+    Data is any shape of :mod:`rankhouse.ingest.shapes` (a DataFrame, ``{qid: {docid:
+    score}}``, ir_measures ``ScoredDoc`` tuples; several in a list, or a dict name -> run
+    whose keys name them). A file or data is ingested (deduplicated by content). When its name
+    is held by other content (a run file regenerated under the same tag), it is stored as the
+    next version of that name, ``<name>@2``, ``<name>@3``..., with the same system tag.
 
     Args:
         wh: the warehouse.
-        runs: one run or a list of runs.
+        runs: one run or several.
         name: the stored name of the one file or DataFrame among ``runs``.
-        meta: metadata pairs stored with the runs ingested from files or DataFrames.
+        meta: metadata pairs stored with the runs ingested from files or data.
 
     Raises:
         InputError: ``name`` or ``meta`` given without a run file, or ``name`` for several.
     """
-    if isinstance(runs, (str, int, os.PathLike, pd.DataFrame)):
-        runs = [runs]
-    runs = list(runs)
-    ingested = [run for run in runs if isinstance(run, pd.DataFrame) or _is_existing_file(run)]
+    from .ingest.shapes import run_sources
+
+    sources = run_sources(runs)
+    ingested = [s for s in sources if s.is_frame or _is_existing_file(s.source)]
     if (name is not None or meta) and not ingested:
         raise InputError(
             "--name and --meta apply to a run given as a file; the runs given are stored ones",
@@ -305,13 +371,13 @@ def resolve_runs(
             hint="evaluate them one by one, or ingest them with their names first",
         )
     rows: list[dict[str, Any]] = []
-    for run in runs:
-        if isinstance(run, pd.DataFrame) or _is_existing_file(run):
-            results = wh.ingest_run(run, name=name, meta=meta, new_version=True)
-            rows.extend(wh.run(result.id) for result in results)
+    for source in sources:
+        if source.is_frame or _is_existing_file(source.source):
+            ids = _ingest_sources(wh, [source], name=name, meta=meta, new_version=True)
+            rows.extend(wh.run(run_id) for run_id in ids)
             continue
         try:
-            rows.append(wh.run(run))
+            rows.append(wh.run(source.source))
         except NotFoundError as exc:
             raise NotFoundError(f"{exc}; it is not a file either") from None
     unique = {row["id"]: row for row in rows}
