@@ -216,7 +216,11 @@ def test_rounding_and_highlight_options(example_wh):
         ({"measures": ["Nope@3"]}, RankhouseError, "Nope"),
         ({"test": "z"}, RankhouseError, "unknown test 'z'"),
         ({"round": -1}, RankhouseError, "round must be a number of decimals"),
-        ({"highlight": "blink"}, RankhouseError, "highlight must be 'bold', 'color' or None"),
+        (
+            {"highlight": "blink"},
+            RankhouseError,
+            "highlight must be 'bold', 'color' ('colour') or None",
+        ),
     ],
 )
 def test_bad_options(example_wh, options, error, message):

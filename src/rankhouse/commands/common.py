@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import math
 import sys
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import TYPE_CHECKING
@@ -88,14 +89,23 @@ def print_frame(
     fmt: OutputFormat = OutputFormat.table,
     *,
     title: str | None = None,
-    digits: int = 4,
+    digits: int | Mapping[str, int] = 4,
+    emphasis: Mapping[str, Collection[int]] | None = None,
+    emphasis_style: str = "bold",
     file=None,
 ) -> None:
     """Print a DataFrame as an aligned rich table, TSV, CSV or JSON records.
 
-    Tables and TSV show floats with ``digits`` decimals; CSV and JSON keep full precision so
-    that scripts get the exact doubles.
+    Tables and TSV show floats with ``digits`` decimals (one number, or per column name with
+    4 for the others); CSV and JSON keep full precision so that scripts get the exact
+    doubles. ``emphasis`` (column -> row positions) marks cells of the table output in
+    ``emphasis_style`` (a rich style, e.g. the best mean of each measure).
     """
+    if not isinstance(digits, int):
+        per_column = dict(digits)
+        widths = [per_column.get(str(c), 4) for c in frame.columns]
+    else:
+        widths = [digits] * len(frame.columns)
     out = file or sys.stdout
     if fmt == OutputFormat.json:
         records = json.loads(
@@ -109,15 +119,23 @@ def print_frame(
     if fmt == OutputFormat.tsv:
         out.write("\t".join(map(str, frame.columns)) + "\n")
         for row in frame.itertuples(index=False):
-            out.write("\t".join(_cell(v, digits) for v in row) + "\n")
+            out.write("\t".join(_cell(v, d) for v, d in zip(row, widths, strict=True)) + "\n")
         return
     from rich.console import Console
     from rich.table import Table
+    from rich.text import Text
 
     table = Table(title=title, show_edge=False, header_style="bold")
     for name in frame.columns:
         numeric = frame[name].dtype.kind in "iuf"
         table.add_column(str(name), justify="right" if numeric else "left")
-    for row in frame.itertuples(index=False):
-        table.add_row(*(_cell(v, digits) for v in row))
+    marked = [set((emphasis or {}).get(str(c), ())) for c in frame.columns]
+    for position, row in enumerate(frame.itertuples(index=False)):
+        cells = [_cell(v, d) for v, d in zip(row, widths, strict=True)]
+        table.add_row(
+            *(
+                Text(text, style=emphasis_style) if position in rows else text
+                for text, rows in zip(cells, marked, strict=True)
+            )
+        )
     Console(file=out, width=max(80, Console(file=out).width)).print(table)

@@ -15,7 +15,6 @@ from .compare import (
     PERMUTATIONS_OPTION,
     SEED_OPTION,
     TEST_OPTION,
-    Correction,
     Test,
 )
 
@@ -47,7 +46,7 @@ def regress_command(
     ),
     alpha: float = ALPHA_OPTION,
     test: Test = TEST_OPTION,
-    correction: Correction = CORRECTION_OPTION,
+    correction: str = CORRECTION_OPTION,
     permutations: int = PERMUTATIONS_OPTION,
     seed: int = SEED_OPTION,
     relevance_level: int = typer.Option(1, "--relevance-level", "-l"),
@@ -83,7 +82,7 @@ def regress_command(
             relative=relative,
             alpha=alpha,
             test=test.value,
-            correction=correction.value,
+            correction=correction,
             permutations=permutations,
             seed=seed,
             relevance_level=relevance_level,
