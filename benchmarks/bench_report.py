@@ -76,7 +76,7 @@ def build_warehouse(db: Path, runs: list[Path]) -> None:
         for i, path in enumerate(runs, 1):
             name = path.stem
             wh.ingest_run(path, name=name, meta={"commit": f"c{i:06x}"})
-            wh.evaluate([name], "msmarco-dev", MEASURES)
+            wh.evaluate("msmarco-dev", [name], MEASURES)
             if i > 1:
                 regress(wh, name, baseline="previous", qrels="msmarco-dev", measures=MEASURES)
 
