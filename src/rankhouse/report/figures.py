@@ -187,9 +187,11 @@ def comparison_figure(
 
     measures = list(pairs)
     most = max((len(p) for p in pairs.values()), default=0)
-    longest = max((len(str(q)) for p in pairs.values() for q in p["query_id"]), default=1)
     # room under the panels: the query ids written upwards, else one axis label
-    below = 0.22 + 0.065 * min(longest, 24) if most <= MAX_LABELLED else 0.45
+    below = 0.45
+    if most <= MAX_LABELLED:
+        longest = max((len(str(q)) for p in pairs.values() for q in p["query_id"]), default=1)
+        below = 0.22 + 0.065 * min(longest, 24)
     above, panel, width = 0.34, 1.9, 9.0
     row = above + panel + below
     height = row * len(measures) + 0.05
