@@ -19,8 +19,8 @@ from typing import Any
 import pandas as pd
 import sqlalchemy as sa
 
-from .compare import compare_pair
 from .errors import InputError, NotFoundError, RankhouseError
+from .pairing import compare_pair
 from .stats import (
     DEFAULT_PERMUTATIONS,
     DEFAULT_SEED,

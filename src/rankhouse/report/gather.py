@@ -190,9 +190,10 @@ def _section(
     max_measures: int,
     explicit: bool,
 ) -> QrelsSection | None:
-    from ..compare import comparison, paired_frames
+    from ..compare import comparison
     from ..evaluation import evaluate
     from ..labels import requested_labels
+    from ..pairing import paired_frames
 
     qrels_id = int(qrels_row["id"])
     run_rows = _select_runs(wh, qrels_id, named_runs, systems)
