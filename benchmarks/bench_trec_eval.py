@@ -5,6 +5,7 @@ On the MS MARCO-scale run (7 million lines, built with
 ../shared/tools/make_run.py) and the MS MARCO dev qrels, alternates for --repeat rounds, each
 command in its own process:
 
+  unstored  `rankhouse trec-eval -m all_trec QRELS RUN`: no warehouse (as trec_eval: read, compute)
   fresh     `rankhouse --db NEW trec-eval -m all_trec QRELS RUN`: read, store, compute, store
   stored    the same command on a warehouse that already holds the run, qrels and values
   pytrec    pytrec_eval (the pytrec-eval-terrier build of trec_eval 9.0.8): read both files
@@ -84,7 +85,12 @@ def main() -> None:
     trec_args = ["-m", "all_trec", str(QRELS), str(run)]
     rankhouse = [sys.executable, "-m", "rankhouse"]
 
-    figures: dict[str, list[tuple[float, float]]] = {"fresh": [], "stored": [], "pytrec": []}
+    figures: dict[str, list[tuple[float, float]]] = {
+        "unstored": [],
+        "fresh": [],
+        "stored": [],
+        "pytrec": [],
+    }
     if args.trec_eval:
         figures["trec_eval"] = []
     outputs: dict[str, str] = {}
@@ -98,6 +104,7 @@ def main() -> None:
         for round_ in range(args.repeat):
             fresh = Path(tmp) / f"fresh{round_}.duckdb"
             commands = {
+                "unstored": [*rankhouse, "trec-eval", *trec_args],
                 "fresh": [*rankhouse, "--db", str(fresh), "trec-eval", *trec_args],
                 "stored": [*rankhouse, "--db", str(stored_db), "trec-eval", *trec_args],
                 "pytrec": [sys.executable, "-c", PYTREC_SCRIPT, str(QRELS), str(run)],
@@ -112,6 +119,7 @@ def main() -> None:
             print(f"round {round_ + 1}/{args.repeat} done", file=sys.stderr)
 
     labels = {
+        "unstored": "rankhouse trec-eval, no warehouse",
         "fresh": "rankhouse trec-eval, new warehouse",
         "stored": "rankhouse trec-eval, already stored",
         "pytrec": "pytrec_eval (read files + evaluate)",
@@ -129,10 +137,10 @@ def main() -> None:
     medians = median_walls(figures)
     print(f"new warehouse: {medians['pytrec'] / medians['fresh']:.2f}x faster than pytrec_eval")
     if args.trec_eval:
-        print(
-            f"new warehouse: {medians['trec_eval'] / medians['fresh']:.2f}x faster than trec_eval"
-        )
-        same = outputs["fresh"] == outputs["trec_eval"] == outputs["stored"]
+        for key in ("unstored", "fresh"):
+            ratio = medians["trec_eval"] / medians[key]
+            print(f"{labels[key]}: {ratio:.2f}x faster than trec_eval")
+        same = outputs["unstored"] == outputs["fresh"] == outputs["trec_eval"] == outputs["stored"]
         print(f"output identical to trec_eval's, byte for byte: {'yes' if same else 'NO'}")
 
 

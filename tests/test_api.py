@@ -88,6 +88,10 @@ def test_warehouse_evaluate_and_compare_take_qrels_then_runs(warehouse):
 
 # Keywords that only Python has: engine options trec-eval passes, bookkeeping of the API.
 PYTHON_ONLY = {"options", "with_query_counts", "progress", "new_version"}
+# PyTerrier's Experiment names that compare takes besides: perquery (shown on the command line
+# by the output option --per-query) and correction_alpha (alpha's other name, --alpha's alias
+# --correction-alpha).
+PYTHON_ONLY |= {"perquery", "correction_alpha"}
 # Options that only shape what the CLI prints (their Python names in the commands).
 OUTPUT_ONLY = {"fmt", "per_query", "long", "markdown", "json_file", "junit", "output"}
 # A keyword that takes a list is the repeatable option in the singular.
@@ -99,7 +103,7 @@ def _flags(path: tuple[str, ...]) -> set[str]:
     for name in path:
         command = command.commands[name]
     return {
-        max(p.opts, key=len)
+        next(o for o in p.opts if o.startswith("--"))
         for p in command.params
         if p.param_type_name == "option" and p.name not in OUTPUT_ONLY
     }

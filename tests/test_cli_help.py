@@ -68,7 +68,7 @@ def test_help_shows_words_not_types(run_cli, path, command):
         (
             ["compare"],
             "Usage: rankhouse compare [OPTIONS] QRELS RUN...",
-            ["--alpha ALPHA Significance level, strictly between 0 and 1 (default: 0.05)."],
+            ["ALPHA Significance level, strictly between 0 and 1 (default: 0.05)."],
         ),
         (
             ["regress"],

@@ -90,7 +90,7 @@ def test_history(example_wh):
     [
         ({"round": "2"}, "round must be a number of decimals from 0 to 15, not '2'"),
         ({"round": {"AP": 99}}, "not 99"),
-        ({"highlight": "underline"}, "highlight must be 'bold', 'color' or None"),
+        ({"highlight": "underline"}, "highlight must be 'bold', 'color' ('colour') or None"),
     ],
 )
 def test_bad_display_options(example_wh, options, message):

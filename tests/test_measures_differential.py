@@ -112,37 +112,55 @@ def test_agrees_with_pytrec_eval(shared_any_warehouse, pytrec, level, data, dens
             )
 
 
-def _by_hand(ranking, grades, max_grade, cutoff):
-    """nDCG (exp gain), ERR and Judged of one query, straight from their definitions."""
+def _by_hand(ranking, grades, cutoff, max_grade=4):
+    """nDCG, DCG and CG (both gains), ERR and Judged of one query, from their definitions."""
     top = ranking[:cutoff]
-    gains = [2.0 ** max(grades.get(d, 0), 0) - 1 for d in top]
-    dcg = sum(g / math.log2(i + 2) for i, g in enumerate(gains))
+    linear = [max(grades.get(d, 0), 0) for d in top]
+    exp = [2.0**g - 1 for g in linear]
     ideal = sorted((2.0**g - 1 for g in grades.values() if g > 0), reverse=True)[:cutoff]
     idcg = sum(g / math.log2(i + 2) for i, g in enumerate(ideal))
-    err, reach = 0.0, 1.0
-    for i, d in enumerate(top, 1):
-        stop = (2.0 ** max(grades.get(d, 0), 0) - 1) / 2.0**max_grade
-        err += reach * stop / i
-        reach *= 1 - stop
+    errs = {}
+    for top_grade in (max_grade, 2):  # 2: the collections' grade 3 is capped at it
+        err, reach = 0.0, 1.0
+        for i, grade in enumerate(linear, 1):
+            stop = (2.0 ** min(grade, top_grade) - 1) / 2.0**top_grade
+            err += reach * stop / i
+            reach *= 1 - stop
+        errs[top_grade] = err
     judged = sum(grades.get(d, -1) >= 0 for d in top) / len(top) if top else 0.0
-    return {"ndcg": dcg / idcg if idcg > 0 else 0.0, "err": err, "judged": judged}
+    dcg_exp = sum(g / math.log2(i + 2) for i, g in enumerate(exp))
+    return {
+        "ndcg": dcg_exp / idcg if idcg > 0 else 0.0,
+        "dcg": sum(g / math.log2(i + 2) for i, g in enumerate(linear)),
+        "dcg_exp": dcg_exp,
+        "cg": float(sum(linear)),
+        "cg_exp": sum(exp),
+        "err": errs[max_grade],
+        "err2": errs[2],
+        "judged": judged,
+    }
 
 
 @given(data=collections(), cutoff=st.integers(1, 12))
 @SETTINGS
 def test_graded_measures_match_their_definitions(shared_warehouse, data, cutoff):
     qrels, run = data
-    names = [f"nDCG(dcg='exp-log2')@{cutoff}", f"ERR@{cutoff}", f"Judged@{cutoff}"]
-    _, ours = _ours(shared_warehouse, qrels, run, names)
-    max_grade = int(qrels.grade.max())
+    names = {
+        "ndcg": f"nDCG(dcg='exp-log2')@{cutoff}",
+        "dcg": f"DCG@{cutoff}",
+        "dcg_exp": f"DCG(dcg='exp-log2')@{cutoff}",
+        "cg": f"CG@{cutoff}",
+        "cg_exp": f"CG(dcg='exp-log2')@{cutoff}",
+        "err": f"ERR@{cutoff}",
+        "err2": f"ERR(max_grade=2)@{cutoff}",
+        "judged": f"Judged@{cutoff}",
+    }
+    _, ours = _ours(shared_warehouse, qrels, run, list(names.values()))
     for query in set(qrels.query_id):
         grades = dict(
             zip(*qrels[qrels.query_id == query][["doc_id", "grade"]].T.values, strict=True)
         )
         ranked = run[run.query_id == query].sort_values(["score", "doc_id"], ascending=False)
-        expected = _by_hand(list(ranked.doc_id), grades, max(max_grade, 1), cutoff)
-        if max_grade < 1:
-            expected["err"] = 0.0  # no grade > 0 anywhere: nothing to stop at
-        assert ours[(names[0], query)] == pytest.approx(expected["ndcg"], abs=1e-9)
-        assert ours[(names[1], query)] == pytest.approx(expected["err"], abs=1e-9)
-        assert ours[(names[2], query)] == pytest.approx(expected["judged"], abs=1e-9)
+        expected = _by_hand(list(ranked.doc_id), grades, cutoff)
+        for key, name in names.items():
+            assert ours[(name, query)] == pytest.approx(expected[key], abs=1e-9), (name, query)

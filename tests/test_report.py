@@ -125,8 +125,15 @@ def test_report_against_a_baseline(example_wh, reference):
         f"{reference['bm25']['nDCG@10'][q]:.4f}",
         f"{reference['dense']['nDCG@10'][q]:.4f}",
     )
-    # the per-query bars carry every query id (8 queries), the header says what was run
+    # the per-query bars carry every query id (8 queries), and both values on hover
     assert "nDCG@10: dense − bm25 per query (2 worse, 4 better, 2 tied)" in text
+    bm25_q, dense_q = reference["bm25"]["nDCG@10"][q], reference["dense"]["nDCG@10"][q]
+    assert (
+        f"<title>{q}: bm25 {bm25_q:.4f}, dense {dense_q:.4f} ({dense_q - bm25_q:+.4f})</title>"
+        in text
+    )
+    assert len(re.findall(r"<title>q\d: bm25 ", text)) == 2 * 8  # every bar of both measures
+    # the header says what was run
     for section in ("Trends", "Comparison", "Precision-recall"):
         assert f">{section}</h3>" in text
     assert "t, correction none, alpha 0.05" in text
@@ -216,7 +223,11 @@ def test_rounding_and_highlight_options(example_wh):
         ({"measures": ["Nope@3"]}, RankhouseError, "Nope"),
         ({"test": "z"}, RankhouseError, "unknown test 'z'"),
         ({"round": -1}, RankhouseError, "round must be a number of decimals"),
-        ({"highlight": "blink"}, RankhouseError, "highlight must be 'bold', 'color' or None"),
+        (
+            {"highlight": "blink"},
+            RankhouseError,
+            "highlight must be 'bold', 'color' ('colour') or None",
+        ),
     ],
 )
 def test_bad_options(example_wh, options, error, message):
@@ -239,9 +250,11 @@ def test_large_query_sets_are_drawn_at_a_bounded_size():
         }
     )
     svg = figures.comparison_figure("run", "base", {"AP": frame, "nDCG@10": frame}, 1, "t")
-    assert len(svg) < 250_000
+    assert len(svg) < 150_000
     assert "7000 queries, worst to best" in svg
-    assert "q6999" not in svg  # no per-query label at this size
+    assert "q6999" not in svg and "<title>" not in svg  # no per-query label at this size
+    # per measure: a red and a green outline, one path per shade of the count grid
+    assert svg.count("<path") < 120
 
 
 def test_cli_report(run_cli, tmp_path, example_db):
@@ -251,7 +264,8 @@ def test_cli_report(run_cli, tmp_path, example_db):
     out.parent.mkdir()
     done = run_cli(
         "--db", db, "report", "-o", out, "--baseline", "bm25", "--system", "bm25",
-        "-m", "AP", "--round", "3", "--highlight", "color", db=False,
+        "-m", "AP", "-m", "P@5", "--round", "3", "--round", "P@5=1", "--highlight", "color",
+        db=False,
     )  # fmt: skip
     assert done.exit_code == 0, done.stderr
     assert re.search(r"wrote .*report\.html \(\d+ KiB\)", done.stderr)
@@ -259,6 +273,9 @@ def test_cli_report(run_cli, tmp_path, example_db):
     assert_self_contained(text)
     assert "<h4>bm25-night3 vs bm25</h4>" in text and "<h4>dense" not in text
     assert "best-color" in text
+    row = text.split('<td class="text">bm25 (baseline)</td>', 1)[1].split("</tr>", 1)[0]
+    cells = re.findall(r"<td[^>]*>([^<]*)</td>", row)  # AP: mean and 5 empty, then P@5
+    assert re.fullmatch(r"0\.\d{3}", cells[0]) and re.fullmatch(r"0\.\d", cells[6])
 
 
 def test_cli_report_errors(run_cli, tmp_path):

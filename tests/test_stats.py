@@ -13,7 +13,7 @@ from scipy import stats as scipy_stats
 from statsmodels.stats.multitest import multipletests
 
 from rankhouse.errors import RankhouseError
-from rankhouse.stats import CORRECTIONS, TESTS, correct, paired_test
+from rankhouse.stats import CORRECTION_NAMES, CORRECTIONS, TESTS, correct, paired_test
 
 
 def _pair(n: int = 25, shift: float = 0.03, seed: int = 7) -> tuple[np.ndarray, np.ndarray]:
@@ -168,6 +168,58 @@ def test_nan_p_values_stay_out_of_the_family():
     assert significant == [True, False, True]
 
 
+ALIASES = [alias for aliases in CORRECTION_NAMES.values() for alias in aliases]
+
+
+@pytest.mark.parametrize("alias", [a for a in ALIASES if a not in ("none", "bh")])
+def test_every_statsmodels_name_is_statsmodels_itself(alias):
+    """PyTerrier passes its correction name to statsmodels: any name statsmodels takes works
+    here and gives statsmodels' numbers (in any case)."""
+    reject, adjusted, _, _ = multipletests(PVALUES, alpha=0.1, method=alias)
+    corrected, significant = correct(PVALUES, alias.upper(), alpha=0.1)
+    assert corrected == pytest.approx(list(adjusted), rel=1e-12)
+    assert significant == list(reject)
+
+
+def test_the_names_are_statsmodels_aliases():
+    """Every alias statsmodels lists selects the method statsmodels gives it (lfdr aside: it
+    is no correction of a family of p-values)."""
+    from statsmodels.stats import multitest
+
+    long_names = {"b": "bonferroni", "s": "sidak", "h": "holm", "hs": "holm-sidak"}
+    long_names |= {"sh": "simes-hochberg", "ho": "hommel"}
+    theirs = {
+        alias: long_names.get(group[0], group[0])
+        for group in multitest._alias_list
+        if group[0] != "lfdr"
+        for alias in group
+    }
+    ours = {alias: method for method, aliases in CORRECTION_NAMES.items() for alias in aliases}
+    assert {alias: ours.get(alias) for alias in theirs} == theirs
+
+
+def test_no_correction_by_name_or_none():
+    assert correct(PVALUES, None, alpha=0.04) == correct(PVALUES, "none", alpha=0.04)
+
+
+def test_a_callable_test_gets_run_then_baseline_and_gives_its_second_item():
+    run, baseline = _pair()
+    calls = []
+
+    def sign_test(x, y):
+        calls.append((x.copy(), y.copy()))
+        return scipy_stats.binomtest(int((x > y).sum()), int((x != y).sum()))
+
+    expected = scipy_stats.binomtest(int((run > baseline).sum()), len(run)).pvalue
+    assert paired_test(run, baseline, sign_test) == expected
+    assert np.array_equal(calls[0][0], run) and np.array_equal(calls[0][1], baseline)
+    assert paired_test(run, baseline, scipy_stats.ttest_rel) == paired_test(run, baseline, "t")
+    assert paired_test(run, baseline, lambda x, y: (0.0, 0.25)) == 0.25
+    assert math.isnan(paired_test(run[:1], baseline[:1], lambda x, y: (0.0, 0.25)))
+    with pytest.raises(RankhouseError, match="returns \\(statistic, p-value\\)"):
+        paired_test(run, baseline, lambda x, y: 0.5)
+
+
 @pytest.mark.parametrize("method", CORRECTIONS)
 def test_empty_family(method):
     assert correct([], method) == ([], [])
@@ -175,7 +227,11 @@ def test_empty_family(method):
 
 @pytest.mark.parametrize(
     ("method", "alpha", "match"),
-    [("sidak", 0.05, "unknown correction 'sidak'"), ("none", 0.0, "alpha"), ("holm", 1.5, "alpha")],
+    [
+        ("sidak2", 0.05, "unknown correction 'sidak2'"),
+        ("none", 0.0, "alpha"),
+        ("holm", 1.5, "alpha"),
+    ],
 )
 def test_bad_correction_arguments_raise(method, alpha, match):
     with pytest.raises(RankhouseError, match=match):

@@ -219,3 +219,89 @@ def test_warehouse_of_schema_5_gets_labels_through_migration_6(backend_target):
             "SELECT baseline_name, baseline_deleted, measure FROM regress_results"
         ).one()
         assert tuple(gate) == ("base", False, "AP(rel=2)")
+
+
+def test_err_stored_under_the_old_default_is_renamed_by_migration_8(backend_target):
+    """0008: ERR without max_grade used the qrels set's highest grade; those evaluations
+    become ERR(max_grade=V) (V is not 4), so that ERR@k (now 4) is computed afresh."""
+    url = resolve_target(backend_target)
+    db = Warehouse._open_database(url, read_only=False)
+    dialect = db.dialect
+    with db.transaction() as con:
+        con.execute_raw(
+            "CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, name VARCHAR NOT NULL, "
+            "applied_at TIMESTAMP NOT NULL)"
+        )
+        for migration in known_migrations(dialect)[:6]:
+            for statement in migration.statements():
+                con.execute_raw(statement)
+            con.execute(
+                "INSERT INTO schema_migrations VALUES (:v, :n, now())",
+                {"v": migration.version, "n": migration.name},
+            )
+        con.execute_raw(
+            "INSERT INTO runs (name, system_tag, source, content_sha256, parse_options, "
+            "ingested_at, metadata, order_by, num_queries, num_rows) VALUES "
+            "('r', 't', 'f', 'r', '{}', now(), '{}', 'score', 1, 1)"
+        )
+        for name, top in (("graded", 3), ("four", 4), ("binary", 1)):
+            con.execute(
+                (
+                    "INSERT INTO qrels_sets (name, source, content_sha256, parse_options, "
+                    "ingested_at, num_queries, num_judgments, num_relevant, max_grade) VALUES "
+                    "(:n, 'f', :n, '{}', now(), 1, 1, 1, :g)"
+                ),
+                {"n": name, "g": top},
+            )
+        stored = [  # qrels id, measure, label, parameters
+            (1, "ERR@10", "ERR@10", '{"cutoff": 10, "max_grade": null}'),
+            (1, "ERR", "ERR [missing_queries=skip]", '{"cutoff": null, "max_grade": null}'),
+            (1, "ERR(max_grade=2)@5", "ERR(max_grade=2)@5", '{"cutoff": 5, "max_grade": 2}'),
+            (1, "nDCG@10", "nDCG@10", '{"cutoff": 10, "dcg": "log2"}'),
+            (2, "ERR@10", "ERR@10", '{"cutoff": 10, "max_grade": null}'),
+            (3, "ERR@10", "ERR@10", '{"cutoff": 10, "max_grade": null}'),
+        ]
+        for qrels_id, measure, label, parameters in stored:
+            con.execute(
+                (
+                    "INSERT INTO evaluations (run_id, qrels_id, qrels_sha256, measure, "
+                    "parameters, relevance_level, missing_queries, options, aggregate, value, "
+                    "num_q, rankhouse_version, created_at, label) VALUES (1, :q, 'x', :m, :p, "
+                    "1, 'zero', '{}', 'mean', 0.5, 1, 'old', now(), :l)"
+                ),
+                {"q": qrels_id, "m": measure, "p": parameters, "l": label},
+            )
+        con.execute_raw(
+            "INSERT INTO regress_checks (run_id, baseline_run_id, baseline_spec, qrels_id, test, "
+            "correction, alpha, max_drop, relative, options, passed, created_at, baseline_name) "
+            "VALUES (1, 1, 'previous', 1, 't', 'none', 0.05, 0.01, false, '{}', true, now(), 'r')"
+        )
+        con.execute_raw(
+            "INSERT INTO regress_verdicts (check_id, measure, num_q, improved, degraded, status, "
+            "regressed, run_evaluation_id) VALUES (1, 'ERR [missing_queries=skip]', 1, 0, 0, "
+            "'unchanged', false, 2), (1, 'nDCG@10', 1, 0, 0, 'unchanged', false, 4)"
+        )
+    db.close()
+
+    with Warehouse(backend_target) as wh, wh.connect() as conn:
+        assert _applied(wh)[-1] == (8, "err_max_grade")
+        rows = conn.execute("SELECT measure, label, parameters FROM evaluations ORDER BY id").all()
+        assert [tuple(row) for row in rows] == [
+            ("ERR(max_grade=3)@10", "ERR(max_grade=3)@10", '{"cutoff": 10, "max_grade": 3}'),
+            (
+                "ERR(max_grade=3)",
+                "ERR(max_grade=3) [missing_queries=skip]",
+                '{"cutoff": null, "max_grade": 3}',
+            ),
+            ("ERR(max_grade=2)@5", "ERR(max_grade=2)@5", '{"cutoff": 5, "max_grade": 2}'),
+            ("nDCG@10", "nDCG@10", '{"cutoff": 10, "dcg": "log2"}'),
+            ("ERR@10", "ERR@10", '{"cutoff": 10, "max_grade": 4}'),  # 4 was the grade used
+            ("ERR(max_grade=1)@10", "ERR(max_grade=1)@10", '{"cutoff": 10, "max_grade": 1}'),
+        ]
+        verdicts = conn.execute(
+            "SELECT measure FROM regress_verdicts ORDER BY run_evaluation_id"
+        ).all()
+        assert [row.measure for row in verdicts] == [
+            "ERR(max_grade=3) [missing_queries=skip]",
+            "nDCG@10",
+        ]

@@ -44,13 +44,20 @@ def evaluate(
     qrels_columns=None,
     allow_no_overlap: bool = False,
 ):
-    """Evaluate a run DataFrame (or file) against qrels in a throw-away in-memory warehouse.
+    """Evaluate one run or several against qrels in a throw-away in-memory warehouse.
 
     The argument order is the CLI's (``rankhouse eval QRELS RUN``), ranx's and pytrec_eval's.
+    Runs and qrels come in the shapes people already have (:mod:`rankhouse.ingest.shapes`).
 
     Args:
-        qrels: a DataFrame (``query_id, doc_id, relevance`` or recognised names) or a file.
-        run: a DataFrame (``query_id, doc_id, score`` or recognised names) or a file.
+        qrels: a DataFrame (``query_id, doc_id, relevance``, PyTerrier's ``qid, docno,
+            label`` or other recognised names), a file, ``{qid: {docid: grade}}``
+            (pytrec_eval, ranx) or ir_measures ``Qrel`` tuples.
+        run: one run or several. A run is a DataFrame (``query_id, doc_id, score`` or
+            recognised names; PyTerrier's result frame, whose ``name`` column names its
+            runs), a file, ``{qid: {docid: score}}`` or ir_measures ``ScoredDoc`` tuples.
+            Several runs: a list of those, or a dict name -> run (the keys are the run
+            names).
         measures: one name or a list (``"nDCG@10"``, ``"AP"``, ``"P_5"``, ...).
         relevance_level: grade from which a judgment counts as relevant (trec_eval ``-l``).
         missing_queries: ``"zero"`` (trec_eval ``-c``) or ``"skip"``.
@@ -80,6 +87,81 @@ def evaluate(
     )
 
 
+def experiment(
+    qrels,
+    runs,
+    measures,
+    *,
+    names=None,
+    baseline=None,
+    test="t",
+    correction="none",
+    alpha: float = 0.05,
+    correction_alpha: float | None = None,
+    relevance_level: int = 1,
+    missing_queries: str = "zero",
+    queries=None,
+    perquery=False,
+    round=None,  # noqa: A002 (PyTerrier's name)
+    highlight: str | None = "bold",
+):
+    """PyTerrier's ``pt.Experiment`` over runs you already have, in a throw-away warehouse.
+
+    :meth:`Warehouse.compare` without a warehouse file: the runs and qrels are data or files
+    (any shape :func:`evaluate` takes), nothing is kept. The parameters are
+    :func:`rankhouse.compare.compare`'s (docs/compare.md maps them to PyTerrier's).
+
+    Args:
+        qrels: qrels data or a file.
+        runs: several runs: a list, or a dict name -> run (the keys are the names).
+        measures: measure names (``"nDCG@10"``, ``"map"``, ``"NDCG@10"``...).
+        names: the names shown for the runs, one per run in order.
+        baseline: the position of the baseline among ``runs`` (``0``), or its name.
+        test: ``"t"``, ``"wilcoxon"``, ``"randomization"``, ``"bootstrap"`` or a callable.
+        correction: ``"none"`` or a statsmodels multipletests name (``"holm"``, ``"hs"``...).
+        alpha: significance level.
+        correction_alpha: PyTerrier's name for ``alpha``.
+        relevance_level: grade from which a judgment counts as relevant.
+        missing_queries: ``"zero"`` (trec_eval ``-c``) or ``"skip"``.
+        queries: only these query ids (a list, a topics DataFrame, or a file of ids).
+        perquery: True: the per-query values; ``"both"``: (means, per-query values).
+        round: decimals a notebook shows, a number or a dict measure -> decimals.
+        highlight: ``"bold"``, ``"color"`` or None.
+
+    Returns:
+        A :class:`~rankhouse.display.ComparisonFrame` (a notebook shows the Experiment table;
+        :func:`experiment_table` makes it wide), or the per-query values, or both.
+    """
+    from .warehouse import Warehouse
+
+    with Warehouse(":memory:") as wh:
+        return wh.compare(
+            qrels,
+            runs,
+            measures,
+            names=names,
+            baseline=baseline,
+            test=test,
+            correction=correction,
+            alpha=alpha,
+            correction_alpha=correction_alpha,
+            relevance_level=relevance_level,
+            missing_queries=missing_queries,
+            queries=queries,
+            perquery=perquery,
+            round=round,
+            highlight=highlight,
+        )
+
+
+def experiment_table(frame):
+    """The wide Experiment table of a comparison, one row per run, with ``<m> +`` and
+    ``<m> -`` (queries improved, degraded); see :func:`rankhouse.compare.experiment_table`."""
+    from .compare import experiment_table as wide
+
+    return wide(frame)
+
+
 __all__ = [
     "ConflictError",
     "InputError",
@@ -91,4 +173,6 @@ __all__ = [
     "Warehouse",
     "__version__",
     "evaluate",
+    "experiment",
+    "experiment_table",
 ]

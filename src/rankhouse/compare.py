@@ -1,15 +1,20 @@
 """Compare runs on the same qrels: means, and paired significance tests against a baseline.
 
+The parameters are PyTerrier's ``Experiment``'s where they mean the same (``names``,
+``baseline`` by index or name, ``test`` with a callable, ``correction`` by statsmodels'
+names, ``correction_alpha``, ``perquery``, ``round``, ``highlight``; ``queries`` plays
+``filter_by_topics``): docs/compare.md maps them one by one.
+
 The per-query values come from stored evaluations (computed first when missing) and are
-paired by query id in SQL, never by position. Queries where either value is NaN (trec_eval's
-``-nan``) are left out of the pairs. The tests are those of :mod:`rankhouse.stats`; the
-correction for multiple testing is applied per measure over the runs compared with the
-baseline (the family of PyTerrier's ``Experiment``).
+paired by query id (:mod:`rankhouse.pairing`), never by position. Queries where either
+value is NaN (trec_eval's ``-nan``) are left out of the pairs. The tests are those of
+:mod:`rankhouse.stats`; the correction for multiple testing is applied per measure over the
+runs compared with the baseline (the family of PyTerrier's ``Experiment``).
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -17,14 +22,15 @@ import numpy as np
 import pandas as pd
 
 from .errors import InputError, RankhouseError
+from .pairing import paired_comparison, pairs_of, wide_values
 from .stats import (
     DEFAULT_PERMUTATIONS,
     DEFAULT_SEED,
+    PairedTest,
     check_alpha,
     check_correction,
     check_test,
     correct,
-    paired_test,
 )
 
 COLUMNS = (
@@ -44,68 +50,24 @@ COLUMNS = (
 )
 """Columns of :func:`compare`'s result, one row per run and measure."""
 
-_PAIRED_VALUES = """
-    SELECT r.query_id, r.value AS run_value, b.value AS baseline_value
-    FROM evaluation_values r
-    JOIN evaluation_values b ON b.query_id = r.query_id
-    WHERE r.evaluation_id = :run_evaluation AND b.evaluation_id = :baseline_evaluation
-    ORDER BY r.query_id
+PER_QUERY_COLUMNS = ("run", "query", "measure", "value")
+"""Columns of the per-query values ``compare(..., perquery=True)`` returns."""
+
+
+@dataclass
+class Comparison:
+    """Everything :func:`compare` computes, before it is shaped for the caller.
+
+    Attributes:
+        means: one row per run and measure, :data:`COLUMNS`.
+        per_query: :data:`PER_QUERY_COLUMNS`, the values the means and tests were made of
+            (runs by their shown names, measures by their labels).
+        baseline: the baseline's shown name, or None.
     """
 
-
-@dataclass(frozen=True)
-class PairedComparison:
-    """One measure of one run against the baseline, over the queries both have values for."""
-
-    num_paired: int
-    improved: int
-    degraded: int
-    tied: int
-    p_value: float
-
-
-def paired_values(wh, run_evaluation: int, baseline_evaluation: int) -> pd.DataFrame:
-    """Per-query values of two evaluations joined on query id, NaN pairs dropped.
-
-    Returns:
-        A DataFrame ``query_id, run_value, baseline_value`` ordered by query id.
-    """
-    with wh.connect() as conn:
-        rows = conn.execute(
-            _PAIRED_VALUES,
-            {
-                "run_evaluation": int(run_evaluation),
-                "baseline_evaluation": int(baseline_evaluation),
-            },
-        ).all()
-    frame = pd.DataFrame(rows, columns=["query_id", "run_value", "baseline_value"])
-    frame["run_value"] = frame["run_value"].astype(float)
-    frame["baseline_value"] = frame["baseline_value"].astype(float)
-    return frame.dropna(subset=["run_value", "baseline_value"]).reset_index(drop=True)
-
-
-def compare_pair(
-    wh,
-    run_evaluation: int,
-    baseline_evaluation: int,
-    *,
-    test: str = "t",
-    permutations: int = DEFAULT_PERMUTATIONS,
-    seed: int = DEFAULT_SEED,
-) -> PairedComparison:
-    """Counts and p-value of one run's evaluation against the baseline's, paired by query."""
-    pairs = paired_values(wh, run_evaluation, baseline_evaluation)
-    run_values = pairs["run_value"].to_numpy()
-    baseline_values = pairs["baseline_value"].to_numpy()
-    return PairedComparison(
-        num_paired=len(pairs),
-        improved=int(np.sum(run_values > baseline_values)),
-        degraded=int(np.sum(run_values < baseline_values)),
-        tied=int(np.sum(run_values == baseline_values)),
-        p_value=paired_test(
-            run_values, baseline_values, test, permutations=permutations, seed=seed
-        ),
-    )
+    means: pd.DataFrame
+    per_query: pd.DataFrame
+    baseline: str | None
 
 
 def compare(
@@ -114,102 +76,299 @@ def compare(
     runs: Any,
     measures: Iterable[Any],
     *,
+    names: Sequence[str] | None = None,
     baseline: Any = None,
-    test: str = "t",
-    correction: str = "none",
+    test: PairedTest = "t",
+    correction: str | None = "none",
     alpha: float = 0.05,
+    correction_alpha: float | None = None,
     permutations: int = DEFAULT_PERMUTATIONS,
     seed: int = DEFAULT_SEED,
     relevance_level: int = 1,
     missing_queries: str = "zero",
-) -> pd.DataFrame:
+    queries: Any = None,
+    perquery: bool | str = False,
+    round: int | Mapping[str, int] | None = None,  # noqa: A002 (PyTerrier's name)
+    highlight: str | None = "bold",
+):
     """Means of several runs and, with a baseline, paired tests of each run against it.
 
     Args:
         wh: the :class:`~rankhouse.Warehouse`.
-        qrels: a stored qrels set (name or id), a file path or a DataFrame.
-        runs: runs as :func:`rankhouse.evaluation.evaluate` accepts them.
+        qrels: a stored qrels set (name or id), a file path, or qrels data (a DataFrame,
+            ``{qid: {docid: grade}}``, ir_measures ``Qrel`` tuples).
+        runs: runs as :func:`rankhouse.evaluation.evaluate` accepts them: stored names or
+            ids, files, or data (DataFrames, PyTerrier result frames, ``{qid: {docid:
+            score}}``, ir_measures ``ScoredDoc`` tuples; a dict name -> run names them).
         measures: measure names (any accepted spelling) or Measure objects.
-        baseline: the run the others are tested against (name, id or path); it need not
-            be among ``runs`` (it is then listed first). None: means only.
-        test: ``'t'``, ``'wilcoxon'``, ``'randomization'`` or ``'bootstrap'``
-            (see :mod:`rankhouse.stats`).
-        correction: ``'none'``, ``'bonferroni'``, ``'holm'`` or ``'bh'``, applied per
-            measure over the runs other than the baseline.
-        alpha: significance level of the corrected p-values.
+        names: the names shown for the runs, one per run in order (PyTerrier's ``names``);
+            the stored runs keep theirs. Default: the stored names.
+        baseline: the run the others are tested against: its position among ``runs`` (an
+            int, as PyTerrier's ``baseline=0``), or its shown name, stored name or file (a
+            run outside ``runs`` is listed first). None: means only.
+        test: ``'t'``, ``'wilcoxon'``, ``'randomization'``, ``'bootstrap'`` (see
+            :mod:`rankhouse.stats`), or a callable ``test(run_values, baseline_values)``
+            returning ``(statistic, p-value)`` as :func:`scipy.stats.ttest_rel` does.
+        correction: ``'none'`` (or None), ``'bh'``, or any method name or alias of
+            :func:`statsmodels.stats.multitest.multipletests` (``'bonferroni'``,
+            ``'holm'``, ``'hs'``, ``'fdr_bh'``...), applied per measure over the runs other
+            than the baseline.
+        alpha: significance level of the (corrected) p-values.
+        correction_alpha: PyTerrier's name for ``alpha`` (give one of the two).
         permutations: resamples of the randomization and bootstrap tests.
         seed: seed of the randomization and bootstrap tests.
         relevance_level: as for evaluate.
         missing_queries: as for evaluate.
+        queries: evaluate only these queries (PyTerrier's ``filter_by_topics``): a list of
+            query ids, a DataFrame with a ``qid`` or ``query_id`` column (PyTerrier's
+            topics), or a file with one query id per line. Queries without judgments are
+            never evaluated (``filter_by_qrels``). The means are then those of the subset,
+            computed from the stored per-query values (and not stored themselves).
+        perquery: False: the means (one row per run and measure); True: the per-query values
+            instead, long form :data:`PER_QUERY_COLUMNS`; ``'both'``: the tuple (means,
+            per-query values).
+        round: decimals shown in a notebook, one number or a dict measure -> decimals
+            (default 4); the values themselves are never rounded.
+        highlight: how a notebook marks the best mean per measure: ``'bold'``, ``'color'``
+            (or ``'colour'``), or None.
 
     Returns:
         A DataFrame (a :class:`~rankhouse.display.ComparisonFrame`, which a notebook shows
-        as the Experiment table) with :data:`COLUMNS`, one row per run and measure (runs in
-        the order given, measures in request order). ``mean`` and ``num_q`` are the stored
-        aggregate; ``delta`` is the run's mean minus the baseline's; ``num_paired`` counts
-        the queries paired by id; ``improved``/``degraded``/``tied`` count those queries;
-        the test columns are empty for the baseline itself and when no baseline is given.
+        as the Experiment table and :func:`experiment_table` makes wide) with
+        :data:`COLUMNS`, one row per run and measure (runs in the order given, measures in
+        request order). ``mean`` and ``num_q`` are the stored aggregate (or the subset's);
+        ``delta`` is the run's mean minus the baseline's; ``num_paired`` counts the queries
+        paired by id; ``improved``/``degraded``/``tied`` count those queries; the test
+        columns are empty for the baseline itself and when no baseline is given. With
+        ``perquery``, the per-query values or both, as said above.
 
     Raises:
-        RankhouseError: an unknown test or correction, or alpha outside (0, 1).
-        InputError: a baseline that stands for several runs (a multi-tag file).
+        RankhouseError: an unknown test or correction, alpha outside (0, 1), a baseline
+            index out of range, or names that do not match the runs.
+        InputError: a baseline that stands for several runs (a multi-tag file), a query
+            subset that holds no judged query.
         NotFoundError, MeasureError: as for evaluate.
+    """
+    from .display import ComparisonFrame
+    from .report.tables import check_display, normal_highlight
+
+    if perquery not in (False, True, "both"):
+        raise RankhouseError(f"perquery must be False, True or 'both', not {perquery!r}")
+    check_display(4 if round is None else round, highlight)
+    found = comparison(
+        wh,
+        qrels,
+        runs,
+        measures,
+        names=names,
+        baseline=baseline,
+        test=test,
+        correction=correction,
+        alpha=alpha,
+        correction_alpha=correction_alpha,
+        permutations=permutations,
+        seed=seed,
+        relevance_level=relevance_level,
+        missing_queries=missing_queries,
+        queries=queries,
+    )
+    means = ComparisonFrame(found.means)
+    means.attrs["display"] = {"highlight": normal_highlight(highlight)}
+    if round is not None:
+        means.attrs["display"]["round"] = round
+    if perquery == "both":
+        return means, found.per_query
+    return found.per_query if perquery else means
+
+
+def comparison(
+    wh,
+    qrels: Any,
+    runs: Any,
+    measures: Iterable[Any],
+    *,
+    names: Sequence[str] | None = None,
+    baseline: Any = None,
+    test: PairedTest = "t",
+    correction: str | None = "none",
+    alpha: float = 0.05,
+    correction_alpha: float | None = None,
+    permutations: int = DEFAULT_PERMUTATIONS,
+    seed: int = DEFAULT_SEED,
+    relevance_level: int = 1,
+    missing_queries: str = "zero",
+    queries: Any = None,
+) -> Comparison:
+    """:func:`compare`'s means and per-query values together (the report uses both).
+
+    The arguments are :func:`compare`'s.
     """
     from .evaluation import evaluate
 
     check_test(test)
     check_correction(correction)
-    check_alpha(alpha)
+    alpha = _alpha(alpha, correction_alpha)
     if permutations < 1:
         raise RankhouseError(f"permutations must be at least 1, got {permutations}")
-    options = {"relevance_level": relevance_level, "missing_queries": missing_queries}
+    wanted_queries = read_queries(queries) if queries is not None else None
+    options = {
+        "relevance_level": relevance_level,
+        "missing_queries": missing_queries,
+        "with_query_counts": False,
+    }
     result = evaluate(wh, qrels, runs, measures, **options)
-    aggregates = result.aggregates
-    baseline_id = None
-    if baseline is not None:
-        base = evaluate(wh, qrels, [baseline], measures, **options).aggregates
-        if base["run_id"].nunique() != 1:
-            raise InputError(
-                f"the baseline {baseline!r} stands for {base['run_id'].nunique()} runs",
-                hint="name one stored run (a file with several run tags holds several runs)",
+    run_names = list(dict.fromkeys(result.aggregates["run"]))
+    shown = _shown_names(run_names, names)
+    parts = [result]
+    base_name = None
+    if isinstance(baseline, bool):
+        raise RankhouseError("baseline is a run's position, name or file, not a boolean")
+    if isinstance(baseline, int | np.integer):
+        if not 0 <= baseline < len(run_names):
+            raise RankhouseError(
+                f"baseline={baseline} is no position among the {len(run_names)} runs "
+                f"(0 to {len(run_names) - 1})"
             )
-        baseline_id = int(base["run_id"].iloc[0])
-        if baseline_id not in set(aggregates["run_id"]):
-            aggregates = pd.concat([base, aggregates], ignore_index=True)
-    rows = [
-        {
-            "run": row.run,
-            "measure": row.label,  # the name with its settings: AP at level 2 is AP(rel=2)
-            "mean": float(row.value),
-            "num_q": int(row.num_q),
-            "_run_id": int(row.run_id),
-            "_evaluation_id": int(row.evaluation_id),
-        }
-        for row in aggregates.itertuples(index=False)
-    ]
-    frame = pd.DataFrame(rows)
-    frame = _add_tests(
-        wh,
-        frame,
-        baseline_id,
+        base_name = run_names[int(baseline)]
+    elif baseline is not None:
+        base_name = _named(baseline, run_names, shown)
+        if base_name is None:
+            base = evaluate(wh, qrels, [baseline], measures, **options)
+            if base.aggregates["run_id"].nunique() != 1:
+                raise InputError(
+                    f"the baseline {baseline!r} stands for "
+                    f"{base.aggregates['run_id'].nunique()} runs",
+                    hint="name one stored run (a file with several run tags holds several runs)",
+                )
+            base_name = str(base.aggregates["run"].iloc[0])
+            if base_name not in run_names:
+                parts = [base, result]
+                shown = {base_name: base_name, **shown}
+    aggregates = pd.concat([p.aggregates for p in parts], ignore_index=True)
+    per_query = _per_query(parts, result.labels, shown)
+    labels = {name: result.labels[name] for name in dict.fromkeys(aggregates["measure"])}
+    if wanted_queries is not None:
+        per_query = per_query[per_query["query"].isin(wanted_queries)].reset_index(drop=True)
+        if per_query.empty:
+            raise InputError(
+                f"none of the {len(wanted_queries)} queries given is judged in the qrels",
+                hint="query ids are compared as text; check the ids in the file or list",
+            )
+        means = _subset_means(per_query, measures, labels)
+    else:
+        means = pd.DataFrame(
+            {
+                "run": [shown[r] for r in aggregates["run"]],
+                "measure": aggregates["label"].tolist(),
+                "mean": aggregates["value"].astype(float).to_numpy(),
+                "num_q": aggregates["num_q"].astype(int).to_numpy(),
+            }
+        )
+    base_shown = shown[base_name] if base_name is not None else None
+    means = _add_tests(
+        means,
+        per_query,
+        base_shown,
         test=test,
         correction=correction,
         alpha=alpha,
         permutations=permutations,
         seed=seed,
     )
-    from .display import ComparisonFrame
+    return Comparison(means[list(COLUMNS)], per_query, base_shown)
 
-    return ComparisonFrame(frame[list(COLUMNS)])
+
+def _alpha(alpha: float, correction_alpha: float | None) -> float:
+    if correction_alpha is not None and alpha not in (0.05, correction_alpha):
+        raise RankhouseError(
+            f"alpha={alpha} and correction_alpha={correction_alpha} disagree; give one"
+        )
+    chosen = alpha if correction_alpha is None else correction_alpha
+    check_alpha(chosen)
+    return chosen
+
+
+def _shown_names(run_names: list[str], names: Sequence[str] | None) -> dict[str, str]:
+    """Stored run name -> the name shown for it."""
+    if names is None:
+        return {name: name for name in run_names}
+    if isinstance(names, str):
+        raise RankhouseError("names is a list of names, one per run, not one string")
+    given = [str(n) for n in names]
+    if len(given) != len(run_names):
+        raise RankhouseError(
+            f"{len(given)} names for {len(run_names)} runs ({', '.join(run_names)}); give one "
+            "name per run, in order"
+        )
+    if len(set(given)) != len(given):
+        raise RankhouseError(f"the names must differ, got {', '.join(given)}")
+    return dict(zip(run_names, given, strict=True))
+
+
+def _named(baseline: Any, run_names: list[str], shown: dict[str, str]) -> str | None:
+    """The stored name of the run among ``runs`` that ``baseline`` names, or None."""
+    if not isinstance(baseline, str):
+        return None
+    by_shown = {v: k for k, v in shown.items()}
+    if baseline in by_shown:
+        return by_shown[baseline]
+    return baseline if baseline in run_names else None
+
+
+def _per_query(parts, labels: dict[str, str], shown: dict[str, str]) -> pd.DataFrame:
+    frames = [p.per_query for p in parts]
+    frame = pd.concat([f.astype({"run": object, "measure": object}) for f in frames])
+    return pd.DataFrame(
+        {
+            "run": frame["run"].map(shown).to_numpy(dtype=object),
+            "query": frame["query"].astype(str).to_numpy(dtype=object),
+            "measure": frame["measure"].map(labels).to_numpy(dtype=object),
+            "value": frame["value"].to_numpy(dtype=float),
+        }
+    )
+
+
+def _subset_means(
+    per_query: pd.DataFrame, measures: Iterable[Any], labels: dict[str, str]
+) -> pd.DataFrame:
+    """Means (sums, geometric means) over the subset, added in query-id byte order as the
+    engine adds them."""
+    from .engine import aggregate
+    from .measures import parse_measures
+
+    items = [measures] if isinstance(measures, str) else list(measures)
+    by_label = {labels[m.name]: m for m in parse_measures(items) if m.name in labels}
+    kinds = [_relabelled(measure, label) for label, measure in by_label.items()]
+    runs = list(pd.unique(per_query["run"].to_numpy(dtype=object)))
+    codes = {name: i for i, name in enumerate(runs)}
+    totals = aggregate(
+        per_query.assign(run_id=per_query["run"].map(codes), query_id=per_query["query"]),
+        kinds,
+    )
+    return pd.DataFrame(
+        {
+            "run": [runs[t.run_id] for t in totals],
+            "measure": [t.measure.name for t in totals],
+            "mean": [float(t.value) for t in totals],
+            "num_q": [int(t.num_q) for t in totals],
+        }
+    )
+
+
+def _relabelled(measure, label: str):
+    """The measure under its label's name (what the per-query frame calls it)."""
+    from dataclasses import replace
+
+    return replace(measure, name=label)
 
 
 def _add_tests(
-    wh,
     frame: pd.DataFrame,
-    baseline_id: int | None,
+    per_query: pd.DataFrame,
+    baseline: str | None,
     *,
-    test: str,
-    correction: str,
+    test: PairedTest,
+    correction: str | None,
     alpha: float,
     permutations: int,
     seed: int,
@@ -221,23 +380,23 @@ def _add_tests(
         frame[name] = np.nan
     for name in ("num_paired", "improved", "degraded", "tied"):
         frame[name] = pd.array([pd.NA] * len(frame), dtype="Int64")
-    if baseline_id is None:
+    if baseline is None:
         return frame
-    base_rows = frame[frame["_run_id"] == baseline_id].set_index("measure")
-    frame["baseline"] = base_rows["run"].iloc[0]
+    frame["baseline"] = baseline
     for measure, group in frame.groupby("measure", sort=False):
-        base = base_rows.loc[measure]
-        others = group.index[group["_run_id"] != baseline_id]
+        base_mean = float(group.loc[group["run"] == baseline, "mean"].iloc[0])
+        others = group.index[group["run"] != baseline]
+        wide = wide_values(per_query, measure)
         for index in others:
-            paired = compare_pair(
-                wh,
-                frame.at[index, "_evaluation_id"],
-                base["_evaluation_id"],
+            pairs = pairs_of(wide, frame.at[index, "run"], baseline)
+            paired = paired_comparison(
+                pairs["run_value"].to_numpy(),
+                pairs["baseline_value"].to_numpy(),
                 test=test,
                 permutations=permutations,
                 seed=seed,
             )
-            frame.loc[index, "delta"] = frame.at[index, "mean"] - base["mean"]
+            frame.loc[index, "delta"] = frame.at[index, "mean"] - base_mean
             frame.loc[index, "num_paired"] = paired.num_paired
             frame.loc[index, "improved"] = paired.improved
             frame.loc[index, "degraded"] = paired.degraded
@@ -250,16 +409,59 @@ def _add_tests(
     return frame
 
 
+def read_queries(queries: Any) -> set[str]:
+    """The query ids of a subset: a list of ids, a DataFrame or Series of them (a ``qid``
+    or ``query_id`` column: PyTerrier's topics), or a file with one id per line (its first
+    field; blank lines and ``#`` lines skipped).
+
+    Raises:
+        InputError: a file that cannot be read, a frame without an id column, or no id.
+    """
+    from pathlib import Path
+
+    if isinstance(queries, pd.DataFrame):
+        columns = {str(c).lower(): c for c in queries.columns}
+        column = next((columns[c] for c in ("qid", "query_id") if c in columns), None)
+        if column is None:
+            raise InputError(
+                "the queries DataFrame has no qid or query_id column",
+                hint=f"its columns are {', '.join(map(str, queries.columns))}",
+            )
+        ids = queries[column].tolist()
+    elif isinstance(queries, str | Path):
+        path = Path(queries)
+        try:
+            lines = path.read_text(encoding="utf-8").splitlines()
+        except (OSError, UnicodeDecodeError) as exc:
+            raise InputError(f"cannot read the query list {str(path)!r}: {exc}") from None
+        ids = [line.split()[0] for line in lines if line.strip() and not line.startswith("#")]
+    else:
+        ids = list(queries)
+    found = {str(i) for i in ids}
+    if not found:
+        raise InputError("the query subset is empty", hint="give at least one query id")
+    return found
+
+
 def experiment_table(frame: pd.DataFrame) -> pd.DataFrame:
-    """The wide view of :func:`compare`'s result, one row per run (PyTerrier's Experiment).
+    """The wide view of :func:`compare`'s result, one row per run: PyTerrier's Experiment.
 
     Columns: ``run``, then per measure its mean, and when a baseline was given
-    ``<m> delta``, ``<m> +``, ``<m> -``, ``<m> p``, ``<m> p corr`` and ``<m> sig`` (True,
-    False, or missing for the baseline itself: the ``significant`` column of the long form).
+    ``<m> delta`` (run mean - baseline mean), ``<m> +`` (queries improved), ``<m> -``
+    (queries degraded), ``<m> p`` (p-value), ``<m> p corr`` (corrected p-value) and
+    ``<m> sig`` (True, False, or missing for the baseline itself: the ``significant``
+    column of the long form). The baseline's own cells are empty. PyTerrier calls
+    the last three ``<m> p-value``, ``<m> p-value corrected`` and ``<m> reject``.
+
+    Args:
+        frame: :func:`compare`'s long result (or any frame with :data:`COLUMNS`).
+
+    Returns:
+        A plain DataFrame, one row per run in the order of ``frame``.
     """
     runs = list(dict.fromkeys(frame["run"]))
     measures = list(dict.fromkeys(frame["measure"]))
-    indexed = frame.set_index(["run", "measure"])
+    indexed = pd.DataFrame(frame).set_index(["run", "measure"])
     has_baseline = frame["baseline"].notna().any()
     columns: dict[str, Any] = {"run": runs}
     for measure in measures:

@@ -57,6 +57,12 @@ class ComparisonFrame(_DisplayFrame):
     def _render(self, **options: Any) -> str:
         return comparison_html(pd.DataFrame(self), **options)
 
+    def experiment_table(self) -> pd.DataFrame:
+        """The wide table, one row per run (:func:`rankhouse.compare.experiment_table`)."""
+        from .compare import experiment_table
+
+        return experiment_table(self)
+
 
 class HistoryFrame(_DisplayFrame):
     """:func:`rankhouse.history.history`'s result: the best value per measure and qrels set

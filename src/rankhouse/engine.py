@@ -160,6 +160,30 @@ class Values:
         )
 
 
+def aggregate(per_query: pd.DataFrame, measures: Sequence[Measure]) -> list[Aggregate]:
+    """Aggregates of per-query values held in a DataFrame ``run_id, query_id, measure, value``
+    (a subset of an evaluation's queries, say), by the same SQL as :meth:`Values.aggregates`.
+
+    Runs come in order of first appearance, measures in the order of ``measures``.
+    """
+    import duckdb
+
+    index = {m.name: i for i, m in enumerate(measures)}
+    frame = per_query.assign(
+        measure_idx=per_query["measure"].astype(object).map(index),
+        query_id=per_query["query_id"].astype(str),
+    )[["run_id", "query_id", "measure_idx", "value"]]
+    with duckdb.connect(":memory:", config={"default_collation": ""}) as duck:
+        duck.register("rh_frame", frame)
+        duck.execute(
+            f"CREATE TEMP TABLE {VALUES_TABLE} AS SELECT CAST(run_id AS INTEGER) AS run_id, "
+            "CAST(query_id AS VARCHAR) AS query_id, CAST(measure_idx AS INTEGER) AS measure_idx,"
+            " CAST(value AS DOUBLE) AS value FROM rh_frame WHERE measure_idx IS NOT NULL"
+        )
+        run_ids = [int(r) for r in dict.fromkeys(frame["run_id"])]
+        return Values(duck, list(measures), run_ids).aggregates()
+
+
 def compute(
     duck,
     run_ids: Sequence[int],

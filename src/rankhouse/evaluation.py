@@ -342,21 +342,25 @@ def evaluate_frames(
     qrels_columns: str | dict[str, str] | None = None,
     allow_no_overlap: bool = False,
 ) -> EvaluationResult:
-    """Evaluate DataFrames (or files) without a warehouse: notebooks, quick checks.
+    """Evaluate runs given as data (or files) without a warehouse file: notebooks, quick checks.
 
     The inputs are read and checked exactly as an ingest checks them, into a bare in-memory
     engine database (no schema, no catalogue, nothing stored), and evaluated by the same SQL.
 
     Args:
-        qrels: a DataFrame or file path (column mapping ``qrels_columns``).
-        run: a pandas DataFrame (any column names that ingest recognises, or mapped with
-            ``columns``) or a file path. Several system tags give several runs.
+        qrels: qrels in any shape :mod:`rankhouse.ingest.shapes` accepts: a DataFrame (any
+            column names ingest recognises, or mapped with ``qrels_columns``), a file path,
+            ``{qid: {docid: grade}}``, ir_measures ``Qrel`` tuples.
+        run: one run or several in any shape :mod:`rankhouse.ingest.shapes` accepts: a
+            DataFrame (several system tags, or PyTerrier's ``name`` column, give several
+            runs), a file path, ``{qid: {docid: score}}``, ir_measures ``ScoredDoc`` tuples;
+            several as a list, or a dict name -> run (the keys are the run names).
         measures: measure names, as for :func:`evaluate`.
         relevance_level: as for :func:`evaluate`.
         missing_queries: as for :func:`evaluate`.
         order: ``"score"`` ranks by score (trec_eval; a rank column is ignored); ``"rank"``
             takes the run's ranks as the ranking (a run without scores needs it).
-        columns: column mapping for the run, e.g. ``{"qid": "query", "score": "sim"}``.
+        columns: column mapping for the runs, e.g. ``{"qid": "query", "score": "sim"}``.
         qrels_columns: column mapping for the qrels.
         allow_no_overlap: as for :func:`evaluate`.
 
@@ -367,13 +371,35 @@ def evaluate_frames(
     from .engine import compute, scratch_database
     from .evaluation_checks import check_argument_order, check_overlap
     from .ingest.api import load_into_engine
+    from .ingest.shapes import qrels_source, run_sources
+    from .ingest.sources import parse_columns
 
     check_argument_order(qrels, run)
     measure_list, labels = _requested(measures, relevance_level, missing_queries, {})
     duck = scratch_database()
     try:
-        [qrels_set] = load_into_engine(duck, qrels, "qrels", columns=qrels_columns)
-        runs = load_into_engine(duck, run, "run", columns=columns, order=order)
+        qrels_data, implied = qrels_source(qrels)
+        mapping = {**(implied or {}), **parse_columns(qrels_columns)}
+        [qrels_set] = load_into_engine(duck, qrels_data, "qrels", columns=mapping or None)
+        runs: list = []
+        next_id = 1
+        for source in run_sources(run):
+            mapping = {**(source.columns or {}), **parse_columns(columns)}
+            loaded = load_into_engine(
+                duck,
+                source.source,
+                "run",
+                first_id=next_id,
+                columns=mapping or None,
+                order=order,
+                name=source.name,
+            )
+            next_id += len(loaded)
+            for one in loaded:  # the same content twice is one run, as an ingest stores it
+                if one.name in {r.name for r in runs}:
+                    duck.execute("DELETE FROM run_rows WHERE run_id = ?", [one.id])
+                else:
+                    runs.append(one)
         counts = {
             r.name: _query_counts(
                 tuple(
@@ -416,17 +442,79 @@ def evaluate_frames(
     return EvaluationResult(rows, per_query, measure_names, counts, qrels_set.name, labels)
 
 
+def ingest_qrels_shape(wh, qrels: Any, *, columns: str | dict[str, str] | None = None) -> int:
+    """Ingest qrels given in any shape of :mod:`rankhouse.ingest.shapes`; the qrels set's id."""
+    from .ingest.shapes import qrels_source
+    from .ingest.sources import parse_columns
+
+    source, implied = qrels_source(qrels)
+    return wh.ingest_qrels(source, columns={**(implied or {}), **parse_columns(columns)}).id
+
+
+def ingest_run_shapes(
+    wh,
+    runs: Any,
+    *,
+    columns: str | dict[str, str] | None = None,
+    order: str = "score",
+    name: str | None = None,
+    meta: dict[str, str] | None = None,
+    new_version: bool = False,
+) -> list[int]:
+    """Ingest runs given as data or files (any shape of :mod:`rankhouse.ingest.shapes`); the
+    stored runs' ids in order. Stored names and ids are not accepted here."""
+    from .ingest.shapes import run_sources
+
+    return _ingest_sources(
+        wh,
+        run_sources(runs),
+        columns=columns,
+        order=order,
+        name=name,
+        meta=meta,
+        new_version=new_version,
+    )
+
+
+def _ingest_sources(
+    wh,
+    sources,
+    *,
+    columns: str | dict[str, str] | None = None,
+    order: str = "score",
+    name: str | None = None,
+    meta: dict[str, str] | None = None,
+    new_version: bool = False,
+) -> list[int]:
+    from .ingest.sources import parse_columns
+
+    ids: list[int] = []
+    for source in sources:
+        mapping = {**(source.columns or {}), **parse_columns(columns)}
+        results = wh.ingest_run(
+            source.source,
+            name=source.name if source.name is not None else name,
+            columns=mapping or None,
+            order=order,
+            meta=meta,
+            new_version=new_version,
+        )
+        ids.extend(result.id for result in results)
+    return list(dict.fromkeys(ids))
+
+
 # --- resolving names, ids, files and frames -------------------------------------------------
 
 
 def resolve_qrels(wh, qrels: Any) -> dict[str, Any]:
-    """The catalogue row of a qrels set given by name, id, file path or DataFrame."""
+    """The catalogue row of a qrels set given by name, id, file path or data (a DataFrame,
+    ``{qid: {docid: grade}}``, ir_measures ``Qrel`` tuples)."""
     from .evaluation_checks import not_found, stored_files
 
-    if _is_frame(qrels) or _is_existing_file(qrels):
-        if wh.read_only and not _is_frame(qrels):
+    if not isinstance(qrels, (str, int, os.PathLike)) or _is_existing_file(qrels):
+        if wh.read_only and _is_existing_file(qrels):
             return wh.qrels(stored_files(wh, [qrels], "qrels")[0])
-        return wh.qrels(wh.ingest_qrels(qrels).id)
+        return wh.qrels(ingest_qrels_shape(wh, qrels))
     try:
         return wh.qrels(qrels)
     except NotFoundError as exc:
@@ -436,25 +524,27 @@ def resolve_qrels(wh, qrels: Any) -> dict[str, Any]:
 def resolve_runs(
     wh, runs: Any, *, name: str | None = None, meta: dict[str, str] | None = None
 ) -> list[dict[str, Any]]:
-    """Catalogue rows of runs given by names, ids, file paths or DataFrames (in order).
+    """Catalogue rows of runs given by names, ids, file paths or data (in order).
 
-    A file or DataFrame is ingested (deduplicated by content). When its name is held by
-    other content (a run file regenerated under the same tag), it is stored as the next
-    version of that name, ``<name>@2``, ``<name>@3``..., with the same system tag.
+    Data is any shape of :mod:`rankhouse.ingest.shapes` (a DataFrame, ``{qid: {docid:
+    score}}``, ir_measures ``ScoredDoc`` tuples; several in a list, or a dict name -> run
+    whose keys name them). A file or data is ingested (deduplicated by content). When its name
+    is held by other content (a run file regenerated under the same tag), it is stored as the
+    next version of that name, ``<name>@2``, ``<name>@3``..., with the same system tag.
 
     Args:
         wh: the warehouse.
-        runs: one run or a list of runs.
+        runs: one run or several.
         name: the stored name of the one file or DataFrame among ``runs``.
-        meta: metadata pairs stored with the runs ingested from files or DataFrames.
+        meta: metadata pairs stored with the runs ingested from files or data.
 
     Raises:
         InputError: ``name`` or ``meta`` given without a run file, or ``name`` for several.
     """
-    if isinstance(runs, (str, int, os.PathLike)) or _is_frame(runs):
-        runs = [runs]
-    runs = list(runs)
-    ingested = [run for run in runs if _is_frame(run) or _is_existing_file(run)]
+    from .ingest.shapes import run_sources
+
+    sources = run_sources(runs)
+    ingested = [s for s in sources if s.is_frame or _is_existing_file(s.source)]
     from .evaluation_checks import not_found, stored_files
 
     if (name is not None or meta) and not ingested:
@@ -476,18 +566,18 @@ def resolve_runs(
             hint="evaluate them one by one, or ingest them with their names first",
         )
     rows: list[dict[str, Any]] = []
-    for run in runs:
-        if wh.read_only and _is_existing_file(run):  # serve a file it holds, ingest nothing
-            rows.extend(wh.run(run_id) for run_id in stored_files(wh, [run], "run"))
+    for source in sources:
+        if wh.read_only and _is_existing_file(source.source):  # serve it, ingest nothing
+            rows.extend(wh.run(run_id) for run_id in stored_files(wh, [source.source], "run"))
             continue
-        if _is_frame(run) or _is_existing_file(run):
-            results = wh.ingest_run(run, name=name, meta=meta, new_version=True)
-            rows.extend(wh.run(result.id) for result in results)
+        if source.is_frame or _is_existing_file(source.source):
+            ids = _ingest_sources(wh, [source], name=name, meta=meta, new_version=True)
+            rows.extend(wh.run(run_id) for run_id in ids)
             continue
         try:
-            rows.append(wh.run(run))
+            rows.append(wh.run(source.source))
         except NotFoundError as exc:
-            raise not_found(wh, run, "run", exc) from None
+            raise not_found(wh, source.source, "run", exc) from None
     unique = {row["id"]: row for row in rows}
     return list(unique.values())
 

@@ -18,8 +18,8 @@ from typing import Any
 
 import pandas as pd
 
-from .compare import compare_pair
 from .errors import InputError, Message, NotFoundError, Option, RankhouseError
+from .pairing import compare_pair
 from .stats import (
     DEFAULT_PERMUTATIONS,
     DEFAULT_SEED,

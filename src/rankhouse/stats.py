@@ -16,19 +16,28 @@ caller, and returns a two-sided p-value for "the mean difference is zero":
   times by a generator seeded with ``seed``, and :func:`scipy.stats.monte_carlo_test` turns
   the null distribution of the mean into a two-sided p-value.
 
-Conventions shared by all four: when every paired difference is exactly zero the p-value is
-1.0 (there is no evidence of a difference; scipy would return NaN for the t-test); with fewer
-than two pairs the p-value is NaN (no test is possible) and NaN is never significant.
+* a callable, as PyTerrier's ``Experiment`` takes one: called as ``test(run, baseline)``
+  with the two arrays of paired values, it returns what :func:`scipy.stats.ttest_rel` does
+  (a tuple or result whose second item, or ``pvalue``, is the p-value).
+
+Conventions shared by the four named tests: when every paired difference is exactly zero the
+p-value is 1.0 (there is no evidence of a difference; scipy would return NaN for the t-test);
+with fewer than two pairs the p-value is NaN (no test is possible) and NaN is never
+significant. A callable is called whenever there are two pairs or more.
 
 Corrections (:func:`correct`) come from :func:`statsmodels.stats.multitest.multipletests`:
-``none``, ``bonferroni``, ``holm`` and ``bh`` (Benjamini-Hochberg, ``fdr_bh``).
+``none`` (or None), ``bh`` (Benjamini-Hochberg, statsmodels' ``fdr_bh``), and every method
+name and alias statsmodels accepts (``bonferroni``/``bonf``/``b``, ``sidak``, ``holm``,
+``holm-sidak``/``hs``, ``simes-hochberg``, ``hommel``, ``fdr_bh``, ``fdr_by``, ``fdr_tsbh``,
+``fdr_tsbky``, ``fdr_gbs``...; see :data:`CORRECTION_NAMES`), in any case.
 """
 
 from __future__ import annotations
 
 import math
 import warnings
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from typing import Any
 
 import numpy as np
 from scipy import stats as scipy_stats
@@ -39,14 +48,35 @@ from .errors import Message, Option, RankhouseError
 
 TESTS = ("t", "wilcoxon", "randomization", "bootstrap")
 CORRECTIONS = ("none", "bonferroni", "holm", "bh")
+"""The short correction names (the CLI's since the start); statsmodels' own are accepted too."""
 
-_STATSMODELS_METHOD = {"bonferroni": "bonferroni", "holm": "holm", "bh": "fdr_bh"}
+CORRECTION_NAMES: dict[str, tuple[str, ...]] = {
+    "none": ("none",),
+    "bonferroni": ("bonferroni", "bonf", "b"),
+    "sidak": ("sidak", "s"),
+    "holm": ("holm", "h"),
+    "holm-sidak": ("holm-sidak", "hs"),
+    "simes-hochberg": ("simes-hochberg", "sh"),
+    "hommel": ("hommel", "ho"),
+    "fdr_bh": ("fdr_bh", "bh", "fdr_i", "fdr_p", "fdri", "fdrp"),
+    "fdr_by": ("fdr_by", "fdr_n", "fdr_c", "fdrn", "fdrcorr"),
+    "fdr_tsbh": ("fdr_tsbh", "fdr_2sbh"),
+    "fdr_tsbky": ("fdr_tsbky", "fdr_2sbky", "fdr_twostage"),
+    "fdr_gbs": ("fdr_gbs",),
+}
+"""Every correction by its statsmodels method name, with the names that select it (PyTerrier's
+table of aliases, and rankhouse's ``bh``)."""
+
+_METHOD_OF = {alias: method for method, aliases in CORRECTION_NAMES.items() for alias in aliases}
+
+PairedTest = str | Callable[..., Any]
+"""A test name of :data:`TESTS`, or a callable as :func:`scipy.stats.ttest_rel`."""
 
 
 def paired_test(
     run: Sequence[float],
     baseline: Sequence[float],
-    test: str = "t",
+    test: PairedTest = "t",
     *,
     permutations: int = DEFAULT_PERMUTATIONS,
     seed: int = DEFAULT_SEED,
@@ -56,15 +86,19 @@ def paired_test(
     Args:
         run: per-query values of the run, in the same query order as ``baseline``.
         baseline: per-query values of the baseline.
-        test: ``'t'``, ``'wilcoxon'``, ``'randomization'`` or ``'bootstrap'``.
+        test: ``'t'``, ``'wilcoxon'``, ``'randomization'``, ``'bootstrap'``, or a callable
+            ``test(run, baseline)`` returning a (statistic, p-value) pair as
+            :func:`scipy.stats.ttest_rel` does.
         permutations: resamples of the randomization and bootstrap tests.
         seed: seed of the randomization and bootstrap tests' random generator.
 
     Returns:
-        The p-value; 1.0 when all differences are zero, NaN with fewer than two pairs.
+        The p-value; NaN with fewer than two pairs; for the named tests 1.0 when all
+        differences are zero.
 
     Raises:
-        RankhouseError: an unknown test, unequal lengths, or a non-positive ``permutations``.
+        RankhouseError: an unknown test, unequal lengths, a non-positive ``permutations``, or
+            a callable that returns no p-value.
     """
     check_test(test)
     x = np.asarray(run, dtype=float)
@@ -79,6 +113,8 @@ def paired_test(
         raise RankhouseError("a paired test cannot use NaN values; drop those queries first")
     if len(x) < 2:
         return math.nan
+    if callable(test):
+        return _called(test, x, y)
     differences = x - y
     if not differences.any():
         return 1.0
@@ -92,6 +128,28 @@ def paired_test(
         if test == "randomization":
             return _randomization(x, y, permutations, seed)
         return _bootstrap(differences, permutations, seed)
+
+
+def _called(test: Callable[..., Any], x: np.ndarray, y: np.ndarray) -> float:
+    """The p-value of a user's test: the second item of what it returns, as PyTerrier reads it
+    (or its ``pvalue``)."""
+    result = test(x, y)
+    value = getattr(result, "pvalue", None)
+    if value is None:
+        try:
+            value = result[1]
+        except (TypeError, IndexError, KeyError):
+            raise RankhouseError(
+                f"the test {getattr(test, '__name__', test)!r} returned {result!r}; a test "
+                "returns (statistic, p-value), as scipy.stats.ttest_rel does"
+            ) from None
+    try:
+        return float(value)
+    except (TypeError, ValueError):
+        raise RankhouseError(
+            f"the test {getattr(test, '__name__', test)!r} returned the p-value {value!r}, "
+            "not a number"
+        ) from None
 
 
 def _mean_difference(x: np.ndarray, y: np.ndarray, axis: int = -1) -> np.ndarray:
@@ -135,7 +193,7 @@ def _bootstrap(differences: np.ndarray, permutations: int, seed: int) -> float:
 
 
 def correct(
-    pvalues: Sequence[float], method: str = "none", *, alpha: float = 0.05
+    pvalues: Sequence[float], method: str | None = "none", *, alpha: float = 0.05
 ) -> tuple[list[float], list[bool]]:
     """Correct a family of p-values for multiple testing.
 
@@ -143,8 +201,10 @@ def correct(
 
     Args:
         pvalues: the family's p-values.
-        method: ``'none'``, ``'bonferroni'``, ``'holm'`` or ``'bh'`` (Benjamini-Hochberg).
-        alpha: the family-wise error rate (or false discovery rate for ``bh``).
+        method: ``'none'`` (or None), or any name of :data:`CORRECTION_NAMES`: statsmodels'
+            methods and aliases (``'bonferroni'``, ``'holm'``, ``'holm-sidak'``,
+            ``'fdr_bh'``...) and ``'bh'`` (Benjamini-Hochberg).
+        alpha: the family-wise error rate (or false discovery rate for the ``fdr_`` methods).
 
     Returns:
         The corrected p-values and, for each, whether it is significant at ``alpha``
@@ -153,36 +213,56 @@ def correct(
     Raises:
         RankhouseError: an unknown method or an alpha outside (0, 1).
     """
-    check_correction(method)
+    statsmodels_method = correction_method(method)
     check_alpha(alpha)
     values = np.asarray(pvalues, dtype=float)
     corrected = values.copy()
     reject = np.zeros(len(values), dtype=bool)
     present = ~np.isnan(values)
     if present.any():
-        if method == "none":
+        if statsmodels_method is None:
             reject[present] = values[present] <= alpha
         else:
             flags, adjusted, _, _ = multipletests(
-                values[present], alpha=alpha, method=_STATSMODELS_METHOD[method]
+                values[present], alpha=alpha, method=statsmodels_method
             )
             corrected[present] = adjusted
             reject[present] = flags
     return [float(v) for v in corrected], [bool(v) for v in reject]
 
 
-def check_test(test: str) -> None:
-    """Raise RankhouseError unless ``test`` is one of :data:`TESTS`."""
+def check_test(test: PairedTest) -> None:
+    """Raise RankhouseError unless ``test`` is one of :data:`TESTS` or a callable."""
+    if callable(test):
+        return
     if test not in TESTS:
-        raise RankhouseError(f"unknown test {test!r}; choose one of {', '.join(TESTS)}")
-
-
-def check_correction(method: str) -> None:
-    """Raise RankhouseError unless ``method`` is one of :data:`CORRECTIONS`."""
-    if method not in CORRECTIONS:
         raise RankhouseError(
-            f"unknown correction {method!r}; choose one of {', '.join(CORRECTIONS)}"
+            f"unknown test {test!r}; choose one of {', '.join(TESTS)} (or, from Python, a "
+            "function as scipy.stats.ttest_rel)"
         )
+
+
+def correction_method(method: str | None) -> str | None:
+    """statsmodels' name of a correction (None for none), whatever name selected it.
+
+    Raises:
+        RankhouseError: a name that selects no correction.
+    """
+    if method is None:
+        return None
+    found = _METHOD_OF.get(str(method).lower())
+    if found is None:
+        names = ", ".join(CORRECTION_NAMES)
+        raise RankhouseError(
+            f"unknown correction {method!r}; choose one of {names} (or an alias statsmodels "
+            "accepts: bonf, hs, fdr_i, ...)"
+        )
+    return None if found == "none" else found
+
+
+def check_correction(method: str | None) -> None:
+    """Raise RankhouseError unless ``method`` names a correction (see :data:`CORRECTION_NAMES`)."""
+    correction_method(method)
 
 
 def check_alpha(alpha: float) -> None:

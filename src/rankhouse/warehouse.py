@@ -354,29 +354,45 @@ class Warehouse:
         runs: Any,
         measures: Any,
         *,
+        names: Any = None,
         baseline: Any = None,
-        test: str = "t",
-        correction: str = "none",
+        test: Any = "t",
+        correction: str | None = "none",
         alpha: float = 0.05,
+        correction_alpha: float | None = None,
         permutations: int = DEFAULT_PERMUTATIONS,
         seed: int = DEFAULT_SEED,
         relevance_level: int = 1,
         missing_queries: str = "zero",
-    ) -> pd.DataFrame:
-        """Means of several runs and paired tests against a baseline (``rankhouse compare``).
+        queries: Any = None,
+        perquery: bool | str = False,
+        round: Any = None,  # noqa: A002 (PyTerrier's name)
+        highlight: str | None = "bold",
+    ) -> Any:
+        """Means of several runs and paired tests against a baseline (``rankhouse compare``),
+        with PyTerrier's ``Experiment`` parameters (docs/compare.md).
 
         Args:
-            qrels: a stored qrels set (name or id), a file path or a DataFrame.
-            runs: runs as :meth:`evaluate` takes them.
+            qrels: a stored qrels set (name or id), a file path, or qrels data.
+            runs: runs as :meth:`evaluate` takes them (a dict name -> run names them).
             measures: measure names or Measure objects.
-            baseline: the run the others are tested against (None: means only).
-            test: ``"t"``, ``"wilcoxon"``, ``"randomization"`` or ``"bootstrap"``.
-            correction: ``"none"``, ``"bonferroni"``, ``"holm"`` or ``"bh"``.
+            names: the names shown for the runs, one per run in order.
+            baseline: the run the others are tested against: its position among ``runs``
+                (an int, PyTerrier's ``baseline=0``), or its name or file (None: means only).
+            test: ``"t"``, ``"wilcoxon"``, ``"randomization"``, ``"bootstrap"``, or a callable
+                as :func:`scipy.stats.ttest_rel`.
+            correction: ``"none"``, ``"bh"``, or any statsmodels multipletests method name
+                or alias (``"bonferroni"``, ``"holm"``, ``"hs"``, ``"fdr_bh"``...).
             alpha: significance level of the corrected p-values.
+            correction_alpha: PyTerrier's name for ``alpha``.
             permutations: resamples of the randomization and bootstrap tests.
             seed: seed of the randomization and bootstrap tests.
             relevance_level: as for :meth:`evaluate`.
             missing_queries: as for :meth:`evaluate`.
+            queries: only these query ids (a list, a topics DataFrame, or a file of ids).
+            perquery: True: the per-query values instead of the means; ``"both"``: both.
+            round: decimals a notebook shows, a number or a dict measure -> decimals.
+            highlight: how a notebook marks the best mean: ``"bold"``, ``"color"``, None.
 
         See :func:`rankhouse.compare.compare` for the result's columns and the errors.
         """
@@ -387,14 +403,20 @@ class Warehouse:
             qrels,
             runs,
             measures,
+            names=names,
             baseline=baseline,
             test=test,
             correction=correction,
             alpha=alpha,
+            correction_alpha=correction_alpha,
             permutations=permutations,
             seed=seed,
             relevance_level=relevance_level,
             missing_queries=missing_queries,
+            queries=queries,
+            perquery=perquery,
+            round=round,
+            highlight=highlight,
         )
 
     def history(

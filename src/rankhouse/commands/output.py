@@ -13,7 +13,7 @@ from __future__ import annotations
 import json
 import numbers
 import sys
-from collections.abc import Sequence
+from collections.abc import Collection, Mapping, Sequence
 from enum import StrEnum
 from typing import TYPE_CHECKING, TextIO
 
@@ -46,9 +46,11 @@ def print_frame(
     fmt: OutputFormat = OutputFormat.table,
     *,
     title: str | None = None,
-    digits: int = 4,
+    digits: int | Mapping[str, int] = 4,
     keys: Sequence[str] | None = None,
     file: TextIO | None = None,
+    emphasis: Mapping[str, Collection[int]] | None = None,
+    emphasis_style: str = "bold",
 ) -> None:
     """Print a DataFrame as a table, TSV, CSV or JSON records (see :func:`print_rows`; the
     frame's index is not printed)."""
@@ -59,7 +61,16 @@ def print_frame(
         for i in range(len(columns))
     ]
     print_rows(
-        columns, rows, fmt, title=title, digits=digits, keys=keys, file=file, numeric=numeric
+        columns,
+        rows,
+        fmt,
+        title=title,
+        digits=digits,
+        keys=keys,
+        file=file,
+        numeric=numeric,
+        emphasis=emphasis,
+        emphasis_style=emphasis_style,
     )
 
 
@@ -69,10 +80,12 @@ def print_rows(
     fmt: OutputFormat = OutputFormat.table,
     *,
     title: str | None = None,
-    digits: int = 4,
+    digits: int | Mapping[str, int] = 4,
     keys: Sequence[str] | None = None,
     file: TextIO | None = None,
     numeric: Sequence[bool] | None = None,
+    emphasis: Mapping[str, Collection[int]] | None = None,
+    emphasis_style: str = "bold",
 ) -> None:
     """Print rows of plain values as a table, TSV, CSV or JSON records.
 
@@ -81,12 +94,15 @@ def print_rows(
         rows: the rows, one value per column.
         fmt: the format.
         title: a table's title (the machine formats have none).
-        digits: decimals of the numbers in a table.
+        digits: decimals of the numbers in a table: one number, or per column name (4 for
+            the others).
         keys: the columns that identify a row, repeated in each part of a table split to fit
             the terminal (default: the first column).
         file: where to print (default stdout).
         numeric: which columns are right-aligned numbers (default: those whose present
             values are all numbers).
+        emphasis: column name -> row positions whose cells a table shows in
+            ``emphasis_style`` (a rich style, e.g. the best mean of each measure).
     """
     out = file or sys.stdout
     columns = [str(c) for c in columns]
@@ -106,10 +122,20 @@ def print_rows(
     else:
         if numeric is None:
             numeric = [_is_numeric([row[i] for row in rows]) for i in range(len(columns))]
-        cells = [[table_value(v, digits) for v in row] for row in rows]
+        places = [digits if isinstance(digits, int) else digits.get(c, 4) for c in columns]
+        cells = [[table_value(v, d) for v, d in zip(row, places, strict=True)] for row in rows]
         key_index = [columns.index(k) for k in keys or columns[:1] if k in columns]
         width = _terminal_width(out)
-        print_table(out, columns, cells, numeric, title=title, keys=key_index, width=width)
+        styles = None
+        if emphasis:
+            marked = [set(emphasis.get(c, ())) for c in columns]
+            styles = [
+                [emphasis_style if r in rows_marked else None for rows_marked in marked]
+                for r in range(len(rows))
+            ]
+        print_table(
+            out, columns, cells, numeric, title=title, keys=key_index, width=width, styles=styles
+        )
 
 
 def _is_numeric(values: Sequence) -> bool:
@@ -147,12 +173,14 @@ def print_table(
     title: str | None = None,
     keys: Sequence[int] = (0,),
     width: int | None = None,
+    styles: Sequence[Sequence[str | None]] | None = None,
 ) -> None:
-    """Print text cells as one table, or, wider than ``width``, as parts that fit it."""
+    """Print text cells as one table, or, wider than ``width``, as parts that fit it
+    (``styles``: a rich style or None per cell)."""
     widths = [max([_width(h), *(_width(row[i]) for row in rows)]) for i, h in enumerate(headers)]
     every = list(range(len(headers)))
     if width is None or _table_width(widths) <= width:
-        _render(out, headers, rows, numeric, every, widths, title, width)
+        _render(out, headers, rows, numeric, every, widths, title, width, styles)
         return
     if len(rows) == 1:  # one record: one line per column
         vertical = [[h, rows[0][i]] for i, h in enumerate(headers)]
@@ -164,7 +192,8 @@ def print_table(
     for number, part in enumerate(_parts(widths, keys, width)):
         if number:
             out.write("\n")
-        _render(out, headers, rows, numeric, part, widths, title if not number else None, width)
+        shown_title = title if not number else None
+        _render(out, headers, rows, numeric, part, widths, shown_title, width, styles)
 
 
 def _parts(widths: Sequence[int], keys: Sequence[int], width: int) -> list[list[int]]:
@@ -193,9 +222,11 @@ def _render(
     widths: Sequence[int],
     title: str | None,
     width: int | None,
+    styles: Sequence[Sequence[str | None]] | None = None,
 ) -> None:
     from rich.console import Console
     from rich.table import Table
+    from rich.text import Text
 
     natural = _table_width([widths[i] for i in shown])
     fits = width is None or natural <= width
@@ -210,8 +241,9 @@ def _render(
             no_wrap=fits,
             overflow="fold",
         )
-    for row in rows:
-        table.add_row(*(row[i] for i in shown))
+    for r, row in enumerate(rows):
+        style = styles[r] if styles is not None else [None] * len(row)
+        table.add_row(*(Text(row[i], style=style[i]) if style[i] else row[i] for i in shown))
     console = Console(
         file=out,
         width=natural if fits else width,

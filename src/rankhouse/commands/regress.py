@@ -20,7 +20,6 @@ from .compare import (
     PERMUTATIONS_OPTION,
     SEED_OPTION,
     TEST_OPTION,
-    Correction,
     Test,
 )
 from .output import FORMAT_OPTION, OutputFormat, print_frame
@@ -53,7 +52,7 @@ def regress_command(
     ),
     alpha: float = ALPHA_OPTION,
     test: Test = TEST_OPTION,
-    correction: Correction = CORRECTION_OPTION,
+    correction: str = CORRECTION_OPTION,
     permutations: int = PERMUTATIONS_OPTION,
     seed: int = SEED_OPTION,
     relevance_level: int = RELEVANCE_LEVEL_OPTION,
@@ -103,7 +102,7 @@ def regress_command(
             relative=relative,
             alpha=alpha,
             test=test.value,
-            correction=correction.value,
+            correction=correction,
             permutations=permutations,
             seed=seed,
             relevance_level=relevance_level,

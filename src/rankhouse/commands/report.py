@@ -3,19 +3,12 @@
 from __future__ import annotations
 
 import sys
-from enum import StrEnum
 from pathlib import Path
 
 import typer
 
 from .common import open_warehouse
-from .compare import ALPHA_OPTION, CORRECTION_OPTION, TEST_OPTION, Correction, Test
-
-
-class Highlight(StrEnum):
-    bold = "bold"
-    color = "color"
-    none = "none"
+from .compare import ALPHA_OPTION, CORRECTION_OPTION, HIGHLIGHT_OPTION, TEST_OPTION, Highlight, Test
 
 
 def register(app: typer.Typer) -> None:
@@ -39,15 +32,17 @@ def report_command(
         None, "--baseline", "-b", help="Test every other run against this one."
     ),
     test: Test = TEST_OPTION,
-    correction: Correction = CORRECTION_OPTION,
+    correction: str = CORRECTION_OPTION,
     alpha: float = ALPHA_OPTION,
     relevance_level: int = typer.Option(
         1, "--relevance-level", "--rel-level", "-l", help="Grade from which a document counts."
     ),
-    digits: int = typer.Option(4, "--round", help="Decimals shown.", min=0, max=15),
-    highlight: Highlight = typer.Option(
-        Highlight.bold, "--highlight", help="How the best mean per measure is marked."
+    round: list[str] = typer.Option(  # noqa: A002 (the option's name)
+        None,
+        "--round",
+        help="Decimals shown in a table: N for all, or MEASURE=N (repeatable); 4 when not given.",
     ),
+    highlight: Highlight = HIGHLIGHT_OPTION,
 ) -> None:
     """Write an HTML report: trends per system, the comparison table with per-query
     differences against --baseline, and precision-recall curves.
@@ -64,11 +59,21 @@ def report_command(
         measures=measures or None,
         baseline=baseline,
         test=test.value,
-        correction=correction.value,
+        correction=correction,
         alpha=alpha,
         relevance_level=relevance_level,
-        round=digits,
+        round=_round_option(round),
         highlight=None if highlight == Highlight.none else highlight.value,
     )
     size = path.stat().st_size
     print(f"wrote {path} ({size / 1024:.0f} KiB)", file=sys.stderr)
+
+
+def _round_option(items: list[str] | None):
+    """``--round`` as the report takes it: a number, or {measure: decimals} (None: the rest)."""
+    from .compare import _rounding
+
+    found = _rounding(items)
+    if set(found) <= {None}:
+        return found.get(None, 4)
+    return found

@@ -414,13 +414,14 @@ def load_into_engine(
     *,
     columns: str | dict[str, str] | None = None,
     order: str = "score",
+    name: str | None = None,
 ) -> list[Loaded]:
     """Read and check ``source`` as an ingest does, into ``judgments`` or ``run_rows`` of the
     engine database ``duck`` (:func:`rankhouse.engine.scratch_database`), without a catalogue.
 
     A qrels set gets id ``first_id``; each run tag gets ``first_id``, ``first_id + 1``, ... in
-    tag byte order. Names are those an ingest would give (tag, file base name,
-    ``dataframe-<sha8>``).
+    tag byte order. Names are those an ingest would give (``name``, ``<name>/<tag>``, tag,
+    file base name, ``dataframe-<sha8>``).
 
     Raises:
         InputError: as :func:`ingest_qrels` / :func:`ingest_run` raise it.
@@ -431,12 +432,12 @@ def load_into_engine(
     with opened(open_source(source, None, None)) as src:
         default_tag = _FRAME_TAG if src.is_frame or kind == "qrels" else base_name(src.path)
         try:
-            return _load(duck, src, kind, first_id, mapping, order, default_tag, fast=True)
+            return _load(duck, src, kind, first_id, mapping, order, default_tag, name, fast=True)
         except trec_text.FastPathFailed:
-            return _load(duck, src, kind, first_id, mapping, order, default_tag, fast=False)
+            return _load(duck, src, kind, first_id, mapping, order, default_tag, name, fast=False)
 
 
-def _load(duck, src, kind, first_id, mapping, order, default_tag, *, fast) -> list[Loaded]:
+def _load(duck, src, kind, first_id, mapping, order, default_tag, name, *, fast) -> list[Loaded]:
     with _progress(src, False) as bar:
         parsed = _parse(duck, src, kind, order, mapping, bar, default_tag, fast)
     try:
@@ -444,7 +445,7 @@ def _load(duck, src, kind, first_id, mapping, order, default_tag, *, fast) -> li
             store.copy_judgments(duck, first_id)
             return [Loaded(first_id, _default_qrels_name(src, parsed.sha256))]
         summaries = staging.summarize(duck, "run")
-        names = _run_names(src, parsed, None, [s.tag for s in summaries], default_tag)
+        names = _run_names(src, parsed, name, [s.tag for s in summaries], default_tag)
         ids = {summary.tag: first_id + i for i, summary in enumerate(summaries)}
         store.copy_run_rows(duck, ids)
         loaded = [Loaded(ids[s.tag], names[s.tag], s.tied_pairs) for s in summaries]

@@ -1,4 +1,4 @@
-"""The core measures: counts, precision and recall, AP, RR, nDCG, Rprec, bpref, infAP, ERR...
+"""The core measures: counts, precision and recall, AP, RR, nDCG, DCG, CG, Rprec, bpref, ERR...
 
 Each family is one file under ``sql/measures/``; each measure says which family computes it.
 trec_eval's other measures are declared in ``catalog_trec.py``.
@@ -17,6 +17,16 @@ TREC_RECALLS = tuple(i / 10 for i in range(11))
 REL = Param("rel", int, None, "relevance level; default: the evaluation's level", minimum=0)
 CUTOFF = Param("cutoff", int, None, "rank cutoff; default: the whole ranking", minimum=1)
 CUTOFF_REQUIRED = Param("cutoff", int, None, "rank cutoff", minimum=1, required=True)
+GAIN = Param(
+    "dcg",
+    str,
+    "log2",
+    "gain: log2 = linear (grade), exp-log2 = 2^grade - 1",
+    choices=("log2", "exp-log2"),
+)
+"""The gain of nDCG, DCG and CG (ir_measures' ``dcg`` parameter of nDCG)."""
+ERR_MAX_GRADE = 4
+"""ERR's default grade of a perfect document: gdeval's and ir_measures' (never the qrels')."""
 
 for _family in (
     Family("counts", "measures/counts.sql", key="measure", list_bind="names"),
@@ -32,6 +42,8 @@ for _family in (
     Family("infap", "measures/infap.sql"),
     Family("judged", "measures/judged.sql", key="cutoff", list_bind="cutoffs"),
     Family("err", "measures/err.sql", key="cutoff", list_bind="cutoffs"),
+    Family("dcg", "measures/dcg.sql", key="cutoff", list_bind="cutoffs"),
+    Family("cg", "measures/cg.sql", key="cutoff", list_bind="cutoffs"),
 ):
     REGISTRY.family(_family)
 
@@ -71,6 +83,7 @@ for _definition in (
         "precision",
         (CUTOFF_REQUIRED, REL),
         at="cutoff",
+        aliases=("Precision",),
         doc="K(k) / k: relevant in the top k over k (k even when fewer are retrieved)",
         trec=(TrecName("P", "cutoff", TREC_CUTOFFS),),
     ),
@@ -79,6 +92,7 @@ for _definition in (
         "recall",
         (CUTOFF_REQUIRED, REL),
         at="cutoff",
+        aliases=("Recall",),
         doc="K(k) / R: relevant in the top k over all relevant (0 if R = 0)",
         trec=(TrecName("recall", "cutoff", TREC_CUTOFFS),),
     ),
@@ -120,17 +134,9 @@ for _definition in (
     MeasureDef(
         "nDCG",
         "ndcg",
-        (
-            CUTOFF,
-            Param(
-                "dcg",
-                str,
-                "log2",
-                "gain: log2 = linear (grade), exp-log2 = 2^grade - 1",
-                choices=("log2", "exp-log2"),
-            ),
-        ),
+        (CUTOFF, GAIN),
         at="cutoff",
+        aliases=("NDCG",),
         doc="DCG@k / ideal DCG@k, discount log2(i+1), ideal over all judged documents",
         trec=(TrecName("ndcg"), TrecName("ndcg_cut", "cutoff", TREC_CUTOFFS)),
     ),
@@ -138,6 +144,7 @@ for _definition in (
         "Rprec",
         "rprec",
         (REL,),
+        aliases=("RPrec",),
         doc="K(R) / R: precision at rank R",
         trec=(TrecName("Rprec"),),
     ),
@@ -145,6 +152,7 @@ for _definition in (
         "Bpref",
         "bpref",
         (REL,),
+        aliases=("BPref",),
         doc="(1/R) * sum over relevant retrieved of 1 - min(nonrel above, R) / min(N, R)",
         trec=(TrecName("bpref"),),
     ),
@@ -178,14 +186,28 @@ for _definition in (
             Param(
                 "max_grade",
                 int,
-                None,
-                "grade of a perfect document; default: the qrels set's highest grade",
+                ERR_MAX_GRADE,
+                "grade of a perfect document (higher grades count as it); gdeval's 4",
                 minimum=1,
             ),
         ),
         at="cutoff",
-        doc="sum_i (1/i) R_i prod_{j<i} (1 - R_j), R_i = (2^g_i - 1) / 2^max_grade "
-        "(Chapelle et al. 2009)",
+        doc="sum_i (1/i) R_i prod_{j<i} (1 - R_j), R_i = (2^min(g_i, max_grade) - 1) / "
+        "2^max_grade (Chapelle et al. 2009)",
+    ),
+    MeasureDef(
+        "DCG",
+        "dcg",
+        (CUTOFF, GAIN),
+        at="cutoff",
+        doc="sum over ranks i <= k of gain(g_i) / log2(i+1): nDCG's numerator, not normalised",
+    ),
+    MeasureDef(
+        "CG",
+        "cg",
+        (CUTOFF, GAIN),
+        at="cutoff",
+        doc="sum over ranks i <= k of gain(g_i): cumulative gain, no discount",
     ),
 ):
     REGISTRY.declare(_definition)

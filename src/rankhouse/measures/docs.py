@@ -14,7 +14,7 @@ from .registry import REGISTRY
 if TYPE_CHECKING:
     import pandas as pd
 
-COLUMNS = ["measure", "parameters", "aggregate", "trec_eval", "definition"]
+COLUMNS = ["measure", "aliases", "parameters", "aggregate", "trec_eval", "definition"]
 
 _HEADER = """\
 # Measures
@@ -23,8 +23,10 @@ Generated from the registry by `python -m rankhouse.measures.docs > docs/measure
 (`rankhouse measures` prints the same table). Names follow ir_measures' grammar:
 `Name(param=value,...)@cutoff`, e.g. `nDCG@10`, `AP(rel=2)`, `P(rel=2)@5`,
 `nDCG(dcg='exp-log2')@10`; trec_eval's names (`ndcg_cut_10`, `ndcg_cut.10,20`, `P_5`, `map`,
-`recip_rank`, `iprec_at_recall_0.50`) parse to the same measures. `rel` defaults to the
-evaluation's relevance level (trec_eval `-l`, default 1). Values match trec_eval 10.
+`recip_rank`, `iprec_at_recall_0.50`) parse to the same measures, and so do the aliases
+(`MAP`, `MRR`, `NDCG`: ir_measures' own). `rel` defaults to the evaluation's relevance level
+(trec_eval `-l`, default 1). Values match trec_eval 10; the measures trec_eval lacks say whose
+definition they follow (`ERR`: gdeval's, with its default maximum grade 4).
 
 """
 
@@ -46,9 +48,13 @@ def _trec_names(definition: MeasureDef) -> str:
     return ", ".join(t.name + ("_k" if t.key else "") for t in definition.trec)
 
 
-def catalogue_rows() -> list[tuple[str, str, str, str, str]]:
-    """One row per declared measure: name, parameters, aggregate, trec_eval names, formula."""
-    return [(d.name, _parameters(d), d.aggregate, _trec_names(d), d.doc) for d in REGISTRY]
+def catalogue_rows() -> list[tuple[str, str, str, str, str, str]]:
+    """One row per declared measure: name, aliases, parameters, aggregate, trec_eval names,
+    formula."""
+    return [
+        (d.name, ", ".join(d.aliases), _parameters(d), d.aggregate, _trec_names(d), d.doc)
+        for d in REGISTRY
+    ]
 
 
 def catalogue() -> pd.DataFrame:

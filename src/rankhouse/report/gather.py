@@ -191,9 +191,10 @@ def _section(
     max_measures: int,
     explicit: bool,
 ) -> QrelsSection | None:
-    from ..compare import compare, paired_values
+    from ..compare import comparison
     from ..evaluation import evaluate
     from ..labels import requested_labels
+    from ..pairing import paired_frames
 
     qrels_id = int(qrels_row["id"])
     run_rows = _select_runs(wh, qrels_id, named_runs, systems)
@@ -213,35 +214,24 @@ def _section(
     # shown as labels, as compare shows them: AP at level 2 is AP(rel=2)
     shown = list(dict.fromkeys(requested_labels([n], relevance_level)[0] for n in names))
     options = {"relevance_level": relevance_level}
-    comparison = compare(
+    found = comparison(
         wh,
         qrels=qrels_id,
         runs=run_ids,
         measures=names,
-        baseline=int(baseline_row["id"]) if baseline_row else None,
+        baseline=run_ids.index(int(baseline_row["id"])) if baseline_row else None,
         test=test,
         correction=correction,
         alpha=alpha,
         **options,
     )
+    comparison_frame = found.means
     pairs: dict[str, dict[str, pd.DataFrame]] = {}
-    if baseline_row is not None:
-        stored = evaluate(
-            wh,
-            qrels=qrels_id,
-            runs=run_ids,
-            measures=names,
-            with_query_counts=False,
-            **options,
-        )
-        ids = {(r.run_id, r.label): int(r.evaluation_id) for r in stored.aggregates.itertuples()}
-        base_id = int(baseline_row["id"])
+    if found.baseline is not None:
+        by_measure = {m: paired_frames(found.per_query, found.baseline, m) for m in shown}
         for row in run_rows:
-            if row["id"] == base_id:
-                continue
-            pairs[row["name"]] = {
-                m: paired_values(wh, ids[(int(row["id"]), m)], ids[(base_id, m)]) for m in shown
-            }
+            if row["name"] != found.baseline:
+                pairs[row["name"]] = {m: by_measure[m][row["name"]] for m in shown}
     infos = [_run_info(r) for r in run_rows]
     curves = evaluate(
         wh,
@@ -263,10 +253,10 @@ def _section(
         qrels=qrels_row,
         runs=infos,
         measures=shown,
-        comparison=comparison,
-        baseline=baseline_row["name"] if baseline_row else None,
+        comparison=comparison_frame,
+        baseline=found.baseline,
         pairs=pairs,
-        trends=_trends(wh, qrels_id, infos, comparison, shown),
+        trends=_trends(wh, qrels_id, infos, comparison_frame, shown),
         precision_recall=precision_recall,
         notes=notes,
     )

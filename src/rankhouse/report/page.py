@@ -38,7 +38,7 @@ nav ul{margin:4px 0;padding-left:20px}
 .rh-table .best-color{background:#c8ecd0;font-weight:700}
 .rh-table .fail,.fail{color:#c0182a;font-weight:700}
 .rh-table .worse{color:#c0182a}.rh-table .better{color:#1a7f37}
-.figure{margin:6px 0 10px;overflow-x:auto}.figure svg{max-width:100%;height:auto}
+.figure,.scroll{margin:6px 0 10px;overflow-x:auto}.figure svg{max-width:100%;height:auto}
 .worst{display:flex;flex-wrap:wrap;gap:6px 26px}
 .note{color:#57606a;font-style:italic}
 .legend-fail{color:#c0182a;font-weight:700}.legend-pass{color:#1a7f37;font-weight:700}
@@ -228,7 +228,8 @@ def _comparison(section: QrelsSection, anchor: str, *, round, highlight) -> str:
             "(+) and degraded (−), p-value and corrected p-value; * marks a significant "
             "difference (green better, red worse). The best mean of each measure is marked.</p>"
         )
-    parts.append(tables.comparison_html(section.comparison, round=round, highlight=highlight))
+    experiment = tables.comparison_html(section.comparison, round=round, highlight=highlight)
+    parts.append(f'<div class="scroll">{experiment}</div>')
     for index, (run, pairs) in enumerate(section.pairs.items()):
         parts.append(f"<h4>{html.escape(run)} vs {html.escape(section.baseline)}</h4>")
         svg = figures.comparison_figure(

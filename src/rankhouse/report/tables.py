@@ -17,7 +17,7 @@ from typing import Any
 import pandas as pd
 
 DEFAULT_ROUND = 4
-HIGHLIGHTS = ("bold", "color", None)
+HIGHLIGHTS = ("bold", "color", "colour", None)
 
 # Measures where the largest value is not the best one: counts summed over queries and the
 # shares of unjudged documents (they describe the judgments, not the ranking).
@@ -43,7 +43,9 @@ def check_display(round: Any, highlight: Any) -> None:  # noqa: A002 (PyTerrier'
     from ..errors import RankhouseError
 
     if highlight not in HIGHLIGHTS:
-        raise RankhouseError(f"highlight must be 'bold', 'color' or None, not {highlight!r}")
+        raise RankhouseError(
+            f"highlight must be 'bold', 'color' ('colour') or None, not {highlight!r}"
+        )
     digits = round.values() if isinstance(round, Mapping) else [round]
     for value in digits:
         if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= 15:
@@ -52,8 +54,8 @@ def check_display(round: Any, highlight: Any) -> None:  # noqa: A002 (PyTerrier'
 
 def digits_for(round: int | Mapping[str, int], measure: str) -> int:  # noqa: A002
     """The decimals of ``measure`` under ``round``."""
-    if isinstance(round, Mapping):
-        return int(round.get(measure, DEFAULT_ROUND))
+    if isinstance(round, Mapping):  # a None key holds the decimals of the other measures
+        return int(round.get(measure, round.get(None, DEFAULT_ROUND)))
     return int(round)
 
 
@@ -121,9 +123,14 @@ def cell(text: str, *, classes: Iterable[str] = (), title: str | None = None, ta
     return f"<{tag}{attributes}>{html.escape(text)}</{tag}>"
 
 
+def normal_highlight(highlight: str | None) -> str | None:
+    """``highlight`` with PyTerrier's British spelling read as ``'color'``."""
+    return "color" if highlight == "colour" else highlight
+
+
 def best_class(highlight: str | None) -> str:
     """The CSS class that marks a best value."""
-    return {"bold": "best-bold", "color": "best-color"}.get(highlight or "", "")
+    return {"bold": "best-bold", "color": "best-color"}.get(normal_highlight(highlight) or "", "")
 
 
 def table(

@@ -1,0 +1,31 @@
+-- CG and CG@k: cumulative gain, the gains of the top k added up.         not in trec_eval
+--
+--   CG@k = sum over ranks i <= k with grade > 0 of gain(grade)
+--   (Jarvelin & Kekalainen 2002): DCG without the discount, so the order within the top k
+--   does not matter. gain: dcg = 'log2' (default): gain = grade (linear gain, the parameter
+--   named as nDCG's); dcg = 'exp-log2': gain = 2^grade - 1. Negative grades and documents
+--   absent from the qrels gain 0; the relevance level plays no role. No cutoff: k = n.
+--   Sums in rank order.
+--
+-- Rows only for queries with a document of grade > 0 retrieved (within k); others are 0.
+--
+-- Parameters:
+--   :dcg      VARCHAR    'log2' or 'exp-log2'
+--   :cutoffs  INTEGER[]  the cutoffs k; a NULL element means no cutoff
+
+WITH cutoffs AS (
+    SELECT unnest(CAST(:cutoffs AS INTEGER[])) AS cutoff
+),
+gained AS (
+    SELECT run_id, query_id, rank,
+           CASE WHEN CAST(:dcg AS VARCHAR) = 'exp-log2'
+                THEN pow(CAST(2 AS DOUBLE), CAST(grade AS DOUBLE)) - CAST(1 AS DOUBLE)
+                ELSE CAST(grade AS DOUBLE) END AS gain
+    FROM rh_ranking
+    WHERE grade > 0
+)
+SELECT g.run_id, g.query_id, c.cutoff AS key,
+       list_reduce(list(g.gain ORDER BY g.rank), lambda acc, x: acc + x) AS value
+FROM gained AS g
+JOIN cutoffs AS c ON c.cutoff IS NULL OR g.rank <= c.cutoff
+GROUP BY g.run_id, g.query_id, c.cutoff
