@@ -341,8 +341,8 @@ def parse_args(argv: Sequence[str]) -> Options:
                 specs.append(value)
             elif letter == "l":
                 values["level"] = atol(value)
-            elif letter == "M":
-                values["max_docs"] = atol(value)
+            elif letter == "M":  # no ranking is longer than 2**31-1 (SQL binds an INTEGER)
+                values["max_docs"] = min(atol(value), 2**31 - 1)
             else:
                 values["num_docs_in_coll"] = atol(value)
             break
