@@ -11,8 +11,10 @@ from .errors import (
     InputError,
     MeasureError,
     NotFoundError,
+    NoWarehouseError,
     RankhouseError,
     SchemaError,
+    WarehouseLockedError,
 )
 from .warehouse import Warehouse
 
@@ -70,9 +72,11 @@ __all__ = [
     "ConflictError",
     "InputError",
     "MeasureError",
+    "NoWarehouseError",
     "NotFoundError",
     "RankhouseError",
     "SchemaError",
+    "WarehouseLockedError",
     "Warehouse",
     "__version__",
     "evaluate",

@@ -54,3 +54,11 @@ class SchemaError(RankhouseError):
 
 class MeasureError(RankhouseError):
     """A measure name or parameter that rankhouse does not know or cannot accept."""
+
+
+class NoWarehouseError(NotFoundError):
+    """A command that only reads found no warehouse at the path it was given."""
+
+
+class WarehouseLockedError(RankhouseError):
+    """Another process held the DuckDB file for longer than the lock timeout."""

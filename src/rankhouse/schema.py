@@ -78,6 +78,12 @@ def pending_migrations(conn: sa.Connection) -> list[Migration]:
             f"this warehouse has schema version {max(applied)}, newer than this rankhouse "
             f"understands ({newest_known}); upgrade rankhouse to open it"
         )
+    lost = sorted(set(range(1, max(applied, default=0) + 1)) - set(applied))
+    if lost:  # migrations apply in order: a hole means a row was deleted by hand
+        raise SchemaError(
+            f"schema_migrations records version {max(applied)} but not "
+            f"{', '.join(map(str, lost))} (a row deleted by hand?); restore the file from a copy"
+        )
     return [m for m in known if m.version not in set(applied)]
 
 
@@ -110,13 +116,21 @@ def _migrate(engine: sa.Engine) -> list[Migration]:
     with engine.connect() as conn:
         pending = pending_migrations(conn)
     for migration in pending:
-        with engine.begin() as conn:
-            for statement in migration.statements():
-                conn.exec_driver_sql(statement)
-            conn.execute(
-                sa.text("INSERT INTO schema_migrations VALUES (:v, :n, :t)"),
-                {"v": migration.version, "n": migration.name, "t": _utc_now()},
-            )
+        try:
+            with engine.begin() as conn:
+                for statement in migration.statements():
+                    conn.exec_driver_sql(statement)
+                conn.execute(
+                    sa.text("INSERT INTO schema_migrations VALUES (:v, :n, :t)"),
+                    {"v": migration.version, "n": migration.name, "t": _utc_now()},
+                )
+        except sa.exc.DBAPIError as exc:  # rolled back: the warehouse is as it was
+            reason = str(exc.orig).splitlines()[0]
+            raise SchemaError(
+                f"migration {migration.version:04d}_{migration.name} failed ({reason}): the "
+                "schema does not match the versions schema_migrations records (a row deleted or "
+                "a table changed by hand?); restore the file from a copy"
+            ) from exc
     return pending
 
 

@@ -12,7 +12,9 @@ import sqlalchemy as sa
 from sqlalchemy.pool import StaticPool
 
 from .defaults import DEFAULT_PERMUTATIONS, DEFAULT_SEED
-from .errors import RankhouseError, SchemaError
+from .errors import NoWarehouseError, RankhouseError, SchemaError
+from .opening import OBJECTS_QUERY, check_complete, check_file, connect_waiting, refuse_foreign
+from .sandbox import READ_ONLY_CONFIG
 from .schema import migrate, pending_migrations
 
 if TYPE_CHECKING:
@@ -23,6 +25,7 @@ if TYPE_CHECKING:
 
 DEFAULT_DB = "rankhouse.duckdb"
 DB_ENV_VAR = "RANKHOUSE_DB"
+_SUPPORTED_SCHEMES = ("duckdb", "postgresql", "postgresql+psycopg")
 
 
 def resolve_target(target: str | os.PathLike[str] | None) -> str:
@@ -38,6 +41,12 @@ def resolve_target(target: str | os.PathLike[str] | None) -> str:
     if text.startswith(("postgresql://", "postgres://")):  # psycopg 3 is the driver
         return "postgresql+psycopg://" + text.split("://", 1)[1]
     if "://" in text:
+        scheme = text.split("://", 1)[0]
+        if scheme not in _SUPPORTED_SCHEMES:
+            raise RankhouseError(
+                f"unsupported warehouse URL scheme {scheme + '://'!r}: a warehouse is a DuckDB "
+                "file (a path, or duckdb:///path) or a PostgreSQL server (postgresql://...)"
+            )
         return text
     if text == ":memory:":
         return "duckdb:///:memory:"
@@ -64,30 +73,46 @@ class Warehouse:
         target: a DuckDB file path, an SQLAlchemy URL (``duckdb:///path``), ``":memory:"``,
             or ``None`` for ``$RANKHOUSE_DB`` / ``./rankhouse.duckdb``.
         read_only: open without the right to write (for analysts; the file must exist and
-            be at the current schema version).
+            be at the current schema version). A DuckDB file is then also cut off from other
+            files and its settings are locked (see :mod:`rankhouse.sandbox`).
+        create: create the warehouse (and its folder) when no DuckDB file exists at
+            ``target``; ``False`` raises NoWarehouseError instead (commands that only read).
+
+    A DuckDB file held by another process is waited for, up to ``$RANKHOUSE_LOCK_TIMEOUT``
+    seconds (default 30; see :mod:`rankhouse.opening`).
 
     Raises:
-        SchemaError: the warehouse was written by a newer rankhouse, or a read-only
-            warehouse needs migrations.
+        NoWarehouseError: no warehouse file at ``target`` (``create=False`` or read-only).
+        SchemaError: the file is another application's database, the warehouse is damaged or
+            was written by a newer rankhouse, or a read-only warehouse needs migrations.
+        WarehouseLockedError: another process held the DuckDB file for the whole wait.
     """
 
-    def __init__(self, target: str | os.PathLike[str] | None = None, *, read_only: bool = False):
+    def __init__(
+        self,
+        target: str | os.PathLike[str] | None = None,
+        *,
+        read_only: bool = False,
+        create: bool = True,
+    ):
         self.url = resolve_target(target)
         self.read_only = read_only
         self._workspace = None
         url = sa.make_url(self.url)
         connect_args: dict[str, Any] = {}
+        file = None  # the DuckDB file, when the warehouse is one
         if url.get_backend_name() == "duckdb":
             database = url.database or ":memory:"
-            if read_only:
-                if database == ":memory:" or not Path(database).exists():
-                    raise RankhouseError(f"cannot open {database!r} read-only: no such warehouse")
-                connect_args["read_only"] = True
-            else:
-                if database != ":memory:":
-                    Path(database).parent.mkdir(parents=True, exist_ok=True)
+            if database != ":memory:":
+                file = Path(database)
+                check_file(file, create=create and not read_only)
+            elif read_only:
+                raise RankhouseError("cannot open an in-memory warehouse read-only")
             # Keep DuckDB's ordering byte-wise: trec_eval breaks ties by strcmp of doc ids.
             connect_args["config"] = {"default_collation": ""}
+            if read_only:
+                connect_args["read_only"] = True
+                connect_args["config"] |= READ_ONLY_CONFIG
         elif url.get_backend_name() == "postgresql":
             from .storage import require_postgres_drivers
 
@@ -97,28 +122,52 @@ class Warehouse:
                     filter(None, [url.query.get("options"), "-c default_transaction_read_only=on"])
                 )
                 url = url.update_query_dict({"options": options})
+        where = str(file) if file is not None else url.render_as_string(hide_password=True)
+        self.engine = sa.create_engine(
+            url,
+            connect_args=connect_args,
+            # one DuckDB connection: the engine's temporary tables live on it
+            **({"poolclass": StaticPool} if url.get_backend_name() == "duckdb" else {}),
+        )
+        if url.get_backend_name() == "duckdb" and not read_only:  # read-only: settings locked
+            sa.event.listen(self.engine, "connect", _tune_duckdb)
+        elif url.get_backend_name() == "postgresql":
+            sa.event.listen(self.engine, "connect", _tune_postgresql)
         try:
-            self.engine = sa.create_engine(
-                url,
-                connect_args=connect_args,
-                # one DuckDB connection: the engine's temporary tables live on it
-                **({"poolclass": StaticPool} if url.get_backend_name() == "duckdb" else {}),
-            )
-            if url.get_backend_name() == "duckdb":
-                sa.event.listen(self.engine, "connect", _tune_duckdb)
-            elif url.get_backend_name() == "postgresql":
-                sa.event.listen(self.engine, "connect", _tune_postgresql)
-            if read_only:
+            if file is not None:  # the pool keeps this first connection
+                connect_waiting(lambda: self.engine.connect().close(), file)
+            self._prepare_schema(where, is_file=file is not None, create=create)
+        except sa.exc.DBAPIError as exc:
+            self.engine.dispose()
+            raise RankhouseError(f"cannot open warehouse {where}: {exc.orig}") from exc
+        except BaseException:
+            self.engine.dispose()  # a refused file stays unlocked for the caller
+            raise
+
+    def _prepare_schema(self, where: str, *, is_file: bool, create: bool) -> None:
+        """Check that the database is a whole rankhouse warehouse; migrate it when writable."""
+        with self.engine.connect() as conn:
+            names = [row[0].lower() for row in conn.execute(sa.text(OBJECTS_QUERY))]
+            if is_file:
+                refuse_foreign(where, names)
+                if "schema_migrations" not in names and (self.read_only or not create):
+                    raise NoWarehouseError(
+                        f"no warehouse at {where}: the database holds no tables yet; ingest "
+                        "qrels or a run to create one"
+                    )
+            if self.read_only and pending_migrations(conn):
+                raise SchemaError(
+                    "this warehouse needs a schema upgrade; open it once without --read-only"
+                )
+        if not self.read_only:
+            try:
+                applied = migrate(self.engine)
+            except SchemaError as exc:
+                raise SchemaError(f"cannot open the warehouse {where}: {exc}") from None
+            if applied:
                 with self.engine.connect() as conn:
-                    if pending_migrations(conn):
-                        raise SchemaError(
-                            "this warehouse needs a schema upgrade; open it once without "
-                            "--read-only"
-                        )
-            else:
-                migrate(self.engine)
-        except sa.exc.DBAPIError as exc:  # e.g. a file locked by another process
-            raise RankhouseError(f"cannot open warehouse {self.url}: {exc.orig}") from exc
+                    names = [row[0].lower() for row in conn.execute(sa.text(OBJECTS_QUERY))]
+        check_complete(where, names, self.engine.dialect.name)
 
     @property
     def dialect(self) -> str:

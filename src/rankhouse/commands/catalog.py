@@ -72,7 +72,7 @@ def register(app: typer.Typer) -> None:
     @runs.command("rm")
     def runs_rm(ctx: typer.Context, name: str = typer.Argument(..., help="Run name or id.")):
         """Delete a run, its rows and its stored evaluations."""
-        row = remove_run(open_warehouse(ctx), name)
+        row = remove_run(open_warehouse(ctx, create=False), name)
         print(f"removed run {row['name']!r} (id {row['id']})", file=sys.stderr)
 
     @qrels.command("list")
@@ -84,5 +84,5 @@ def register(app: typer.Typer) -> None:
     @qrels.command("rm")
     def qrels_rm(ctx: typer.Context, name: str = typer.Argument(..., help="Qrels name or id.")):
         """Delete a qrels set, its judgments and the evaluations made with it."""
-        row = remove_qrels(open_warehouse(ctx), name)
+        row = remove_qrels(open_warehouse(ctx, create=False), name)
         print(f"removed qrels set {row['name']!r} (id {row['id']})", file=sys.stderr)

@@ -6,7 +6,7 @@ from enum import StrEnum
 
 import typer
 
-from .common import FORMAT_OPTION, OutputFormat, open_warehouse, print_frame
+from .common import FORMAT_OPTION, OutputFormat, all_files, open_warehouse, print_frame
 
 
 class Test(StrEnum):
@@ -76,7 +76,7 @@ def compare_command(
     """
     from ..compare import experiment_table
 
-    wh = open_warehouse(ctx)
+    wh = open_warehouse(ctx, create=all_files(qrels, *runs))
     frame = wh.compare(
         qrels,
         runs,

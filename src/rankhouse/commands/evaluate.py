@@ -11,6 +11,7 @@ from .common import (
     FORMAT_OPTION,
     META_OPTION,
     OutputFormat,
+    all_files,
     open_warehouse,
     parse_meta,
     print_frame,
@@ -71,7 +72,7 @@ def eval_command(
     regenerated), it is stored as the next version NAME@2, NAME@3... of the same system.
     """
     metadata = parse_meta(meta)
-    wh = open_warehouse(ctx)
+    wh = open_warehouse(ctx, create=all_files(qrels, *runs))
     result = wh.evaluate(
         qrels,
         runs,

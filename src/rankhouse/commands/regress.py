@@ -8,7 +8,7 @@ from pathlib import Path
 import typer
 
 from ..errors import RankhouseError
-from .common import FORMAT_OPTION, OutputFormat, open_warehouse, print_frame
+from .common import FORMAT_OPTION, OutputFormat, all_files, open_warehouse, print_frame
 from .compare import (
     ALPHA_OPTION,
     CORRECTION_OPTION,
@@ -72,7 +72,7 @@ def regress_command(
     from ..reports import write_json, write_junit, write_markdown
 
     try:
-        wh = open_warehouse(ctx)
+        wh = open_warehouse(ctx, create=all_files(run, qrels))
         result = regress(
             wh,
             run,

@@ -9,6 +9,11 @@ import typer
 from ..errors import RankhouseError
 from .common import FORMAT_OPTION, OutputFormat, open_warehouse, print_frame
 
+READ_ONLY_HINT = (
+    "without --write, sql reads the warehouse only (no changes, files or settings; "
+    "see docs/history.md)"
+)
+
 
 def register(app: typer.Typer) -> None:
     app.command("sql")(sql_command)
@@ -20,11 +25,18 @@ def sql_command(
         ..., help="One SQL statement, e.g. \"SELECT * FROM latest_evaluations\"; '-' reads stdin."
     ),
     write: bool = typer.Option(
-        False, "--write", help="Open the warehouse for writing (default: read-only)."
+        False,
+        "--write",
+        help="Open the warehouse for writing, with all of DuckDB: changes, files, settings "
+        "(default: read the warehouse only).",
     ),
     fmt: OutputFormat = FORMAT_OPTION,
 ) -> None:
     """Run QUERY on the warehouse, read-only unless --write, and print the rows.
+
+    Without --write the query can read the warehouse and nothing else: no change to it, no
+    file or network access (COPY TO, EXPORT, ATTACH, read_csv, INSTALL), no SET or PRAGMA
+    that changes a setting.
 
     Views for analysts: run_catalog, qrels_catalog, latest_evaluations, query_values,
     regress_results (see docs/history.md).
@@ -34,7 +46,7 @@ def sql_command(
     state = ctx.find_root().obj
     if not write:
         state.read_only = True
-    wh = open_warehouse(ctx, write=write)
+    wh = open_warehouse(ctx, write=write, create=False)
     try:
         with wh.transaction() as conn:
             result = conn.exec_driver_sql(query)
@@ -43,6 +55,7 @@ def sql_command(
                 return
             frame = pd.DataFrame(result.fetchall(), columns=list(result.keys()))
     except sa.exc.DBAPIError as exc:
-        hint = "" if write else " (the warehouse is open read-only; pass --write to change it)"
-        raise RankhouseError(f"the query failed: {exc.orig}{hint}") from None
+        hint = "" if write else f"; {READ_ONLY_HINT}"
+        reason = str(exc.orig).strip().splitlines()[0]  # DuckDB adds the query and a caret
+        raise RankhouseError(f"the query failed: {reason}{hint}") from None
     print_frame(frame, fmt)
