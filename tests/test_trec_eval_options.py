@@ -151,3 +151,20 @@ def test_depths_beyond_any_ranking_are_the_whole_ranking(tmp_path, args, same_as
     assert code == 0 and printed
     if "relstring.3000000000" in args:
         assert printed == "relstring_3000000000  \tq1\t'1-0'\n"
+
+
+@pytest.mark.parametrize(
+    ("spec", "names"),
+    [
+        ("iprec_at_recall.0.123456,-5", ["iprec_at_recall_-5.00", "iprec_at_recall_0.12"]),
+        (
+            "iprec_at_recall.1234567,100000",
+            ["iprec_at_recall_100000.0", "iprec_at_recall_1234567."],
+        ),
+        ("Rprec_mult.3000000000", ["Rprec_mult_30000000"]),
+        ("Rprec_mult.12345678", ["Rprec_mult_12345678"]),
+    ],
+)
+def test_real_cutoffs_print_at_most_8_characters(spec, names):
+    """As trec_eval 10 prints them (checked by hand against the binary)."""
+    assert [n for r in resolve_measures([spec]) for n in r.line_names()] == names

@@ -205,7 +205,8 @@ class Request:
         if kind is Kind.INT_CUTOFFS:
             return [f"{name}_{c}" for c in self.values]
         if kind is Kind.REAL_CUTOFFS:
-            return [f"{name}_{c:3.2f}" for c in self.values]
+            # trec_eval keeps 8 characters of a real cutoff's text: 12345678.00 is 12345678
+            return [f"{name}_{f'{c:3.2f}'[:8]}" for c in self.values]
         if kind in (Kind.REAL_LIST, Kind.PAIRS) and self.explicit:
             return [f"{name}_{self.text}"]
         return [name]

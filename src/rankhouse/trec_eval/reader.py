@@ -197,9 +197,10 @@ def _read_run_file(con, file: str, shown: str, table: str) -> Run:
         raise _quit(f"trec_eval.get_results: cannot read '{shown}': {exc}\n", shown) from None
     bad = con.execute(f"SELECT DISTINCT score_text FROM {table} WHERE score IS NULL").fetchall()
     if bad:
-        fixes = pd.DataFrame(
-            {"score_text": [t for (t,) in bad], "fixed": [atof(t) for (t,) in bad]}
-        )
+        import pyarrow as pa
+
+        # Arrow, not pandas: a NaN from atof must stay NaN (pandas' NaN would arrive as NULL)
+        fixes = pa.table({"score_text": [t for (t,) in bad], "fixed": [atof(t) for (t,) in bad]})
         con.register("te_score_fixes", fixes)
         con.execute(
             f"UPDATE {table} SET score = fixed FROM te_score_fixes "

@@ -249,9 +249,10 @@ def _scratch_values(wh, options, requests, qrels: Qrels, topics, limit: int) -> 
         return TopicValues(0)
     frame = qrels.frame.drop_duplicates(["qid", "docno"], keep="first")
     with wh.connect() as conn:
+        # Arrow, not pandas: a NaN score must stay NaN (pandas' NaN would arrive as NULL)
         ranked = (
             wh.duckdb_connection(conn)
-            .execute(
+            .sql(
                 f"""
             SELECT qid, docno, score FROM (
                 SELECT qid, docno, score,
@@ -261,7 +262,7 @@ def _scratch_values(wh, options, requests, qrels: Qrels, topics, limit: int) -> 
             ) WHERE copy = 1
             """
             )
-            .df()
+            .to_arrow_table()
         )
     with Warehouse(":memory:") as scratch:
         with scratch.transaction() as conn:
