@@ -1,4 +1,5 @@
-"""A reference reader for TREC text, written from docs/ingest.md's reading rules alone.
+"""A reference reader for TREC text, CSV/TSV, JSON lines and DataFrames, written from
+docs/ingest.md's reading rules alone.
 
 It shares no code with rankhouse (no import from ``src/``): it is the yardstick the
 generated-input tests hold ``Warehouse.ingest_qrels`` / ``ingest_run`` to. It reads a whole
@@ -10,10 +11,12 @@ from __future__ import annotations
 
 import bz2
 import gzip
+import json
 import lzma
 import math
 import re
 
+import numpy
 import zstandard
 
 BOM = b"\xef\xbb\xbf"
@@ -156,3 +159,325 @@ def read_run(raw: bytes, order: str = "score") -> set[tuple[str, str, str, int |
             raise Refused("duplicate")
         rows[key] = (rank, value)
     return {(t, q, d, r, s) for (t, q, d), (r, s) in rows.items()}
+
+
+# --- tabular sources: CSV/TSV, JSON lines, DataFrames ("Reading rules") ----------------------
+
+ALIASES = {
+    "qid": ("qid", "query", "query_id", "q_id"),
+    "docid": ("docid", "docno", "doc_id"),
+    "rel": ("rel", "label", "relevance", "grade", "y_true"),
+    "score": ("score", "sim", "predicted_relevance"),
+    "rank": ("rank",),
+    "tag": ("tag", "system", "run_id"),
+}
+DELIMITERS = (",", "\t", "|", ";")
+AROUND = " \t"  # spaces and tabs around a number in a table are ignored
+FRAME_TAG = "run"  # the tag of a DataFrame without a tag column
+
+
+def text_of(raw: bytes) -> str:
+    """The file as text: decompressed, UTF-8 (else refused), a leading BOM dropped."""
+    try:
+        text = decompress(raw).decode("utf-8")
+    except UnicodeDecodeError:
+        raise Refused("not UTF-8") from None
+    return text.removeprefix("\ufeff")
+
+
+def text_lines(text: str) -> list[str]:
+    """LF, CRLF and a lone CR each end a line (nothing else does)."""
+    return re.split(r"\r\n|\r|\n", text.removesuffix("\r\n").removesuffix("\n").removesuffix("\r"))
+
+
+def sniff(header_line: str, fmt: str) -> str:
+    """The one of , tab | ; found most often outside quotes; ties to the format's own, then in
+    that order."""
+    counts = dict.fromkeys(DELIMITERS, 0)
+    quoted = False
+    for char in header_line:
+        if char == '"':
+            quoted = not quoted
+        elif not quoted and char in counts:
+            counts[char] += 1
+    own = "\t" if fmt == "tsv" else ","
+    best = own
+    for delimiter in (own, *DELIMITERS):
+        if counts[delimiter] > counts[best]:
+            best = delimiter
+    return best
+
+
+def records(text: str, delimiter: str) -> list[list[str]]:
+    """RFC 4180 records: a field starting with a quote runs to the next lone quote ("" is one
+    quote; line breaks inside are kept) and must be followed by the delimiter or a line end;
+    a quote elsewhere is an ordinary character. Empty lines hold no record."""
+    found: list[list[str]] = []
+    record: list[str] = []
+    i, n = 0, len(text)
+    at_line_start = True
+    while i < n:
+        if at_line_start and text[i] in "\r\n":  # an empty line
+            i += 2 if text.startswith("\r\n", i) else 1
+            continue
+        at_line_start = False
+        if text[i] == '"':
+            value, i = _quoted(text, i + 1)
+            if i < n and text[i] not in (delimiter, "\r", "\n"):
+                raise Refused("text after a closing quote")
+        else:
+            end = i
+            while end < n and text[end] not in (delimiter, "\r", "\n"):
+                end += 1
+            value, i = text[i:end], end
+        record.append(value)
+        if i < n and text[i] == delimiter:
+            i += 1
+            if i == n or text[i] in "\r\n":
+                record.append("")  # a delimiter right before the line end
+            else:
+                continue
+        if i < n:  # a line end
+            i += 2 if text.startswith("\r\n", i) else 1
+        found.append(record)
+        record = []
+        at_line_start = True
+    if record:
+        found.append(record)
+    return found
+
+
+def _quoted(text: str, i: int) -> tuple[str, int]:
+    value = []
+    while True:
+        j = text.find('"', i)
+        if j < 0:
+            raise Refused("a quote is not closed")
+        value.append(text[i:j])
+        if text.startswith('""', j):
+            value.append('"')
+            i = j + 2
+        else:
+            return "".join(value), j + 1
+
+
+def resolve(columns: list[str], kind: str, order: str) -> dict[str, int]:
+    """{field: column position} by the common names, case-insensitive; Refused when a required
+    field has no column."""
+    lower = [str(c).lower() for c in columns]
+    fields = (
+        ("qid", "docid", "rel") if kind == "qrels" else ("qid", "docid", "score", "rank", "tag")
+    )
+    found = {}
+    for name in fields:
+        for alias in ALIASES[name]:
+            if alias in lower:
+                found[name] = lower.index(alias)
+                break
+    required = ["qid", "docid", "rel"] if kind == "qrels" else ["qid", "docid", order]
+    if any(name not in found for name in required):
+        raise Refused("no column for a required field")
+    return found
+
+
+def table_id(value: object) -> str:
+    if not isinstance(value, str) or value == "":
+        raise Refused("an id is empty or not text")
+    if any("\ud800" <= char <= "\udfff" for char in value):
+        raise Refused("a lone surrogate is not text")
+    return value
+
+
+def table_integer(text: object) -> int:
+    if not isinstance(text, str):
+        raise Refused("not a number")
+    return integer(text.strip(AROUND))
+
+
+def table_score(text: object) -> float:
+    if not isinstance(text, str):
+        raise Refused("not a number")
+    return score(text.strip(AROUND))
+
+
+def optional(rule, value):
+    try:
+        return rule(value)
+    except Refused:
+        return None
+
+
+def table_rows(rows, kind: str, order: str, columns: dict[str, int], default_tag: str) -> set:
+    """The stored rows of checked table records (each a list or dict of field texts)."""
+    stored = {}
+    for record in rows:
+        get = {name: record[position] for name, position in columns.items()}
+        query, doc = table_id(get["qid"]), table_id(get["docid"])
+        if kind == "qrels":
+            key, value = (query, doc), table_integer(get["rel"])
+        else:
+            tag = table_id(get["tag"]) if "tag" in get else default_tag
+            if order == "rank":
+                rank = table_integer(get["rank"])
+                value = (rank, -float(rank))
+            else:
+                rank = optional(table_integer, get["rank"]) if "rank" in get else None
+                value = (rank, table_score(get["score"]))
+            key = (tag, query, doc)
+        if key in stored:
+            raise Refused("duplicate")
+        stored[key] = value
+    if not stored:
+        raise Refused("no rows")
+    if kind == "qrels":
+        return {(q, d, g) for (q, d), g in stored.items()}
+    return {(t, q, d, r, s) for (t, q, d), (r, s) in stored.items()}
+
+
+def read_delimited(
+    raw: bytes, fmt: str, kind: str, order: str, delimiter: str | None, default_tag: str
+) -> set:
+    """A CSV/TSV file's stored rows; Refused when rankhouse must refuse it."""
+    text = text_of(raw)
+    header_line = next((line for line in text_lines(text) if line), None)
+    if header_line is None:
+        raise Refused("empty")
+    if delimiter is None:
+        delimiter = sniff(header_line, fmt)
+    found = records(text, {"tab": "\t"}.get(delimiter, delimiter))
+    header, rows = found[0], found[1:]
+    if any(len(row) != len(header) for row in rows):
+        raise Refused("a record has another number of fields than the header")
+    return table_rows(rows, kind, order, resolve(header, kind, order), default_tag)
+
+
+class _JsonNumber(str):
+    """A JSON number's spelling (ids: integers only)."""
+
+    fraction = False
+
+
+class _JsonFraction(_JsonNumber):
+    fraction = True
+
+
+def _no_constants(name: str):
+    raise Refused(f"{name} is not JSON")
+
+
+def _json_id(value: object) -> str:
+    """An id: a JSON string as its value, a JSON integer as its digits as written."""
+    if isinstance(value, _JsonNumber):
+        if value.fraction:
+            raise Refused("an id with a fraction or exponent")
+        return str(value)
+    if not isinstance(value, str):
+        raise Refused("an id that is not a string or an integer")
+    return value
+
+
+def _json_text(value: object) -> str | None:
+    """The text a number is read from: a JSON number's spelling or a string; None otherwise
+    (true/false, null, arrays, objects, a missing key)."""
+    return str(value) if isinstance(value, str) else None
+
+
+def read_jsonl(raw: bytes, kind: str, order: str, default_tag: str) -> set:
+    """A JSON lines file's stored rows; Refused when rankhouse must refuse it."""
+    objects = []
+    for line in text_lines(text_of(raw)):
+        if not line.strip(" \t"):
+            continue
+        try:
+            value = json.loads(
+                line,
+                parse_int=_JsonNumber,
+                parse_float=_JsonFraction,
+                parse_constant=_no_constants,
+            )
+        except ValueError:
+            raise Refused("not JSON") from None
+        if not isinstance(value, dict):
+            raise Refused("not an object")
+        objects.append(value)
+    if not objects:
+        raise Refused("empty")
+    keys = list(objects[0])
+    columns = resolve(keys, kind, order)
+    rows = []
+    for obj in objects:
+        row = {}
+        for name, position in columns.items():
+            value = obj.get(keys[position])
+            if name in ("qid", "docid", "tag"):
+                if keys[position] not in obj:
+                    raise Refused("a needed key is missing")
+                row[position] = _json_id(value)
+            else:
+                row[position] = _json_text(value)
+        rows.append(row)
+    return table_rows(rows, kind, order, columns, default_tag)
+
+
+def frame_id(value: object) -> str:
+    """DataFrame ids: strings, or integers (their decimal text)."""
+    if isinstance(value, bool | numpy.bool_):
+        raise Refused("a boolean id")
+    if isinstance(value, int | numpy.integer):
+        return str(int(value))
+    return table_id(value)
+
+
+def frame_integer(value: object) -> int:
+    """Numbers (a whole float is that integer; booleans are 1 and 0) or text under the rule."""
+    if isinstance(value, bool | numpy.bool_):
+        return int(value)
+    if isinstance(value, int | numpy.integer):
+        return integer(str(int(value)))
+    if isinstance(value, float | numpy.floating):
+        if not math.isfinite(value) or value != math.floor(value):
+            raise Refused("not a whole number")
+        return integer(str(int(value)))
+    return table_integer(value)
+
+
+def frame_score(value: object) -> float:
+    if isinstance(value, bool | numpy.bool_ | int | numpy.integer):
+        return float(value)
+    if isinstance(value, float | numpy.floating):
+        if math.isnan(value):
+            raise Refused("NaN")
+        return float(value)
+    return table_score(value)
+
+
+def read_frame(frame, kind: str, order: str) -> set:
+    """A DataFrame's stored rows; Refused when rankhouse must refuse it."""
+    columns = resolve(list(frame.columns), kind, order)
+    rules = {"qid": frame_id, "docid": frame_id, "tag": frame_id, "rel": frame_integer}
+    rules["score"] = frame_score
+    rules["rank"] = frame_integer
+    cells = {name: frame.iloc[:, position].tolist() for name, position in columns.items()}
+    stored = {}
+    for i in range(len(frame)):
+        get = {name: values[i] for name, values in cells.items()}
+        query, doc = frame_id(get["qid"]), frame_id(get["docid"])
+        if kind == "qrels":
+            key, value = (query, doc), frame_integer(get["rel"])
+        else:
+            tag = frame_id(get["tag"]) if "tag" in get else FRAME_TAG
+            if order == "rank":
+                rank = frame_integer(get["rank"])
+                value = (rank, -float(rank))
+            else:
+                rank = optional(frame_integer, get["rank"]) if "rank" in get else None
+                value = (rank, frame_score(get["score"]))
+            key = (tag, query, doc)
+        if key in stored:
+            raise Refused("duplicate")
+        stored[key] = value
+    if not stored:
+        raise Refused("no rows")
+    if kind == "qrels":
+        return {(q, d, g) for (q, d), g in stored.items()}
+    return {(t, q, d, r, s) for (t, q, d), (r, s) in stored.items()}

@@ -11,6 +11,8 @@ import time
 
 import pytest
 
+from rankhouse import Warehouse
+
 RUN = "1 Q0 a 1 2.0 sysA\n1 Q0 b 2 1.0 sysA\n2 Q0 a 1 3.0 sysA\n"
 
 
@@ -66,9 +68,10 @@ def test_ingest_list_show_rm(run_cli, tmp_path):
         (("runs", "rm", "nothing"), None, "no run named 'nothing'"),
     ],
 )
-def test_errors_exit_1_with_one_error_line(run_cli, tmp_path, args, content, pattern):
+def test_errors_exit_1_with_one_error_line(run_cli, db_path, tmp_path, args, content, pattern):
     if content is not None:
         (tmp_path / "bad.txt").write_text(content)
+    Warehouse(db_path).close()  # an empty warehouse (reading commands never create one)
     done = run_cli(*args)
     assert done.exit_code == 1
     assert done.stderr.startswith("Error: ") and pattern in done.stderr

@@ -12,7 +12,7 @@ from scipy import stats as scipy_stats
 from series_helpers import make_runs, qrels_path
 from statsmodels.stats.multitest import multipletests
 
-from rankhouse import RankhouseError
+from rankhouse import RankhouseError, Warehouse
 from rankhouse.compare import COLUMNS
 
 MEASURES = ["nDCG@10", "AP"]
@@ -159,6 +159,7 @@ def test_cli_experiment_table(shared_dir, run_files, db_path, run_cli):
 
 
 def test_cli_unknown_run(shared_dir, db_path, run_cli):
+    Warehouse(db_path).close()
     result = run_cli("compare", qrels_path(shared_dir), "nope", "-m", "AP")
     assert result.exit_code == 1
     assert result.stderr.startswith("Error: ") and "nope" in result.stderr

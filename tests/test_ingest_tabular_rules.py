@@ -232,6 +232,28 @@ def test_dataframe_mixed_ids_and_whole_float_grades(warehouse):
     assert _judgments(warehouse) == [("1", "a", 1), ("q2", "b", 0)]
 
 
+def test_dataframe_ranks_under_score_order_are_kept_one_by_one(warehouse, tmp_path):
+    """As in a TREC or CSV run, one rank that is no integer is stored as NULL alone."""
+    frame = pd.DataFrame(
+        {
+            "qid": ["q"] * 4,
+            "docid": list("abcd"),
+            "score": [4.0, 3, 2, 1],
+            "rank": [1, "x", None, 4.0],
+        }
+    )
+    warehouse.ingest_run(frame, name="f")
+    (tmp_path / "r.csv").write_text("qid,docid,score,rank\nq,a,4,1\nq,b,3,x\nq,c,2,\nq,d,1,4.0\n")
+    warehouse.ingest_run(tmp_path / "r.csv", name="c")
+    with warehouse.connect() as conn:
+        stored = conn.execute(
+            "SELECT r.name, rr.doc_id, rr.rank FROM run_rows AS rr JOIN runs AS r "
+            "ON r.id = rr.run_id ORDER BY r.name, rr.doc_id"
+        ).fetchall()
+    expected = [("a", 1), ("b", None), ("c", None), ("d", 4)]
+    assert stored == [("c", *row) for row in expected] + [("f", *row) for row in expected]
+
+
 def test_parquet_nulls_and_float_ids_name_the_row(warehouse, tmp_path):
     path = tmp_path / "q.parquet"
     pd.DataFrame({"qid": ["1", None], "docid": ["a", "b"], "rel": [1, 0]}).to_parquet(path)

@@ -91,6 +91,8 @@ def test_lists_expand_and_duplicates_drop():
         ("Rprec@5", r"Rprec takes no @cutoff"),
         ("P.", r"no parameters after"),
         ("IPrec", r"IPrec needs its recall"),
+        ("P@3000000000", r"cutoff must be a 32-bit integer \(-2147483648 to 2147483647\)"),
+        ("AP(rel=2147483648)", r"AP: parameter rel must be a 32-bit integer"),
     ],
 )
 def test_bad_names_are_explained(text, message):

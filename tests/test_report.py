@@ -278,7 +278,11 @@ def test_cli_report(run_cli, tmp_path, example_db):
     assert re.fullmatch(r"0\.\d{3}", cells[0]) and re.fullmatch(r"0\.\d", cells[6])
 
 
-def test_cli_report_errors(run_cli, tmp_path):
+def test_cli_report_errors(run_cli, db_path, tmp_path):
+    done = run_cli("report", "-o", tmp_path / "r.html")
+    assert done.exit_code == 1
+    assert done.stderr.startswith(f"Error: no warehouse at {db_path}; ")
+    Warehouse(db_path).close()
     done = run_cli("report", "-o", tmp_path / "r.html")
     assert done.exit_code == 1
     assert done.stderr.startswith("Error: nothing to report")

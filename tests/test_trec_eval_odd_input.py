@@ -2,7 +2,8 @@
 
 Expected outputs were produced by trec_eval 10.0 (built from usnistgov/trec_eval) on the same
 bytes: a BOM stays part of the first query id, a lone CR is whitespace (not a line end),
-control bytes belong to fields, and a file name is never a pattern.
+control bytes belong to fields, a file name is never a pattern, and a NaN score survives the
+scratch warehouse of an aborted evaluation.
 """
 
 from __future__ import annotations
@@ -67,6 +68,22 @@ CASES = [
         + LINE.format("all", "0.7500"),
         0,
         "",
+    ),
+    (
+        "a NaN score of an unjudged query, then an abort",
+        b"q27 0 d34 0\nqextra 0 dextra 1\n",
+        b"q9 Q0 d4 40 nan tagB\nq27 Q0 d34 32 1 tagA\n",
+        LINE.format("q27", "0.0000"),
+        4,
+        "trec_eval: result qid 'qextra' not found in qrels\n",
+    ),
+    (
+        "a score atof reads as NaN, then an abort",
+        Q + b"q3 0 e 1\n",
+        b"q1 Q0 b 1 2 r\nq1 Q0 a 2 1 r\nq2 Q0 c 1 nanx r\n",
+        LINE.format("q1", "0.5000") + LINE.format("q2", "1.0000"),
+        4,
+        "trec_eval: result qid 'q3' not found in qrels\n",
     ),
     (
         "a short line is numbered among data lines",

@@ -121,3 +121,50 @@ def test_trec_names_parse_to_canonical_names_that_round_trip(trec, canonical):
     if "." not in trec and "=" not in trec and "," not in trec:
         printed = trec_name(measure)
         assert printed is None or parse_measure(printed) == measure
+
+
+def _trec_eval(tmp_path, args: list[str]) -> tuple[int, str]:
+    import io
+
+    from rankhouse.trec_eval import main
+
+    (tmp_path / "q").write_text("q1 0 a 1\nq1 0 c 0\n")
+    (tmp_path / "r").write_text("q1 Q0 a 1 1 r\nq1 Q0 b 2 0.5 r\nq1 Q0 c 3 0.2 r\n")
+    out, err = io.StringIO(), io.StringIO()
+    code = main([*args, str(tmp_path / "q"), str(tmp_path / "r")], out=out, err=err)
+    return code, out.getvalue()
+
+
+@pytest.mark.parametrize(
+    ("args", "same_as"),
+    [
+        (["-M", "3000000000", "-m", "P.1,5"], ["-m", "P.1,5"]),
+        (["-q", "-m", "relstring.3000000000"], ["-q", "-m", "relstring.3000000000", "-M", "9"]),
+        (["-q", "-m", "relstring.1e30"], ["-q", "-m", "relstring.1e30", "-M", "9"]),
+    ],
+)
+def test_depths_beyond_any_ranking_are_the_whole_ranking(tmp_path, args, same_as):
+    """trec_eval reads -M and relstring's length as C longs: past 2**31-1 (more than any
+    ranking holds) they are the whole ranking; trec_eval 10 prints the same (checked by hand)."""
+    code, printed = _trec_eval(tmp_path, args)
+    assert (code, printed) == _trec_eval(tmp_path, same_as)
+    assert code == 0 and printed
+    if "relstring.3000000000" in args:
+        assert printed == "relstring_3000000000  \tq1\t'1-0'\n"
+
+
+@pytest.mark.parametrize(
+    ("spec", "names"),
+    [
+        ("iprec_at_recall.0.123456,-5", ["iprec_at_recall_-5.00", "iprec_at_recall_0.12"]),
+        (
+            "iprec_at_recall.1234567,100000",
+            ["iprec_at_recall_100000.0", "iprec_at_recall_1234567."],
+        ),
+        ("Rprec_mult.3000000000", ["Rprec_mult_30000000"]),
+        ("Rprec_mult.12345678", ["Rprec_mult_12345678"]),
+    ],
+)
+def test_real_cutoffs_print_at_most_8_characters(spec, names):
+    """As trec_eval 10 prints them (checked by hand against the binary)."""
+    assert [n for r in resolve_measures([spec]) for n in r.line_names()] == names

@@ -69,7 +69,7 @@ def test_read_only_cannot_write(db_path):
 
 
 def test_read_only_needs_an_existing_warehouse(tmp_path):
-    with pytest.raises(RankhouseError, match="no such warehouse"):
+    with pytest.raises(RankhouseError, match="no warehouse at"):
         Warehouse(tmp_path / "absent.duckdb", read_only=True)
 
 

@@ -95,7 +95,8 @@ def _text(rng: random.Random, records: list[list[bytes]]) -> bytes:
     return bytes(out)
 
 
-def _compress(rng: random.Random, data: bytes) -> bytes:
+def compress(rng: random.Random, data: bytes) -> bytes:
+    """Mostly ``data`` as is; sometimes compressed (gzip, bzip2, xz, zstd), now and then damaged."""
     choice = rng.random()
     if choice < 0.8:
         return data
@@ -121,4 +122,4 @@ def generate(seed: int) -> tuple[str, str, bytes]:
     order = "rank" if kind == "run" and rng.random() < 0.2 else "score"
     bad_rate = rng.choice([0.0, 0.0, 0.02, 0.1])
     data = _text(rng, _records(rng, kind, order, bad_rate))
-    return kind, order, _compress(rng, data)
+    return kind, order, compress(rng, data)

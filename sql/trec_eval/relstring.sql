@@ -18,10 +18,13 @@ WITH topics AS (
     SELECT DISTINCT query_id FROM judgments WHERE qrels_id = :qrels_id
 ),
 -- The top `depth` of each query without sorting the run: the depth-th highest score of a
--- query bounds the candidates (ties with it included), and only those are ranked.
+-- query bounds the candidates (ties with it included), and only those are ranked. DuckDB's
+-- max(x, n) takes n < 1,000,000: deeper, every row of the query is a candidate.
 thresholds AS (
     SELECT rr.query_id,
-           list_min(max(rr.score, greatest(coalesce(CAST(:depth AS INTEGER), 1), 1))) AS lowest
+           CASE WHEN CAST(:depth AS INTEGER) >= 1000000 THEN CAST('-inf' AS DOUBLE)
+                ELSE list_min(max(rr.score, least(greatest(coalesce(CAST(:depth AS INTEGER), 1),
+                                                            1), 999999))) END AS lowest
     FROM run_rows AS rr
     JOIN topics AS t ON t.query_id = rr.query_id
     WHERE rr.run_id = :run_id AND CAST(:depth AS INTEGER) > 0

@@ -11,9 +11,11 @@ from .errors import (
     InputError,
     MeasureError,
     NotFoundError,
+    NoWarehouseError,
     RankhouseError,
     RankhouseWarning,
     SchemaError,
+    WarehouseLockedError,
 )
 
 if TYPE_CHECKING:
@@ -166,10 +168,12 @@ __all__ = [
     "ConflictError",
     "InputError",
     "MeasureError",
+    "NoWarehouseError",
     "NotFoundError",
     "RankhouseError",
     "RankhouseWarning",
     "SchemaError",
+    "WarehouseLockedError",
     "Warehouse",
     "__version__",
     "evaluate",

@@ -18,6 +18,10 @@ from .commands import register_all
 from .commands.common import CliState
 from .errors import RankhouseError
 
+#: Modules whose errors reach the edge when a database refuses something the library did not
+#: foresee: printed as one line like a RankhouseError, never as a traceback.
+_DATABASE_MODULES = ("duckdb", "_duckdb", "sqlalchemy", "psycopg", "adbc_driver")
+
 
 def _show_warning(message, category, filename, lineno, file=None, line=None) -> None:
     text = message.cli_text() if hasattr(message, "cli_text") else str(message)
@@ -35,6 +39,17 @@ class _App(typer.Typer):
         except RankhouseError as exc:
             print(f"Error: {exc.cli_text()}", file=sys.stderr)
             sys.exit(1)
+        except Exception as exc:
+            if not type(exc).__module__.startswith(_DATABASE_MODULES):
+                raise
+            print(f"Error: the database refused the request: {_first_line(exc)}", file=sys.stderr)
+            sys.exit(1)
+
+
+def _first_line(exc: Exception) -> str:
+    orig = getattr(exc, "orig", None) or exc  # SQLAlchemy wraps the driver's error
+    lines = [line.strip() for line in str(orig).splitlines() if line.strip()]
+    return lines[0] if lines else type(orig).__name__
 
 
 app = _App(

@@ -360,7 +360,9 @@ def _run_group(
         )
     except _duckdb_errors() as exc:
         names = ", ".join(m.name for m in group)
-        raise MeasureError(f"{names}: sql/{family.sql} could not be computed: {exc}") from None
+        raise MeasureError(
+            f"{names}: sql/{family.sql} could not be computed: {_first_line(exc)}"
+        ) from None
 
 
 def _run_file(duck, path: str, binds: dict[str, Any]):
@@ -368,7 +370,13 @@ def _run_file(duck, path: str, binds: dict[str, Any]):
     try:
         return load_sql(path).run(duck, binds)
     except _duckdb_errors() as exc:
-        raise MeasureError(f"sql/{path} could not be computed: {exc}") from None
+        raise MeasureError(f"sql/{path} could not be computed: {_first_line(exc)}") from None
+
+
+def _first_line(exc: BaseException) -> str:
+    # DuckDB adds candidates, the statement and a caret under its first line
+    lines = [line.strip() for line in str(exc).splitlines() if line.strip()]
+    return lines[0] if lines else type(exc).__name__
 
 
 def _duckdb_errors() -> tuple[type[BaseException], ...]:

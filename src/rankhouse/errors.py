@@ -164,3 +164,11 @@ class RankhouseWarning(UserWarning):
     def cli_text(self) -> str:
         """The warning as the command line says it."""
         return self.message.render(cli=True)
+
+
+class NoWarehouseError(NotFoundError):
+    """A command that only reads found no warehouse at the path it was given."""
+
+
+class WarehouseLockedError(RankhouseError):
+    """Another process held the DuckDB file for longer than the lock timeout."""

@@ -322,6 +322,10 @@ def _requested(measures, relevance_level: int, missing_queries: str, options: di
             f"missing_queries must be one of {', '.join(MISSING_QUERY_POLICIES)}, "
             f"not {missing_queries!r}"
         )
+    if not isinstance(relevance_level, int) or not -(2**31) <= relevance_level < 2**31:
+        raise RankhouseError(
+            f"relevance_level must be a 32-bit integer (grades are), not {relevance_level!r}"
+        )
     measure_list = parse_measures([measures] if isinstance(measures, str) else measures)
     if not measure_list:
         raise RankhouseError("no measure requested")

@@ -65,11 +65,15 @@ def check_argument_order(qrels: Any, runs: Any) -> None:
     """Raise InputError when the qrels file is a run file (and a run file a qrels file).
 
     Only TREC text files are looked at (their first data line); names and tabular files
-    are checked as they resolve.
+    are checked as they resolve. A folder given for either is named as such.
     """
+    run_list = list(runs) if isinstance(runs, list | tuple) else [runs]
+    for value, kind in [(qrels, "qrels"), *((run, "run") for run in run_list)]:
+        folder = _folder_error(value, kind)
+        if folder is not None:
+            raise folder
     if first_line_fields(qrels) != RUN_FIELDS:
         return
-    run_list = list(runs) if isinstance(runs, list | tuple) else [runs]
     qrels_like = [run for run in run_list if first_line_fields(run) == QRELS_FIELDS]
     if qrels_like:
         raise InputError(
@@ -92,14 +96,9 @@ def check_argument_order(qrels: Any, runs: Any) -> None:
 
 def not_found(wh, value: Any, kind: str, error: NotFoundError) -> RankhouseError:
     """The error for a qrels or run argument that is neither stored nor a file."""
-    path = _path(value)
-    if path is not None and path.is_dir():
-        return InputError(
-            f"{str(value)!r} is a folder, not a {kind} file",
-            hint=f"give the {kind} files in it one by one (e.g. {Path(value) / '*'})"
-            if kind == "run"
-            else "give the qrels file in it",
-        )
+    folder = _folder_error(value, kind)
+    if folder is not None:
+        return folder
     named = isinstance(value, str) and not value.strip().lstrip("-").isdigit()  # not an id
     if kind == "qrels" and named and _stored_run(wh, value):
         return NotFoundError(
@@ -108,6 +107,19 @@ def not_found(wh, value: Any, kind: str, error: NotFoundError) -> RankhouseError
             )
         )
     return NotFoundError(Message(error.message, "; it is not a file either"))
+
+
+def _folder_error(value: Any, kind: str) -> InputError | None:
+    """The error for a folder given as a qrels or run file, else None."""
+    path = _path(value)
+    if path is None or not path.is_dir():
+        return None
+    return InputError(
+        f"{str(value)!r} is a folder, not a {kind} file",
+        hint=f"give the {kind} files in it one by one (e.g. {Path(value) / '*'})"
+        if kind == "run"
+        else "give the qrels file in it",
+    )
 
 
 def _stored_run(wh, value: Any) -> bool:

@@ -11,19 +11,16 @@ from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
-import sqlalchemy as sa
 
 from .stats import DEFAULT_PERMUTATIONS, DEFAULT_SEED, PairedTest, paired_test
 
-_PAIRED_VALUES = sa.text(
-    """
+_PAIRED_VALUES = """
     SELECT r.query_id, r.value AS run_value, b.value AS baseline_value
     FROM evaluation_values r
     JOIN evaluation_values b ON b.query_id = r.query_id
     WHERE r.evaluation_id = :run_evaluation AND b.evaluation_id = :baseline_evaluation
     ORDER BY r.query_id
     """
-)
 
 
 @dataclass(frozen=True)

@@ -13,6 +13,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from .db import database_errors
 from .errors import SchemaError
 from .resources import migrations_dir
 
@@ -79,6 +80,12 @@ def pending_migrations(conn: Connection) -> list[Migration]:
             f"this warehouse has schema version {max(applied)}, newer than this rankhouse "
             f"understands ({newest_known}); upgrade rankhouse to open it"
         )
+    lost = sorted(set(range(1, max(applied, default=0) + 1)) - set(applied))
+    if lost:  # migrations apply in order: a hole means a row was deleted by hand
+        raise SchemaError(
+            f"schema_migrations records version {max(applied)} but not "
+            f"{', '.join(map(str, lost))} (a row deleted by hand?); restore the file from a copy"
+        )
     return [m for m in known if m.version not in set(applied)]
 
 
@@ -112,12 +119,20 @@ def _migrate(db) -> list[Migration]:
             " name VARCHAR NOT NULL, applied_at TIMESTAMP NOT NULL)"
         )
     for migration in pending:
-        with db.transaction() as conn:
-            conn.execute_script(";\n".join(migration.statements()))
-            conn.execute(
-                "INSERT INTO schema_migrations VALUES (:v, :n, :t)",
-                {"v": migration.version, "n": migration.name, "t": _utc_now()},
-            )
+        try:
+            with db.transaction() as conn:
+                conn.execute_script(";\n".join(migration.statements()))
+                conn.execute(
+                    "INSERT INTO schema_migrations VALUES (:v, :n, :t)",
+                    {"v": migration.version, "n": migration.name, "t": _utc_now()},
+                )
+        except database_errors(db.dialect) as exc:  # rolled back: the warehouse is as it was
+            reason = str(getattr(exc, "orig", exc)).splitlines()[0]
+            raise SchemaError(
+                f"migration {migration.version:04d}_{migration.name} failed ({reason}): the "
+                "schema does not match the versions schema_migrations records (a row deleted or "
+                "a table changed by hand?); restore the file from a copy"
+            ) from exc
     return pending
 
 

@@ -9,7 +9,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from .defaults import DEFAULT_PERMUTATIONS, DEFAULT_SEED
-from .errors import RankhouseError, SchemaError
+from .errors import NoWarehouseError, RankhouseError, SchemaError
+from .opening import OBJECTS_QUERY, check_complete, check_file, connect_waiting, refuse_foreign
+from .sandbox import READ_ONLY_CONFIG
 from .schema import migrate, pending_migrations
 
 if TYPE_CHECKING:
@@ -22,6 +24,7 @@ if TYPE_CHECKING:
 DEFAULT_DB = "rankhouse.duckdb"
 DB_ENV_VAR = "RANKHOUSE_DB"
 _DUCKDB_PREFIX = "duckdb:///"
+_SUPPORTED_SCHEMES = ("duckdb", "postgresql", "postgresql+psycopg")
 
 
 def resolve_target(target: str | os.PathLike[str] | None) -> str:
@@ -37,6 +40,12 @@ def resolve_target(target: str | os.PathLike[str] | None) -> str:
     if text.startswith(("postgresql://", "postgres://")):  # psycopg 3 is the driver
         return "postgresql+psycopg://" + text.split("://", 1)[1]
     if "://" in text:
+        scheme = text.split("://", 1)[0]
+        if scheme not in _SUPPORTED_SCHEMES:
+            raise RankhouseError(
+                f"unsupported warehouse URL scheme {scheme + '://'!r}: a warehouse is a DuckDB "
+                "file (a path, or duckdb:///path) or a PostgreSQL server (postgresql://...)"
+            )
         return text
     if text == ":memory:":
         return _DUCKDB_PREFIX + ":memory:"
@@ -65,49 +74,60 @@ class Warehouse:
         target: a DuckDB file path, a URL (``duckdb:///path``, ``postgresql://...``),
             ``":memory:"``, or ``None`` for ``$RANKHOUSE_DB`` / ``./rankhouse.duckdb``.
         read_only: open without the right to write (for analysts; the file must exist and
-            be at the current schema version).
+            be at the current schema version). A DuckDB file is then also cut off from other
+            files and its settings are locked (see :mod:`rankhouse.sandbox`).
+        create: create the warehouse (and its folder) when no DuckDB file exists at
+            ``target``; ``False`` raises NoWarehouseError instead (commands that only read).
+
+    A DuckDB file held by another process is waited for, up to ``$RANKHOUSE_LOCK_TIMEOUT``
+    seconds (default 30; see :mod:`rankhouse.opening`).
 
     Raises:
-        SchemaError: the warehouse was written by a newer rankhouse, or a read-only
-            warehouse needs migrations.
+        NoWarehouseError: no warehouse file at ``target`` (``create=False`` or read-only).
+        SchemaError: the file is another application's database, the warehouse is damaged or
+            was written by a newer rankhouse, or a read-only warehouse needs migrations.
+        WarehouseLockedError: another process held the DuckDB file for the whole wait.
     """
 
-    def __init__(self, target: str | os.PathLike[str] | None = None, *, read_only: bool = False):
+    def __init__(
+        self,
+        target: str | os.PathLike[str] | None = None,
+        *,
+        read_only: bool = False,
+        create: bool = True,
+    ):
         self.url = resolve_target(target)
         self.read_only = read_only
         self._workspace = None
-        self.db = self._open_database(self.url, read_only)
+        self.db = self._open_database(self.url, read_only, create)
         try:
-            if read_only:
-                with self.db.connect() as conn:
-                    if pending_migrations(conn):
-                        raise SchemaError(
-                            "this warehouse needs a schema upgrade; open it once without "
-                            "--read-only"
-                        )
-            else:
-                migrate(self.db)
+            self._prepare_schema(create=create)
         except BaseException:
-            self.db.close()
+            self.db.close()  # a refused file stays unlocked for the caller
             raise
 
     @staticmethod
-    def _open_database(url: str, read_only: bool):
+    def _open_database(url: str, read_only: bool, create: bool = True):
         path = _duckdb_path(url)
         if path is not None:
             import duckdb
 
             from .db import DuckDB
 
-            if read_only:
-                if path == ":memory:" or not Path(path).exists():
-                    raise RankhouseError(f"cannot open {path!r} read-only: no such warehouse")
-            elif path != ":memory:":
-                Path(path).parent.mkdir(parents=True, exist_ok=True)
+            config = dict(DUCKDB_CONFIG)
+            if path == ":memory:":
+                if read_only:
+                    raise RankhouseError("cannot open an in-memory warehouse read-only")
+            else:
+                check_file(Path(path), create=create and not read_only)
+            if read_only:  # reading harms nothing: no file access, settings locked
+                config |= READ_ONLY_CONFIG
             try:
-                return DuckDB(path, read_only=read_only, config=DUCKDB_CONFIG)
-            except duckdb.Error as exc:  # e.g. a file locked by another process
-                raise RankhouseError(f"cannot open warehouse {url}: {exc}") from None
+                return connect_waiting(
+                    lambda: DuckDB(path, read_only=read_only, config=config), path
+                )
+            except duckdb.Error as exc:
+                raise RankhouseError(f"cannot open warehouse {path}: {exc}") from None
         if url.startswith("postgresql"):
             from .db import Server
             from .storage import require_postgres_drivers
@@ -116,9 +136,43 @@ class Warehouse:
             return Server(url, read_only=read_only)
         scheme = url.split("://", 1)[0]
         raise RankhouseError(
-            f"unsupported warehouse URL scheme {scheme!r}: use a DuckDB file path "
-            "(or duckdb:///PATH) or postgresql://USER@HOST:PORT/DB"
+            f"unsupported warehouse URL scheme {scheme + '://'!r}: a warehouse is a DuckDB "
+            "file (a path, or duckdb:///path) or a PostgreSQL server (postgresql://...)"
         )
+
+    def _prepare_schema(self, *, create: bool) -> None:
+        """Check that the database is a whole rankhouse warehouse; migrate it when writable."""
+        from .db import database_errors
+
+        path = _duckdb_path(self.url)
+        is_file = path is not None and path != ":memory:"
+        where = path if path is not None else self.url.split("@")[-1]
+        try:
+            with self.db.connect() as conn:
+                names = [row[0].lower() for row in conn.execute(OBJECTS_QUERY)]
+                if is_file:
+                    refuse_foreign(where, names)
+                    if "schema_migrations" not in names and (self.read_only or not create):
+                        raise NoWarehouseError(
+                            f"no warehouse at {where}: the database holds no tables yet; "
+                            "ingest qrels or a run to create one"
+                        )
+                if self.read_only and pending_migrations(conn):
+                    raise SchemaError(
+                        "this warehouse needs a schema upgrade; open it once without --read-only"
+                    )
+            if not self.read_only:
+                try:
+                    applied = migrate(self.db)
+                except SchemaError as exc:
+                    raise SchemaError(f"cannot open the warehouse {where}: {exc}") from None
+                if applied or "schema_migrations" not in names:  # another process may have
+                    with self.db.connect() as conn:  # migrated it while this one waited
+                        names = [row[0].lower() for row in conn.execute(OBJECTS_QUERY)]
+        except database_errors(self.db.dialect) as exc:
+            reason = str(getattr(exc, "orig", exc)).strip().splitlines()[0]
+            raise RankhouseError(f"cannot open warehouse {where}: {reason}") from None
+        check_complete(where, names, self.db.dialect)
 
     @property
     def dialect(self) -> str:

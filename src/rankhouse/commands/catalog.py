@@ -99,7 +99,7 @@ def register(app: typer.Typer) -> None:
         """Delete a run, its rows and its stored evaluations."""
         from ..catalog import remove_run
 
-        row = remove_run(open_warehouse(ctx), name)
+        row = remove_run(open_warehouse(ctx, create=False), name)
         print(f"removed run {row['name']!r} (id {row['id']})", file=sys.stderr)
 
     @qrels.command("list")
@@ -115,5 +115,5 @@ def register(app: typer.Typer) -> None:
         """Delete a qrels set, its judgments and the evaluations made with it."""
         from ..catalog import remove_qrels
 
-        row = remove_qrels(open_warehouse(ctx), name)
+        row = remove_qrels(open_warehouse(ctx, create=False), name)
         print(f"removed qrels set {row['name']!r} (id {row['id']})", file=sys.stderr)

@@ -21,10 +21,14 @@ class CliState:
     _warehouse: Warehouse | None = field(default=None, repr=False)
 
 
-def open_warehouse(ctx: typer.Context, *, write: bool = True) -> Warehouse:
+def open_warehouse(
+    ctx: typer.Context, *, write: bool = True, create: bool | None = None
+) -> Warehouse:
     """The warehouse named by ``--db`` / ``$RANKHOUSE_DB`` / ``./rankhouse.duckdb``.
 
     Commands that write pass ``write=True``; with ``--read-only`` they fail clearly.
+    ``create`` (default: ``write``) says whether a missing warehouse file may be created: a
+    command that only reads stored things says "no warehouse at PATH" instead.
     """
     from ..errors import RankhouseError
     from ..warehouse import Warehouse
@@ -33,9 +37,20 @@ def open_warehouse(ctx: typer.Context, *, write: bool = True) -> Warehouse:
     if write and state.read_only:
         raise RankhouseError("this command writes to the warehouse; drop --read-only")
     if state._warehouse is None:
-        state._warehouse = Warehouse(state.db, read_only=state.read_only)
+        state._warehouse = Warehouse(
+            state.db, read_only=state.read_only, create=write if create is None else create
+        )
         ctx.find_root().call_on_close(state._warehouse.close)
     return state._warehouse
+
+
+def all_files(*sources: str | None) -> bool:
+    """Whether every given source names an existing file (a command given only files may
+    create the warehouse that stores them; one naming stored runs or qrels needs it to exist)."""
+    from pathlib import Path
+
+    given = [source for source in sources if source is not None]
+    return bool(given) and all(Path(source).is_file() for source in given)
 
 
 META_OPTION = typer.Option(

@@ -13,6 +13,7 @@ from .common import (
     RELEVANCE_LEVEL_OPTION,
     RUNS_ARGUMENT,
     MissingQueries,
+    all_files,
     open_warehouse,
 )
 from .output import FORMAT_OPTION, OutputFormat, print_frame
@@ -127,7 +128,11 @@ def compare_command(
 
     rounding = _rounding(round)
     shown = [n.strip() for item in names or [] for n in item.split(",") if n.strip()]
-    wh = open_warehouse(ctx, write=False)  # --read-only serves stored values
+    from ..evaluation_checks import check_argument_order
+
+    check_argument_order(qrels, runs)  # before a missing warehouse is reported
+    # --read-only serves stored values; only files may create the warehouse
+    wh = open_warehouse(ctx, write=False, create=all_files(qrels, *runs))
     frame, values = wh.compare(
         qrels,
         runs,

@@ -13,6 +13,7 @@ from .common import (
     RELEVANCE_LEVEL_OPTION,
     RUNS_ARGUMENT,
     MissingQueries,
+    all_files,
     open_warehouse,
     parse_meta,
 )
@@ -65,7 +66,11 @@ def eval_command(
     regenerated), it is stored as the next version NAME@2, NAME@3... of the same system.
     """
     metadata = parse_meta(meta)
-    wh = open_warehouse(ctx, write=False)  # --read-only serves stored values
+    from ..evaluation_checks import check_argument_order
+
+    check_argument_order(qrels, runs)  # before a missing warehouse is reported
+    # --read-only serves stored values; only files may create the warehouse
+    wh = open_warehouse(ctx, write=False, create=all_files(qrels, *runs))
     result = wh.evaluate(
         qrels,
         runs,

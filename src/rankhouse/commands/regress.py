@@ -12,6 +12,7 @@ from .common import (
     MISSING_QUERIES_OPTION,
     RELEVANCE_LEVEL_OPTION,
     MissingQueries,
+    all_files,
     open_warehouse,
 )
 from .compare import (
@@ -91,7 +92,7 @@ def regress_command(
     if len(to_stdout) > 1:
         raise typer.BadParameter(f"only one report can go to stdout, not {' and '.join(to_stdout)}")
     try:
-        wh = open_warehouse(ctx)
+        wh = open_warehouse(ctx, create=all_files(run, qrels))
         result = regress(
             wh,
             run,

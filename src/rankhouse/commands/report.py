@@ -7,7 +7,7 @@ from pathlib import Path
 
 import typer
 
-from .common import open_warehouse
+from .common import all_files, open_warehouse
 from .compare import ALPHA_OPTION, CORRECTION_OPTION, HIGHLIGHT_OPTION, TEST_OPTION, Highlight, Test
 
 
@@ -50,7 +50,7 @@ def report_command(
     With no selection it covers every stored run's latest evaluations per qrels set. The
     file holds everything (inline SVG, no script) and opens offline.
     """
-    wh = open_warehouse(ctx)
+    wh = open_warehouse(ctx, create=all_files(qrels, *(runs or [])))
     path = wh.report(
         output,
         qrels=qrels,

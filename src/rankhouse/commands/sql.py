@@ -8,6 +8,11 @@ from ..errors import RankhouseError
 from .common import open_warehouse
 from .output import FORMAT_OPTION, OutputFormat, print_frame
 
+READ_ONLY_HINT = (
+    "without --write, sql reads the warehouse only (no changes, files or settings; see "
+    "docs/history.md): pass --write to change it"
+)
+
 
 def register(app: typer.Typer) -> None:
     app.command("sql")(sql_command)
@@ -19,11 +24,18 @@ def sql_command(
         ..., help="One SQL statement, e.g. \"SELECT * FROM latest_evaluations\"; '-' reads stdin."
     ),
     write: bool = typer.Option(
-        False, "--write", help="Open the warehouse for writing (default: read-only)."
+        False,
+        "--write",
+        help="Open the warehouse for writing, with all of DuckDB: changes, files, settings "
+        "(default: read the warehouse only).",
     ),
     fmt: OutputFormat = FORMAT_OPTION,
 ) -> None:
     """Run QUERY on the warehouse, read-only unless --write, and print the rows.
+
+    Without --write the query can read the warehouse and nothing else: no change to it, no
+    file or network access (COPY TO, EXPORT, ATTACH, read_csv, INSTALL), no SET or PRAGMA
+    that changes a setting.
 
     Views for analysts: run_catalog, qrels_catalog, latest_evaluations, query_values,
     regress_results (see docs/history.md).
@@ -33,20 +45,30 @@ def sql_command(
     state = ctx.find_root().obj
     if not write:
         state.read_only = True
-    import pandas as pd
-
     from ..db import database_errors
 
-    wh = open_warehouse(ctx, write=write)
+    wh = open_warehouse(ctx, write=write, create=False)
     try:
         with wh.transaction() as conn:
             result = conn.execute_raw(query)
     except database_errors(wh.dialect) as exc:
-        reason = str(getattr(exc, "orig", exc))
-        refused = "read-only" in reason.lower() or "read only" in reason.lower()
-        hint = " (the warehouse is open read-only; pass --write to change it)" if refused else ""
+        # DuckDB adds the query and a caret under the first line
+        reason = str(getattr(exc, "orig", exc)).strip().splitlines()[0]
+        hint = f"; {READ_ONLY_HINT}" if not write and _refused(reason) else ""
         raise RankhouseError(f"the query failed: {reason}{hint}") from None
     if not result.keys():
         print("OK")
         return
+    import pandas as pd
+
     print_frame(pd.DataFrame(result.all(), columns=result.keys()), fmt)
+
+
+#: What DuckDB and PostgreSQL say when the sandbox refused a statement (a syntax error is
+#: not a refusal: it gets no hint about --write).
+_REFUSALS = ("read-only", "read only", "disabled by configuration", "configuration", "permission")
+
+
+def _refused(reason: str) -> bool:
+    lowered = reason.lower()
+    return any(word in lowered for word in _REFUSALS)

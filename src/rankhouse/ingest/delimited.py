@@ -1,7 +1,7 @@
 """Delimited text (CSV, TSV, ``|`` or ``;`` separated): the header and the records, with lines.
 
 Read in Python with the ``csv`` module so that every file is read by one set of rules
-(docs/ingest.md, "Tabular reading rules"): a UTF-8 BOM is dropped, LF, CRLF and a lone CR each
+(docs/ingest.md, "Reading rules"): a UTF-8 BOM is dropped, LF, CRLF and a lone CR each
 end a line, fields are quoted as in RFC 4180, and the delimiter is sniffed from the header
 among ``,`` tab ``|`` ``;`` unless it is given.
 """

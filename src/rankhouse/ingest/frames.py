@@ -154,11 +154,18 @@ def _value_problem(value: Any, rule) -> str | None:
 
 
 def _optional_ranks(col: _Column) -> pd.Series:
-    """Ranks of a run ranked by score: kept when they are integers, else left empty."""
+    """Ranks of a run ranked by score: each kept when it is an integer, else left empty (as
+    in a TREC or CSV run: one odd rank does not empty the others)."""
     try:
         return _integers(col)
     except InputError:
-        return pd.Series(np.full(len(col.series), np.nan))
+        pass
+    values = col.values()
+    ranks = [
+        np.nan if _value_problem(value, integer_problem) else _integer_value(value)
+        for value in values
+    ]
+    return pd.Series(np.array(ranks, dtype="float64"))  # NaN: no rank (stored as NULL)
 
 
 _RULES = {"qid": _ids, "docid": _ids, "tag": _ids, "rel": _integers, "score": _scores}

@@ -27,6 +27,9 @@ from ..errors import Either, MeasureError, Message
 from .model import Measure, MeasureDef, Param, TrecName
 from .registry import REGISTRY
 
+#: The range of an integer parameter (the SQL files bind them as INTEGER).
+INT32_MIN, INT32_MAX = -(2**31), 2**31 - 1
+
 _IR_NAME = re.compile(
     r"^(?P<name>[A-Za-z_][A-Za-z0-9_]*)(?:\((?P<params>[^()]*)\))?(?:@(?P<at>[^@()]+))?$"
 )
@@ -287,6 +290,11 @@ def _check(definition: MeasureDef, param: Param, value: Any) -> Any:
     if param.minimum is not None and value < param.minimum:
         raise MeasureError(
             f"{definition.name}: parameter {param.name} must be >= {param.minimum:g}, not {value!r}"
+        )
+    if param.type is int and not INT32_MIN <= value <= INT32_MAX:  # SQL binds it as INTEGER
+        raise MeasureError(
+            f"{definition.name}: parameter {param.name} must be a 32-bit integer "
+            f"({INT32_MIN} to {INT32_MAX}), not {value!r}"
         )
     return value
 

@@ -93,9 +93,10 @@ def line_measures(request: Request, options: Options) -> list[tuple[str, Measure
 
 
 def relstring_length(request: Request) -> int:
-    """The number of documents ``relstring`` shows (C truncation of its parameter)."""
+    """The number of documents ``relstring`` shows (C truncation of its parameter; at most
+    2**31-1, more than any ranking holds, as SQL binds an INTEGER)."""
     value = request.values[0]
-    return math.trunc(value) if math.isfinite(value) else 0
+    return min(math.trunc(value), 2**31 - 1) if math.isfinite(value) else 0
 
 
 def _make(name: str, **params) -> Measure:

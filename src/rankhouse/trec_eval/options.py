@@ -205,7 +205,8 @@ class Request:
         if kind is Kind.INT_CUTOFFS:
             return [f"{name}_{c}" for c in self.values]
         if kind is Kind.REAL_CUTOFFS:
-            return [f"{name}_{c:3.2f}" for c in self.values]
+            # trec_eval keeps 8 characters of a real cutoff's text: 12345678.00 is 12345678
+            return [f"{name}_{f'{c:3.2f}'[:8]}" for c in self.values]
         if kind in (Kind.REAL_LIST, Kind.PAIRS) and self.explicit:
             return [f"{name}_{self.text}"]
         return [name]
@@ -390,8 +391,8 @@ def parse_args(argv: Sequence[str]) -> Options:
                 specs.append(value)
             elif letter == "l":
                 values["level"] = atol(value)
-            elif letter == "M":
-                values["max_docs"] = atol(value)
+            elif letter == "M":  # no ranking is longer than 2**31-1 (SQL binds an INTEGER)
+                values["max_docs"] = min(atol(value), 2**31 - 1)
             else:
                 values["num_docs_in_coll"] = atol(value)
             break
