@@ -14,6 +14,11 @@ import pytest
 
 from rankhouse import Warehouse
 
+# A server warehouse's evaluations fetch the run rows from the server unless this machine has
+# them cached (rankhouse.row_cache): the tests take the fetching path (the one an analyst's
+# machine takes) and leave the home folder alone; tests of the cache name their own folder.
+os.environ["RANKHOUSE_CACHE"] = "off"
+
 PROJECT_ROOT = Path(__file__).resolve().parents[1]
 SHARED = PROJECT_ROOT.parent / "shared"
 EXAMPLES = PROJECT_ROOT / "examples"

@@ -13,7 +13,6 @@ from concurrent.futures import ProcessPoolExecutor
 
 import psycopg
 import pytest
-import sqlalchemy as sa
 from conftest import EXAMPLES
 
 from rankhouse import Warehouse
@@ -72,14 +71,14 @@ def test_ids_compare_bytewise_and_metadata_is_jsonb(postgres_url):
 def test_unique_names_and_content_are_constraints(postgres_url):
     with Warehouse(postgres_url) as wh:
         wh.ingest_run(EXAMPLES / "run.bm25.txt")
-        with pytest.raises(sa.exc.IntegrityError), wh.transaction() as conn:
+        with pytest.raises(psycopg.errors.UniqueViolation), wh.transaction() as conn:
             conn.execute_raw(
                 "INSERT INTO runs (name, system_tag, source, content_sha256, parse_options, "
                 "ingested_at, metadata, order_by, num_queries, num_rows) SELECT 'other', "
                 "system_tag, source, content_sha256, parse_options, ingested_at, metadata, "
                 "order_by, num_queries, num_rows FROM runs"
             )
-        with pytest.raises(sa.exc.IntegrityError), wh.transaction() as conn:
+        with pytest.raises(psycopg.errors.UniqueViolation), wh.transaction() as conn:
             conn.execute_raw(
                 "INSERT INTO runs (name, system_tag, source, content_sha256, parse_options, "
                 "ingested_at, metadata, order_by, num_queries, num_rows) SELECT name, "
@@ -133,61 +132,79 @@ def test_values_identical_to_the_duckdb_file(postgres_url, tmp_path):
         assert _same(ours.aggregates["value"], theirs.aggregates["value"])
 
 
-def test_missing_driver_is_one_error_line(postgres_server):
+#: A server that is never reached: the drivers are looked for before connecting.
+_NOWHERE = "postgresql://nobody@127.0.0.1:9/none"
+
+
+@pytest.mark.parametrize("driver", ["psycopg", "adbc_driver_postgresql", "sqlalchemy"])
+@pytest.mark.parametrize(
+    "call",
+    [
+        ["runs", "list"],
+        ["trec-eval", str(EXAMPLES / "qrels.txt"), str(EXAMPLES / "run.bm25.txt")],
+        ["eval", str(EXAMPLES / "qrels.txt"), str(EXAMPLES / "run.bm25.txt"), "-m", "AP"],
+    ],
+    ids=["runs-list", "trec-eval", "eval"],
+)
+def test_missing_driver_is_one_error_line(driver, call):
+    """The console script's own entry point, with one driver's import blocked."""
     blocked = (
-        "import sys; sys.modules['psycopg'] = None; sys.argv[0] = 'rankhouse'; "
-        "from rankhouse.cli import app; app()"
+        f"import sys; sys.modules[{driver!r}] = None; sys.argv[0] = 'rankhouse'; "
+        "from rankhouse.entry import main; main()"
     )
     done = subprocess.run(
-        [sys.executable, "-c", blocked, "--db", postgres_server, "runs", "list"],
+        [sys.executable, "-c", blocked, "--db", _NOWHERE, *call],
         capture_output=True,
         text=True,
         timeout=120,
     )
     assert done.returncode == 1
-    assert done.stderr.startswith("Error: ")
-    assert 'pip install "rankhouse[postgres]"' in done.stderr
-    assert "Traceback" not in done.stderr
+    assert done.stdout == ""
+    [line] = done.stderr.splitlines()
+    assert line.startswith("Error: a postgresql:// warehouse needs the PostgreSQL drivers")
+    assert line.endswith('install them with: pip install "rankhouse[postgres]"')
 
 
-# --- the CLI ---------------------------------------------------------------------------------
-
-
-def test_cli_commands_on_the_server(run_cli, postgres_url, tmp_path):
-    def cli(*args: str):
-        return run_cli("--db", postgres_url, *args, db=False)
-
-    assert cli("ingest", "qrels", EXAMPLES / "qrels.txt").exit_code == 0
-    for run in ("run.bm25.txt", "run.dense.txt"):
-        assert cli("ingest", "run", EXAMPLES / run).exit_code == 0
-    evaluated = cli("eval", "qrels", "bm25", "dense", "-m", "nDCG@10", "-m", "AP")
-    assert evaluated.exit_code == 0, evaluated.stderr
-    assert "bm25" in evaluated.stdout
-    listed = cli("runs", "list")
-    assert listed.exit_code == 0 and "dense" in listed.stdout
-    assert cli("runs", "show", "bm25").exit_code == 0
-    assert cli("qrels", "list").exit_code == 0
-    history = cli("history", "-m", "nDCG@10")
-    assert history.exit_code == 0, history.stderr
-    compared = cli("compare", "qrels", "bm25", "dense", "-m", "AP", "--baseline", "bm25")
-    assert compared.exit_code == 0, compared.stderr
-    gate = cli("regress", "dense", "--baseline", "bm25", "--qrels", "qrels", "-m", "AP")
-    assert gate.exit_code in (0, 1), gate.stderr
-    assert "Traceback" not in gate.stderr
-    views = cli("sql", "SELECT run_name, measure FROM latest_evaluations ORDER BY 1, 2")
-    assert views.exit_code == 0 and "nDCG@10" in views.stdout
-    refused = cli("sql", "DELETE FROM runs")
-    assert refused.exit_code == 1
-    assert "read-only transaction" in refused.stderr
-    assert cli("runs", "rm", "dense").exit_code == 0
-    assert "dense" not in cli("runs", "list").stdout
-    assert cli("qrels", "rm", "qrels").exit_code == 0
+def test_missing_driver_in_python_is_a_rankhouse_error():
+    blocked = (
+        "import sys; sys.modules['psycopg'] = None\n"
+        "from rankhouse import Warehouse\n"
+        "from rankhouse.errors import RankhouseError\n"
+        "try:\n"
+        f"    Warehouse({_NOWHERE!r})\n"
+        "except RankhouseError as exc:\n"
+        "    print(exc)\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", blocked], capture_output=True, text=True, timeout=120
+    )
+    assert 'pip install "rankhouse[postgres]"' in done.stdout, done.stderr
 
 
 def test_sql_read_only_is_a_read_only_transaction(postgres_url):
     Warehouse(postgres_url).close()
     with Warehouse(postgres_url, read_only=True) as wh, wh.connect() as conn:
         assert conn.execute_raw("SHOW transaction_read_only").scalar_one() == "on"
-        with pytest.raises(sa.exc.DBAPIError) as failed:
+        with pytest.raises(psycopg.errors.ReadOnlySqlTransaction):
             conn.execute_raw("CREATE TABLE sneaky (x INTEGER)")
-    assert isinstance(failed.value.orig, psycopg.errors.ReadOnlySqlTransaction)
+
+
+@pytest.mark.parametrize(
+    "lift",
+    [
+        "SET TRANSACTION READ WRITE; DELETE FROM runs",
+        "COMMIT; SET default_transaction_read_only = off; DELETE FROM runs",
+        "SELECT 1; DELETE FROM runs",
+    ],
+)
+def test_sql_cannot_lift_read_only(postgres_url, lift, run_cli):
+    """One statement per call: a second one cannot turn the transaction read-write."""
+    with Warehouse(postgres_url) as wh:
+        wh.ingest_run(EXAMPLES / "run.bm25.txt")
+    refused = run_cli("--db", postgres_url, "sql", lift, db=False)
+    assert refused.exit_code == 1
+    assert refused.stderr == (
+        "Error: a PostgreSQL warehouse runs one SQL statement at a time; send them one by one\n"
+    )
+    with Warehouse(postgres_url, read_only=True) as wh:
+        assert list(wh.runs()["name"]) == ["bm25"]

@@ -237,10 +237,33 @@ class ServerConnection(Connection):
         self.sa_connection.exec_driver_sql(sql)
 
     def execute_raw(self, sql: str) -> Result:
-        result = self.sa_connection.exec_driver_sql(sql)
-        if not result.returns_rows:
+        """Run one statement as written, and only one.
+
+        PostgreSQL's simple protocol runs every statement of a string; one of them could end
+        a read-only transaction (``COMMIT; SET default_transaction_read_only = off; ...``) or
+        turn it read-write before it reads (``SET TRANSACTION READ WRITE; ...``). Sent as a
+        prepared statement (the extended protocol) the string must be one statement, so a
+        read-only session stays read-only.
+
+        Raises:
+            RankhouseError: ``sql`` holds several statements.
+        """
+        import psycopg
+
+        from .errors import RankhouseError
+
+        cursor = self.driver_connection.cursor()
+        try:
+            cursor.execute(sql, prepare=True)
+        except psycopg.errors.SyntaxError as exc:
+            if "multiple commands" not in str(exc):
+                raise
+            raise RankhouseError(
+                "a PostgreSQL warehouse runs one SQL statement at a time; send them one by one"
+            ) from None
+        if cursor.description is None:
             return Result((), ())
-        return Result(list(result.keys()), result.fetchall())
+        return Result([column.name for column in cursor.description], cursor.fetchall())
 
     def has_table(self, name: str) -> bool:
         import sqlalchemy as sa
@@ -346,9 +369,10 @@ class Server:
 def database_errors(dialect: str) -> tuple[type[BaseException], ...]:
     """The exception types a statement's failure raises on ``dialect``."""
     if dialect == "postgresql":
+        import psycopg
         import sqlalchemy as sa
 
-        return (sa.exc.DBAPIError,)
+        return (sa.exc.DBAPIError, psycopg.Error)  # psycopg's own: execute_raw, COPY
     import duckdb
 
     return (duckdb.Error,)

@@ -30,6 +30,7 @@ import itertools
 import warnings
 from collections.abc import Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from .errors import ConflictError, RankhouseError, RankhouseWarning
@@ -60,14 +61,15 @@ _COPY_TYPES = {
 
 def require_postgres_drivers() -> None:
     """Raise one clear error when the PostgreSQL drivers are not installed."""
-    try:
-        import adbc_driver_postgresql.dbapi  # noqa: F401
-        import psycopg  # noqa: F401
-    except ImportError as exc:
-        raise RankhouseError(
-            f"a postgresql:// warehouse needs the PostgreSQL drivers ({exc.name} is missing); "
-            f"install them with: {POSTGRES_EXTRA}"
-        ) from None
+    from importlib.util import find_spec
+
+    # looked up, not imported: ADBC (and pyarrow with it) is imported only to fetch rows
+    for package in ("sqlalchemy", "psycopg", "adbc_driver_postgresql"):
+        if find_spec(package) is None:
+            raise RankhouseError(
+                f"a postgresql:// warehouse needs the PostgreSQL drivers ({package} is "
+                f"missing); install them with: {POSTGRES_EXTRA}"
+            )
 
 
 def is_server(target) -> bool:
@@ -130,6 +132,8 @@ def publish(
     import sqlalchemy as sa
 
     from .ingest import store
+    from .trec_eval.store import PARSE_OPTIONS as TREC_EVAL_COPY
+    from .trec_eval.store import free_name
 
     kind = results[0].kind
     table = "qrels_sets" if kind == "qrels" else "runs"
@@ -143,6 +147,7 @@ def publish(
             for r in results
         }
     published = []
+    created: set[int] = set()
     try:
         with wh.transaction() as conn:
             _lock(conn, [_content_key(kind, row) for row in rows.values()])
@@ -153,9 +158,12 @@ def publish(
                 if existing is not None:
                     published.append(with_changes(result, created=False, **existing))
                     continue
-                name = store.claim_name(
-                    conn, kind, row["name"], replace=replace, new_version=new_version
-                )
+                if row["parse_options"] == TREC_EVAL_COPY:  # named as on a file: <tag>@<sha8>
+                    name = free_name(conn, table, row["name"], row["content_sha256"])
+                else:
+                    name = store.claim_name(
+                        conn, kind, row["name"], replace=replace, new_version=new_version
+                    )
                 values = {k: v for k, v in row.items() if k != "id"} | {"name": name}
                 if kind == "qrels":
                     new_id = store.insert_qrels_set(conn, values)
@@ -164,9 +172,27 @@ def publish(
                     new_id = store.insert_run(conn, values)
                     _copy_stored(conn, scratch, _RUN_COPY, result.id, new_id)
                 published.append(with_changes(result, id=new_id, name=name))
+                created.add(result.id)
     except sa.exc.IntegrityError as exc:  # a writer outside rankhouse's locks got there first
         raise ConflictError(f"another writer stored the same name or content: {exc.orig}") from None
+    _cache_published(scratch, kind, rows, [r for r in results if r.id in created])
     return published
+
+
+def _cache_published(scratch: Warehouse, kind: str, rows: dict, results: list) -> None:
+    """Keep the rows just stored on the server in the local cache (the next evaluation on
+    this machine reads them from there instead of fetching them back)."""
+    from .row_cache import RowCache
+
+    cache = RowCache.from_environment()
+    if cache is None or not results:
+        return
+    stored = _JUDGMENTS if kind == "qrels" else _RUN_ROWS
+    with scratch.connect() as conn:
+        duck = scratch.duckdb_connection(conn)
+        for result in results:
+            identity = row_identity(stored, rows[result.id])
+            cache.store(duck, _select(stored, result.id), identity)
 
 
 def publish_all(wh: Warehouse, scratch: Warehouse) -> None:
@@ -189,6 +215,11 @@ def publish_all(wh: Warehouse, scratch: Warehouse) -> None:
     if not evaluations:
         return
     with wh.transaction() as conn:
+        lock_evaluations(
+            wh,
+            conn,
+            [(ids[("run", r["run_id"])], ids[("qrels", r["qrels_id"])]) for r in evaluations],
+        )
         new_ids = {}
         for row in evaluations:
             values = {k: v for k, v in row.items() if k != "id"}
@@ -238,6 +269,15 @@ def _id_frame(ids: dict[int, int]):
 def _content_key(kind: str, row: dict) -> str:
     tag = row.get("system_tag", "")
     return f"content:{kind}:{row['content_sha256']}:{row['parse_options']}:{tag}"
+
+
+def lock_evaluations(wh: Warehouse, conn: Connection, pairs) -> None:
+    """On a server, lock the evaluations of the (run id, qrels id) ``pairs`` for the rest of
+    the transaction ``conn``, before it replaces any: two processes storing the same
+    evaluation at once then store it once (the second replaces the first). A file has one
+    writer at a time and needs none."""
+    if is_shared(wh):
+        _lock(conn, [f"evaluations:{run_id}:{qrels_id}" for run_id, qrels_id in pairs])
 
 
 def _lock(conn: Connection, keys: list[str]) -> None:
@@ -320,6 +360,23 @@ def engine_connection(wh: Warehouse, run_ids, qrels_id: int) -> Iterator[Any]:
         conn.commit()
 
 
+@contextmanager
+def rows_connection(wh: Warehouse, run_ids, qrels_id: int, *, load: bool) -> Iterator[Connection]:
+    """A connection on which ``run_rows`` and ``judgments`` hold the given rows, for queries
+    about them (the queries each run answered): the file's own; for a server, the workspace
+    when the rows are loaded there (or ``load``: they will be, for an evaluation), else the
+    server itself, which counts a stored run's queries faster than it sends the rows."""
+    if is_shared(wh):
+        workspace = wh.workspace()
+        if load or workspace.has(run_ids, qrels_id):  # loaded, or cheap to load
+            workspace.load(run_ids, qrels_id)
+            with workspace.scratch.connect() as conn:
+                yield conn
+            return
+    with wh.connect() as conn:
+        yield conn
+
+
 def store_values(wh: Warehouse, conn: Connection, duck, ids: dict[tuple[int, int], int]) -> None:
     """Store the engine's values (``rh_values`` on ``duck``) of the evaluations ``ids``
     ((run id, measure index) -> evaluation id), in the transaction of ``conn``."""
@@ -348,74 +405,166 @@ def store_values(wh: Warehouse, conn: Connection, duck, ids: dict[tuple[int, int
     copy_into(conn, "evaluation_values", rows)
 
 
+@dataclass(frozen=True)
+class _StoredRows:
+    """Rows the workspace fetches: a table, the id column naming one set of rows, the columns
+    the engine reads, and the catalogue columns that identify the rows for the cache."""
+
+    table: str
+    id_column: str
+    columns: tuple[str, ...]
+    catalogue: str
+    identity: tuple[str, ...]
+
+
+_RUN_ROWS = _StoredRows(
+    "run_rows",
+    "run_id",
+    ("query_id", "doc_id", "score"),  # the engine ranks by score; a stored rank is not read
+    "runs",
+    ("content_sha256", "parse_options", "system_tag", "ingested_at", "num_rows"),
+)
+_JUDGMENTS = _StoredRows(
+    "judgments",
+    "qrels_id",
+    ("query_id", "doc_id", "grade"),
+    "qrels_sets",
+    ("content_sha256", "parse_options", "ingested_at", "num_judgments"),
+)
+
+
 class Workspace:
     """The local side of a server warehouse: in-memory DuckDB warehouses.
 
-    ``scratch`` holds the server rows that evaluations read, fetched once per process (Arrow
-    through ADBC) and kept by id: an id names the same content for its whole life (ids come
-    from sequences, rows are never updated, ``--replace`` stores under a new id).
+    ``scratch`` holds the server rows that evaluations read, kept by id for the process: an
+    id names the same content for its whole life (ids come from sequences, rows are never
+    updated, ``--replace`` stores under a new id). Rows come from the local :class:`RowCache`
+    when it has them, else from the server (Arrow through ADBC), and are then cached.
     ``staging`` is where ingests parse and check a source before :func:`publish`.
     """
 
-    def __init__(self, server_url: str) -> None:
+    def __init__(self, server_url: str, catalogue) -> None:
+        from .row_cache import RowCache
         from .warehouse import Warehouse
 
         self.server_url = server_url
+        self.catalogue = catalogue
         self.scratch = Warehouse(":memory:")
-        self.staging = Warehouse(":memory:")
+        self.cache = RowCache.from_environment()
+        self._staging = None
         self._server = None
-        self._runs: set[int] = set()
-        self._qrels: set[int] = set()
+        self._loaded: set[tuple[str, int]] = set()
+
+    @property
+    def staging(self) -> Warehouse:
+        """The scratch warehouse where ingests parse (made when first needed)."""
+        from .warehouse import Warehouse
+
+        if self._staging is None:
+            self._staging = Warehouse(":memory:")
+        return self._staging
 
     def close(self) -> None:
         if self._server is not None:
             self._server.close()
         self.scratch.close()
-        self.staging.close()
+        if self._staging is not None:
+            self._staging.close()
 
-    def _fetch(self, query: str) -> pa.Table:
+    @contextmanager
+    def _fetch(self, query: str) -> Iterator[pa.RecordBatchReader]:
+        """The rows of ``query`` on the server as a stream of Arrow batches (ADBC), read
+        while the server still sends them."""
         if self._server is None:
             import adbc_driver_postgresql.dbapi as adbc
 
             self._server = adbc.connect(self.server_url, autocommit=True)
         with self._server.cursor() as cursor:
             cursor.execute(query)
-            return cursor.fetch_arrow_table()
+            yield cursor.fetch_record_batch()
+
+    def has(self, run_ids, qrels_id: int) -> bool:
+        """Whether the rows of the runs and the qrels set are loaded, or cached here."""
+        wanted = {("run_rows", int(r)) for r in run_ids} | {("judgments", int(qrels_id))}
+        missing = wanted - self._loaded
+        if not missing or self.cache is None:
+            return not missing
+        for rows in (_RUN_ROWS, _JUDGMENTS):
+            ids = sorted(i for t, i in missing if t == rows.table)
+            identities = self._identities(rows, ids) if ids else {}
+            if len(identities) < len(ids):
+                return False
+            if any(self.cache.find(identity) is None for identity in identities.values()):
+                return False
+        return True
 
     def load(self, run_ids, qrels_id: int) -> None:
-        """Fetch the rows of the runs and the qrels set not loaded yet."""
-        runs = sorted({int(r) for r in run_ids} - self._runs)
-        need_qrels = int(qrels_id) not in self._qrels
-        if not runs and not need_qrels:
-            return
-        if runs:
-            listed = ", ".join(str(r) for r in runs)
-            self._append(
-                "run_rows",
-                self._fetch(
-                    "SELECT run_id, query_id, doc_id, rank, score FROM run_rows "
-                    f"WHERE run_id IN ({listed})"
-                ),
-            )
-            self._runs.update(runs)
-        if need_qrels:
-            self._append(
-                "judgments",
-                self._fetch(
-                    "SELECT qrels_id, query_id, doc_id, grade FROM judgments "
-                    f"WHERE qrels_id = {int(qrels_id)}"
-                ),
-            )
-            self._qrels.add(int(qrels_id))
+        """Load the rows of the runs and the qrels set not loaded yet."""
+        for rows, ids in ((_RUN_ROWS, run_ids), (_JUDGMENTS, [qrels_id])):
+            wanted = sorted({int(i) for i in ids} - {i for t, i in self._loaded if t == rows.table})
+            if not wanted:
+                continue
+            identities = self._identities(rows, wanted)
+            for row_id in wanted:
+                self._load(rows, row_id, identities.get(row_id))
+                self._loaded.add((rows.table, row_id))
 
-    def _append(self, table: str, rows: pa.Table) -> None:
-        with self.scratch.transaction() as conn:
+    def _identities(self, rows: _StoredRows, ids: list[int]) -> dict[int, tuple]:
+        with self.catalogue.connect() as conn:
+            found = conn.execute(
+                f"SELECT id, {', '.join(rows.identity)} FROM {rows.catalogue} WHERE id = ANY(:ids)",
+                {"ids": ids},
+            ).mappings()
+        return {row["id"]: row_identity(rows, row) for row in found}
+
+    def _load(self, rows: _StoredRows, row_id: int, identity: tuple | None) -> None:
+        import duckdb
+
+        if identity is not None and self.cache is not None:
+            path = self.cache.find(identity)
+            if path is not None:
+                quoted = str(path).replace("'", "''")
+                try:
+                    self._insert(rows, row_id, f"read_parquet('{quoted}')", identity[-1])
+                    return
+                except (duckdb.Error, RankhouseError):  # unreadable: fetch it again
+                    self.cache.forget(path)
+        with (
+            self._fetch(_select(rows, row_id)) as fetched,
+            self.scratch.connect() as conn,
+        ):
             duck = self.scratch.duckdb_connection(conn)
-            duck.register("_rankhouse_fetched", rows)
+            duck.register("_rankhouse_fetched", fetched)
             try:
-                names = ", ".join(rows.schema.names)
-                duck.execute(
-                    f"INSERT INTO {table} ({names}) SELECT {names} FROM _rankhouse_fetched"
-                )
+                self._insert(rows, row_id, "_rankhouse_fetched", None)
             finally:
                 duck.unregister("_rankhouse_fetched")
+        if identity is not None and self.cache is not None:
+            with self.scratch.connect() as conn:
+                self.cache.store(
+                    self.scratch.duckdb_connection(conn), _select(rows, row_id), identity
+                )
+
+    def _insert(self, rows: _StoredRows, row_id: int, source: str, expected: int | None) -> None:
+        names = ", ".join(rows.columns)
+        with self.scratch.transaction() as conn:
+            duck = self.scratch.duckdb_connection(conn)
+            duck.execute(
+                f"INSERT INTO {rows.table} ({rows.id_column}, {names}) "
+                f"SELECT {row_id}, {names} FROM {source}"
+            )
+            if expected is not None:
+                [(count,)] = duck.execute(
+                    f"SELECT count(*) FROM {rows.table} WHERE {rows.id_column} = {row_id}"
+                ).fetchall()
+                if count != expected:
+                    raise RankhouseError(f"the cached rows of {rows.table} {row_id} are not whole")
+
+
+def row_identity(rows: _StoredRows, catalogue_row: dict) -> tuple:
+    """What names a set of stored rows for the cache: its table and catalogue values."""
+    return (rows.table, *(catalogue_row[column] for column in rows.identity))
+
+
+def _select(rows: _StoredRows, row_id: int) -> str:
+    return f"SELECT {', '.join(rows.columns)} FROM {rows.table} WHERE {rows.id_column} = {row_id}"

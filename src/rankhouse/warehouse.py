@@ -136,7 +136,7 @@ class Warehouse:
 
         if self._workspace is None:
             server_url = self.db.engine.url.set(drivername="postgresql")
-            self._workspace = Workspace(server_url.render_as_string(hide_password=False))
+            self._workspace = Workspace(server_url.render_as_string(hide_password=False), self.db)
         return self._workspace
 
     def close(self) -> None:
