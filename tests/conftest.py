@@ -119,6 +119,14 @@ def shared_any_warehouse(request, tmp_path_factory):
         drop_postgres_schema(request.getfixturevalue("postgres_server"), schema)
 
 
+@pytest.fixture(scope="module")
+def file_twin(tmp_path_factory):
+    """A DuckDB file beside a module's warehouses: what a server stores for some input must
+    be identical to what this file stores for it (measure_helpers.assert_same_numbers)."""
+    with Warehouse(tmp_path_factory.mktemp("twin") / "twin.duckdb") as wh:
+        yield wh
+
+
 @pytest.fixture
 def db_path(tmp_path: Path) -> Path:
     """Path of a fresh DuckDB warehouse file (not yet created)."""
