@@ -51,6 +51,24 @@ def test_processes_opening_a_new_database_at_once_migrate_once(postgres_url):
     assert counts == [len(known_migrations("postgresql"))] * 4
 
 
+def _relations(target: str) -> dict[str, list[str]]:
+    """{table or view: its column names in order} of a warehouse's own schema."""
+    with Warehouse(target) as wh, wh.connect() as conn:
+        names = conn.execute(
+            "SELECT table_name FROM information_schema.tables "
+            "WHERE table_schema = current_schema() ORDER BY table_name"
+        ).scalars()
+        return {name: conn.execute(f"SELECT * FROM {name} LIMIT 0").keys() for name in names}
+
+
+def test_tables_and_views_have_the_same_columns_on_both_backends(postgres_url, tmp_path):
+    on_server = _relations(postgres_url)
+    on_file = _relations(str(tmp_path / "w.duckdb"))
+    assert on_server == on_file
+    views = {"run_catalog", "qrels_catalog", "latest_evaluations", "query_values"}
+    assert views | {"regress_results", "run_ranking", "runs", "evaluations"} <= set(on_server)
+
+
 def test_ids_compare_bytewise_and_metadata_is_jsonb(postgres_url):
     Warehouse(postgres_url).close()
     columns = _rows(
