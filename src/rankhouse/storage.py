@@ -46,17 +46,6 @@ POSTGRES_EXTRA = 'pip install "rankhouse[postgres]"'
 
 _RUN_COPY = ("run_rows", ("run_id", "query_id", "doc_id", "rank", "score"))
 _JUDGMENT_COPY = ("judgments", ("qrels_id", "query_id", "doc_id", "grade"))
-_COPY_TYPES = {
-    "run_id": "int4",
-    "qrels_id": "int4",
-    "evaluation_id": "int4",
-    "query_id": "text",
-    "doc_id": "text",
-    "rank": "int4",
-    "grade": "int4",
-    "score": "float8",
-    "value": "float8",
-}
 
 
 def require_postgres_drivers() -> None:
@@ -320,23 +309,24 @@ def _copy_stored(conn, scratch: Warehouse, copy: tuple, old_id: int, new_id: int
 
 
 def copy_into(conn: Connection, table: str, batches) -> None:
-    """Binary COPY of Arrow record batches into ``table`` on the connection's transaction.
+    """Binary COPY of Arrow record batches into ``table`` on the connection's transaction
+    (:mod:`rankhouse.pg_copy`: doubles cross bit for bit, ids as stored)."""
+    from .pg_copy import HEADER, TRAILER, encode
 
-    Binary, not text: doubles cross exactly (a score that changed in the last bit could
-    reorder tied documents).
-    """
     batches = iter(batches)
     first = next(batches, None)
     if first is None:
         return
-    names = list(first.schema.names)
+    names = ", ".join(first.schema.names)
     raw = conn.driver_connection
-    statement = f"COPY {table} ({', '.join(names)}) FROM STDIN (FORMAT binary)"
-    with raw.cursor() as cursor, cursor.copy(statement) as copy:
-        copy.set_types([_COPY_TYPES[name] for name in names])
+    with (
+        raw.cursor() as cursor,
+        cursor.copy(f"COPY {table} ({names}) FROM STDIN (FORMAT binary)") as copy,
+    ):
+        copy.write(HEADER)
         for batch in itertools.chain([first], batches):
-            for row in zip(*(column.to_pylist() for column in batch.columns), strict=True):
-                copy.write_row(row)
+            copy.write(encode(batch))
+        copy.write(TRAILER)
 
 
 # --- evaluation: compute in a local DuckDB ---------------------------------------------------
