@@ -132,7 +132,7 @@ class Warehouse:
 
     def workspace(self):
         """The local DuckDB where a server warehouse's evaluations compute (see storage.py)."""
-        from .storage import Workspace
+        from .workspace import Workspace
 
         if self._workspace is None:
             server_url = self.db.engine.url.set(drivername="postgresql")
