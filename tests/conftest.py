@@ -14,6 +14,11 @@ import pytest
 
 from rankhouse import Warehouse
 
+# A server warehouse's evaluations fetch the run rows from the server unless this machine has
+# them cached (rankhouse.row_cache): the tests take the fetching path (the one an analyst's
+# machine takes) and leave the home folder alone; tests of the cache name their own folder.
+os.environ["RANKHOUSE_CACHE"] = "off"
+
 PROJECT_ROOT = Path(__file__).resolve().parents[1]
 SHARED = PROJECT_ROOT.parent / "shared"
 EXAMPLES = PROJECT_ROOT / "examples"
@@ -112,6 +117,14 @@ def shared_any_warehouse(request, tmp_path_factory):
         yield wh
     if schema is not None:
         drop_postgres_schema(request.getfixturevalue("postgres_server"), schema)
+
+
+@pytest.fixture(scope="module")
+def file_twin(tmp_path_factory):
+    """A DuckDB file beside a module's warehouses: what a server stores for some input must
+    be identical to what this file stores for it (measure_helpers.assert_same_numbers)."""
+    with Warehouse(tmp_path_factory.mktemp("twin") / "twin.duckdb") as wh:
+        yield wh
 
 
 @pytest.fixture

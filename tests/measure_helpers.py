@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import itertools
 import math
+import struct
+import warnings
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -12,6 +15,7 @@ from hypothesis import strategies as st
 
 from rankhouse import Warehouse, engine
 from rankhouse.engine import compute
+from rankhouse.errors import RankhouseWarning
 from rankhouse.ingest import ingest_qrels, ingest_run
 from rankhouse.measures import parse_measures
 from rankhouse.storage import engine_connection
@@ -37,6 +41,76 @@ def evaluate(wh: Warehouse, run_id: int, qrels_id: int, names, **options):
         columns=["run_id", "measure", "value", "num_q"],
     )
     return values.frame(), aggregates
+
+
+def stored_values(
+    wh: Warehouse, qrels, run, measures, name: str, **options
+) -> dict[tuple[str, str], float]:
+    """Store ``qrels`` and ``run`` (a file or frame) under new names made from ``name``,
+    evaluate them through :meth:`Warehouse.evaluate`, and read back what the warehouse
+    stored: {(label, query id or 'all'): value}.
+
+    ``options``: ``relevance_level``, ``missing_queries``, and the evaluation options
+    (``max_rank``, ``judged_only``).
+    """
+    level = options.pop("relevance_level", 1)
+    policy = options.pop("missing_queries", "zero")
+    qrels_id = store_qrels(wh, qrels, name=f"{name}-qrels")
+    run_id = store_run(wh, run, name=f"{name}-run")
+    with warnings.catch_warnings():  # generated runs may answer few of the queries
+        warnings.simplefilter("ignore", RankhouseWarning)
+        result = wh.evaluate(
+            qrels_id,
+            run_id,
+            measures,
+            relevance_level=level,
+            missing_queries=policy,
+            options=options or None,
+            with_query_counts=False,
+            allow_no_overlap=True,  # generated inputs may share no query
+        )
+    # the evaluations of this request only (the same content may have been stored before)
+    params = {"ids": sorted({int(row["evaluation_id"]) for row in result.rows})}
+    with wh.connect() as conn:
+        means = conn.execute(
+            "SELECT label, value FROM evaluations WHERE id = ANY(:ids)", params
+        ).all()
+        values = conn.execute(
+            "SELECT e.label, v.query_id, v.value FROM evaluations AS e JOIN evaluation_values "
+            "AS v ON v.evaluation_id = e.id WHERE e.id = ANY(:ids)",
+            params,
+        ).all()
+    found = {(label, "all"): value for label, value in means}
+    found |= {(label, query): value for label, query, value in values}
+    return found
+
+
+def assert_same_numbers(wh: Warehouse, file_twin: Warehouse, qrels, run, measures, **options):
+    """On a server warehouse: every value it stores for ``qrels`` and ``run`` is identical
+    (the same double, NaN where NaN) to what a DuckDB file stores for them. On a file: nothing
+    (the file is the reference)."""
+    if wh.dialect != "postgresql":
+        return
+    name = f"same{next(_SAME)}"
+    ours = stored_values(wh, qrels, run, measures, name, **dict(options))
+    theirs = stored_values(file_twin, qrels, run, measures, name, **dict(options))
+    assert sorted(ours) == sorted(theirs)
+    different = {
+        key: (ours[key], theirs[key]) for key in ours if not identical(ours[key], theirs[key])
+    }
+    assert different == {}
+
+
+def identical(a: float | None, b: float | None) -> bool:
+    """The same double (bit for bit but for NaN payloads), or both NaN, or both NULL."""
+    if a is None or b is None:
+        return a is None and b is None
+    if math.isnan(a) or math.isnan(b):
+        return math.isnan(a) and math.isnan(b)
+    return struct.pack("<d", a) == struct.pack("<d", b)
+
+
+_SAME = itertools.count()
 
 
 #: ranking.sql thresholds for the tests: 0 sorts every query, 3 mixes sorted and counted

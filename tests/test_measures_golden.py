@@ -8,7 +8,14 @@ per query and on the ``all`` line.
 from __future__ import annotations
 
 import pytest
-from measure_helpers import evaluate, read_trec_output, store_qrels, store_run, trec_format
+from measure_helpers import (
+    assert_same_numbers,
+    evaluate,
+    read_trec_output,
+    store_qrels,
+    store_run,
+    trec_format,
+)
 
 from rankhouse.errors import MeasureError
 from rankhouse.measures import parse_measure, trec_name
@@ -50,7 +57,7 @@ def _ours(name: str):
 
 
 @pytest.mark.parametrize("case", sorted(CASES))
-def test_matches_trec_eval_output(case, trec_eval_tests, any_warehouse):
+def test_matches_trec_eval_output(case, trec_eval_tests, any_warehouse, file_twin):
     warehouse = any_warehouse
     expected_file, qrels, run, options = CASES[case]
     expected = read_trec_output(trec_eval_tests / expected_file)
@@ -78,6 +85,9 @@ def test_matches_trec_eval_output(case, trec_eval_tests, any_warehouse):
             mismatches.append(f"{name} {query}: trec_eval {printed}, rankhouse {ours}")
     assert mismatches == []
     assert compared >= 40  # the file really was compared, not skipped
+    names = [m.name for m in measures.values()]
+    qrels_path, run_path = trec_eval_tests / qrels, trec_eval_tests / run
+    assert_same_numbers(warehouse, file_twin, qrels_path, run_path, names, **options)
 
 
 def test_missing_query_counts_as_empty_ranking(trec_eval_tests, warehouse):

@@ -7,9 +7,13 @@ without it, except under CI, where they must run.
 from __future__ import annotations
 
 import math
+import os
+import re
 import subprocess
 import sys
+import uuid
 from concurrent.futures import ProcessPoolExecutor
+from pathlib import Path
 
 import psycopg
 import pytest
@@ -17,7 +21,7 @@ import sqlalchemy as sa
 from conftest import EXAMPLES
 
 from rankhouse import Warehouse
-from rankhouse.errors import ConflictError
+from rankhouse.errors import ConflictError, RankhouseError
 from rankhouse.schema import known_migrations
 
 MEASURES = ["P@5", "nDCG@10", "AP", "RR", "R@100", "Rprec", "bpref", "NumRet"]
@@ -52,6 +56,24 @@ def test_processes_opening_a_new_database_at_once_migrate_once(postgres_url):
     assert counts == [len(known_migrations("postgresql"))] * 4
 
 
+def _relations(target: str) -> dict[str, list[str]]:
+    """{table or view: its column names in order} of a warehouse's own schema."""
+    with Warehouse(target) as wh, wh.connect() as conn:
+        names = conn.execute(
+            "SELECT table_name FROM information_schema.tables "
+            "WHERE table_schema = current_schema() ORDER BY table_name"
+        ).scalars()
+        return {name: conn.execute(f"SELECT * FROM {name} LIMIT 0").keys() for name in names}
+
+
+def test_tables_and_views_have_the_same_columns_on_both_backends(postgres_url, tmp_path):
+    on_server = _relations(postgres_url)
+    on_file = _relations(str(tmp_path / "w.duckdb"))
+    assert on_server == on_file
+    views = {"run_catalog", "qrels_catalog", "latest_evaluations", "query_values"}
+    assert views | {"regress_results", "run_ranking", "runs", "evaluations"} <= set(on_server)
+
+
 def test_ids_compare_bytewise_and_metadata_is_jsonb(postgres_url):
     Warehouse(postgres_url).close()
     columns = _rows(
@@ -72,14 +94,14 @@ def test_ids_compare_bytewise_and_metadata_is_jsonb(postgres_url):
 def test_unique_names_and_content_are_constraints(postgres_url):
     with Warehouse(postgres_url) as wh:
         wh.ingest_run(EXAMPLES / "run.bm25.txt")
-        with pytest.raises(sa.exc.IntegrityError), wh.transaction() as conn:
+        with pytest.raises(psycopg.errors.UniqueViolation), wh.transaction() as conn:
             conn.execute_raw(
                 "INSERT INTO runs (name, system_tag, source, content_sha256, parse_options, "
                 "ingested_at, metadata, order_by, num_queries, num_rows) SELECT 'other', "
                 "system_tag, source, content_sha256, parse_options, ingested_at, metadata, "
                 "order_by, num_queries, num_rows FROM runs"
             )
-        with pytest.raises(sa.exc.IntegrityError), wh.transaction() as conn:
+        with pytest.raises(psycopg.errors.UniqueViolation), wh.transaction() as conn:
             conn.execute_raw(
                 "INSERT INTO runs (name, system_tag, source, content_sha256, parse_options, "
                 "ingested_at, metadata, order_by, num_queries, num_rows) SELECT name, "
@@ -133,61 +155,194 @@ def test_values_identical_to_the_duckdb_file(postgres_url, tmp_path):
         assert _same(ours.aggregates["value"], theirs.aggregates["value"])
 
 
-def test_missing_driver_is_one_error_line(postgres_server):
+#: A server that is never reached: the drivers are looked for before connecting.
+_NOWHERE = "postgresql://nobody@127.0.0.1:9/none"
+
+
+@pytest.mark.parametrize("driver", ["psycopg", "adbc_driver_postgresql", "sqlalchemy"])
+@pytest.mark.parametrize(
+    "call",
+    [
+        ["runs", "list"],
+        ["trec-eval", str(EXAMPLES / "qrels.txt"), str(EXAMPLES / "run.bm25.txt")],
+        ["eval", str(EXAMPLES / "qrels.txt"), str(EXAMPLES / "run.bm25.txt"), "-m", "AP"],
+    ],
+    ids=["runs-list", "trec-eval", "eval"],
+)
+def test_missing_driver_is_one_error_line(driver, call):
+    """The console script's own entry point, with one driver's import blocked."""
     blocked = (
-        "import sys; sys.modules['psycopg'] = None; sys.argv[0] = 'rankhouse'; "
-        "from rankhouse.cli import app; app()"
+        f"import sys; sys.modules[{driver!r}] = None; sys.argv[0] = 'rankhouse'; "
+        "from rankhouse.entry import main; main()"
     )
     done = subprocess.run(
-        [sys.executable, "-c", blocked, "--db", postgres_server, "runs", "list"],
+        [sys.executable, "-c", blocked, "--db", _NOWHERE, *call],
         capture_output=True,
         text=True,
         timeout=120,
     )
     assert done.returncode == 1
-    assert done.stderr.startswith("Error: ")
-    assert 'pip install "rankhouse[postgres]"' in done.stderr
-    assert "Traceback" not in done.stderr
+    assert done.stdout == ""
+    [line] = done.stderr.splitlines()
+    assert line.startswith("Error: a postgresql:// warehouse needs the PostgreSQL drivers")
+    assert line.endswith('install them with: pip install "rankhouse[postgres]"')
 
 
-# --- the CLI ---------------------------------------------------------------------------------
-
-
-def test_cli_commands_on_the_server(run_cli, postgres_url, tmp_path):
-    def cli(*args: str):
-        return run_cli("--db", postgres_url, *args, db=False)
-
-    assert cli("ingest", "qrels", EXAMPLES / "qrels.txt").exit_code == 0
-    for run in ("run.bm25.txt", "run.dense.txt"):
-        assert cli("ingest", "run", EXAMPLES / run).exit_code == 0
-    evaluated = cli("eval", "qrels", "bm25", "dense", "-m", "nDCG@10", "-m", "AP")
-    assert evaluated.exit_code == 0, evaluated.stderr
-    assert "bm25" in evaluated.stdout
-    listed = cli("runs", "list")
-    assert listed.exit_code == 0 and "dense" in listed.stdout
-    assert cli("runs", "show", "bm25").exit_code == 0
-    assert cli("qrels", "list").exit_code == 0
-    history = cli("history", "-m", "nDCG@10")
-    assert history.exit_code == 0, history.stderr
-    compared = cli("compare", "qrels", "bm25", "dense", "-m", "AP", "--baseline", "bm25")
-    assert compared.exit_code == 0, compared.stderr
-    gate = cli("regress", "dense", "--baseline", "bm25", "--qrels", "qrels", "-m", "AP")
-    assert gate.exit_code in (0, 1), gate.stderr
-    assert "Traceback" not in gate.stderr
-    views = cli("sql", "SELECT run_name, measure FROM latest_evaluations ORDER BY 1, 2")
-    assert views.exit_code == 0 and "nDCG@10" in views.stdout
-    refused = cli("sql", "DELETE FROM runs")
-    assert refused.exit_code == 1
-    assert "read-only transaction" in refused.stderr
-    assert cli("runs", "rm", "dense").exit_code == 0
-    assert "dense" not in cli("runs", "list").stdout
-    assert cli("qrels", "rm", "qrels").exit_code == 0
+def test_missing_driver_in_python_is_a_rankhouse_error():
+    blocked = (
+        "import sys; sys.modules['psycopg'] = None\n"
+        "from rankhouse import Warehouse\n"
+        "from rankhouse.errors import RankhouseError\n"
+        "try:\n"
+        f"    Warehouse({_NOWHERE!r})\n"
+        "except RankhouseError as exc:\n"
+        "    print(exc)\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", blocked], capture_output=True, text=True, timeout=120
+    )
+    assert 'pip install "rankhouse[postgres]"' in done.stdout, done.stderr
 
 
 def test_sql_read_only_is_a_read_only_transaction(postgres_url):
     Warehouse(postgres_url).close()
     with Warehouse(postgres_url, read_only=True) as wh, wh.connect() as conn:
         assert conn.execute_raw("SHOW transaction_read_only").scalar_one() == "on"
-        with pytest.raises(sa.exc.DBAPIError) as failed:
+        with pytest.raises(psycopg.errors.ReadOnlySqlTransaction):
             conn.execute_raw("CREATE TABLE sneaky (x INTEGER)")
-    assert isinstance(failed.value.orig, psycopg.errors.ReadOnlySqlTransaction)
+
+
+@pytest.mark.parametrize(
+    "lift",
+    [
+        "SET TRANSACTION READ WRITE; DELETE FROM runs",
+        "COMMIT; SET default_transaction_read_only = off; DELETE FROM runs",
+        "SELECT 1; DELETE FROM runs",
+    ],
+)
+def test_sql_cannot_lift_read_only(postgres_url, lift, run_cli):
+    """One statement per call: a second one cannot turn the transaction read-write."""
+    with Warehouse(postgres_url) as wh:
+        wh.ingest_run(EXAMPLES / "run.bm25.txt")
+    refused = run_cli("--db", postgres_url, "sql", lift, db=False)
+    assert refused.exit_code == 1
+    assert refused.stderr == (
+        "Error: a PostgreSQL warehouse runs one SQL statement at a time; send them one by one\n"
+    )
+    with Warehouse(postgres_url, read_only=True) as wh:
+        assert list(wh.runs()["name"]) == ["bm25"]
+
+
+def test_under_ci_a_missing_server_fails_the_tests(tmp_path):
+    """CI=true: the PostgreSQL tests fail without a server, never skip."""
+    env = {k: v for k, v in os.environ.items() if k != "RANKHOUSE_TEST_POSTGRES"}
+    done = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", __file__, "-k",
+         "migrations_applied_in_order"],
+        capture_output=True,
+        text=True,
+        env=env | {"CI": "true"},
+        cwd=tmp_path,
+        timeout=300,
+    )  # fmt: skip
+    assert done.returncode != 0
+    assert "CI must run the PostgreSQL tests" in done.stdout
+    assert "skipped" not in done.stdout
+
+
+# --- roles: docs/scaling.md's SQL, as written ---------------------------------------------------
+
+SCALING = Path(__file__).resolve().parents[1] / "docs" / "scaling.md"
+
+
+def _roles_sql() -> str:
+    section = SCALING.read_text(encoding="utf-8").split("### Roles", 1)[1]
+    return re.search(r"```sql\n(.*?)```", section, flags=re.S).group(1)
+
+
+def _as(server: str, login: str) -> str:
+    return sa.make_url(server).set(username=login).render_as_string(hide_password=False)
+
+
+@pytest.fixture
+def team(postgres_server):
+    """The documented roles and schema under names of this test's own (roles are the whole
+    server's); yields (writer URL, second writer URL, analyst URL)."""
+    suffix = uuid.uuid4().hex[:8]
+    names = {
+        "rankhouse_writer": f"rh_writer_{suffix}",
+        "rankhouse_reader": f"rh_reader_{suffix}",
+        "nightly": f"nightly_{suffix}",
+        "analyst": f"analyst_{suffix}",
+        "rankhouse": f"team_{suffix}",
+    }
+    sql = re.sub(r"\b(\w+)\b", lambda m: names.get(m.group(1), m.group(1)), _roles_sql())
+    second = sql.replace(names["nightly"], f"nightly2_{suffix}")
+    statements = [s for s in sql.split(";") if s.strip()]
+    statements += [s for s in second.split(";") if "nightly2_" in s]  # a second writer login
+    with psycopg.connect(postgres_server, autocommit=True) as conn:
+        for statement in statements:
+            conn.execute(statement)
+    yield tuple(_as(postgres_server, login) for login in (names["nightly"],
+                f"nightly2_{suffix}", names["analyst"]))  # fmt: skip
+    with psycopg.connect(postgres_server, autocommit=True) as conn:
+        conn.execute(f"DROP SCHEMA {names['rankhouse']} CASCADE")
+        for role in (names["nightly"], f"nightly2_{suffix}", names["analyst"]):
+            conn.execute(f"DROP ROLE {role}")
+        for role in (names["rankhouse_writer"], names["rankhouse_reader"]):
+            conn.execute(f"DROP OWNED BY {role}")
+            conn.execute(f"DROP ROLE {role}")
+
+
+def test_the_documented_roles_write_and_read(team, postgres_server):
+    writer, second_writer, analyst = team
+    with Warehouse(writer) as wh:  # the first command creates the tables
+        wh.ingest_qrels(EXAMPLES / "qrels.txt")
+        wh.ingest_run(EXAMPLES / "run.bm25.txt")
+    with Warehouse(second_writer) as wh:  # another writer writes to what the first created
+        wh.ingest_run(EXAMPLES / "run.dense.txt")
+        stored = wh.evaluate("qrels", ["bm25", "dense"], ["AP"]).summary
+    with Warehouse(analyst, read_only=True) as wh:
+        served = wh.evaluate("qrels", ["bm25", "dense"], ["AP"])
+        assert served.num_reused == 2 and served.summary.equals(stored)
+        with wh.connect() as conn:
+            assert conn.execute_raw("SELECT count(*) FROM latest_evaluations").scalar() == 2
+    with Warehouse(analyst) as wh:  # without --read-only: the server refuses, in one line
+        with pytest.raises(RankhouseError, match="the server refused: .* read-only"):
+            wh.ingest_run(EXAMPLES / "nights" / "bm25.night1.txt", name="night-1")
+        with pytest.raises(RankhouseError, match="the server refused"), wh.transaction() as c:
+            c.execute_raw("DELETE FROM runs")
+    with psycopg.connect(postgres_server) as conn:
+        owners = conn.execute(
+            "SELECT DISTINCT tableowner FROM pg_tables WHERE tablename = 'run_rows' "
+            "AND schemaname LIKE 'team_%'"
+        ).fetchall()
+    assert [owner for (owner,) in owners if owner.startswith("rh_writer_")]
+
+
+def _evaluations(target: str) -> list[tuple]:
+    with Warehouse(target, read_only=True) as wh, wh.connect() as conn:
+        return [
+            tuple(row)
+            for row in conn.execute(
+                "SELECT run_name, system_tag, run_ingested_at, qrels_name, measure, query_id, "
+                "value FROM query_values ORDER BY run_name, measure, query_id"
+            )
+        ]
+
+
+def test_a_file_warehouse_moves_to_the_server(postgres_url, tmp_path):
+    """docs/scaling.md's move: the runs, qrels and evaluations land as they were, twice."""
+    from rankhouse.storage import publish_all
+
+    path = str(tmp_path / "w.duckdb")
+    with Warehouse(path) as wh:
+        wh.ingest_qrels(EXAMPLES / "qrels.txt")
+        wh.evaluate("qrels", [EXAMPLES / "run.bm25.txt", EXAMPLES / "run.dense.txt"], MEASURES)
+    for _ in range(2):
+        with Warehouse(path, read_only=True) as file, Warehouse(postgres_url) as server:
+            publish_all(server, file)
+    moved = _evaluations(postgres_url)
+    assert len(moved) > 100 and moved == _evaluations(path)
+    with Warehouse(postgres_url) as wh, wh.connect() as conn:
+        assert conn.execute("SELECT count(*) FROM evaluations").scalar() == 2 * len(MEASURES)

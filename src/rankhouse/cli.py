@@ -75,7 +75,8 @@ def main(
         "--db",
         envvar="RANKHOUSE_DB",
         metavar="WAREHOUSE",
-        help="Warehouse: a DuckDB file or an SQLAlchemy URL (default: ./rankhouse.duckdb).",
+        help="Warehouse: a DuckDB file or postgresql://USER@HOST:PORT/DB (default: "
+        "./rankhouse.duckdb).",
     ),
     read_only: bool = typer.Option(
         False,

@@ -237,10 +237,33 @@ class ServerConnection(Connection):
         self.sa_connection.exec_driver_sql(sql)
 
     def execute_raw(self, sql: str) -> Result:
-        result = self.sa_connection.exec_driver_sql(sql)
-        if not result.returns_rows:
+        """Run one statement as written, and only one.
+
+        PostgreSQL's simple protocol runs every statement of a string; one of them could end
+        a read-only transaction (``COMMIT; SET default_transaction_read_only = off; ...``) or
+        turn it read-write before it reads (``SET TRANSACTION READ WRITE; ...``). Sent as a
+        prepared statement (the extended protocol) the string must be one statement, so a
+        read-only session stays read-only.
+
+        Raises:
+            RankhouseError: ``sql`` holds several statements.
+        """
+        import psycopg
+
+        from .errors import RankhouseError
+
+        cursor = self.driver_connection.cursor()
+        try:
+            cursor.execute(sql, prepare=True)
+        except psycopg.errors.SyntaxError as exc:
+            if "multiple commands" not in str(exc):
+                raise
+            raise RankhouseError(
+                "a PostgreSQL warehouse runs one SQL statement at a time; send them one by one"
+            ) from None
+        if cursor.description is None:
             return Result((), ())
-        return Result(list(result.keys()), result.fetchall())
+        return Result([column.name for column in cursor.description], cursor.fetchall())
 
     def has_table(self, name: str) -> bool:
         import sqlalchemy as sa
@@ -325,19 +348,69 @@ class Server:
             )
             parsed = parsed.update_query_dict({"options": options})
         self.engine = sa.create_engine(parsed)
+        self.read_only = read_only
         sa.event.listen(self.engine, "connect", _tune_postgresql)
 
     @contextmanager
     def connect(self) -> Iterator[ServerConnection]:
         """A connection for reading."""
-        with self.engine.connect() as conn:
+        with self._connection() as conn, self._refusals():
             yield ServerConnection(conn)
 
     @contextmanager
     def transaction(self) -> Iterator[ServerConnection]:
         """A connection inside one transaction: committed on success, rolled back on error."""
-        with self.engine.begin() as conn:
+        with self._connection() as conn, self._refusals(), conn.begin():
             yield ServerConnection(conn)
+
+    def _connection(self):
+        """A new SQLAlchemy connection; an unreachable server or a refused login is a
+        RankhouseError (one line on the command line), not a driver traceback."""
+        import sqlalchemy as sa
+
+        from .errors import RankhouseError
+
+        try:
+            return self.engine.connect()
+        except sa.exc.DBAPIError as exc:
+            where = self.engine.url.render_as_string(hide_password=True)
+            reason = str(exc.orig).strip().splitlines()[0] if exc.orig else str(exc)
+            raise RankhouseError(f"cannot connect to the warehouse {where}: {reason}") from None
+
+    @contextmanager
+    def _refusals(self) -> Iterator[None]:
+        """A statement the server refuses to this login (no privilege, sessions read-only by
+        the role's settings, no schema to create the tables in) becomes a RankhouseError
+        saying what to do. Refusals in a session rankhouse opened read-only itself are the
+        caller's to explain (``rankhouse sql`` names --write)."""
+        import psycopg
+        import sqlalchemy as sa
+
+        from .errors import RankhouseError
+
+        only_read = "this login may only read: open the warehouse with --read-only"
+        hints = {
+            psycopg.errors.InsufficientPrivilege: (
+                "this login has no privilege for it" if self.read_only else only_read
+            ),
+            psycopg.errors.InvalidSchemaName: (
+                "name a schema this login may create tables in, e.g. "
+                "?options=-csearch_path%3DSCHEMA in the URL"
+            ),
+        }
+        if not self.read_only:
+            hints[psycopg.errors.ReadOnlySqlTransaction] = only_read
+        try:
+            yield
+        except (sa.exc.DBAPIError, psycopg.Error) as exc:
+            reason = getattr(exc, "orig", None) or exc
+            hint = next((h for kind, h in hints.items() if isinstance(reason, kind)), None)
+            if hint is None:
+                raise
+            first_line = str(reason).strip().splitlines()[0]
+            raise RankhouseError(
+                f"the server refused: {first_line} ({hint}; roles in docs/scaling.md)"
+            ) from None
 
     def close(self) -> None:
         self.engine.dispose()
@@ -346,9 +419,10 @@ class Server:
 def database_errors(dialect: str) -> tuple[type[BaseException], ...]:
     """The exception types a statement's failure raises on ``dialect``."""
     if dialect == "postgresql":
+        import psycopg
         import sqlalchemy as sa
 
-        return (sa.exc.DBAPIError,)
+        return (sa.exc.DBAPIError, psycopg.Error)  # psycopg's own: execute_raw, COPY
     import duckdb
 
     return (duckdb.Error,)

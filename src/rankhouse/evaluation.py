@@ -278,7 +278,9 @@ def evaluate(
         if wh.read_only:
             refuse_read_only(to_compute, run_names, qrels_row["name"])
         for run_id in dict.fromkeys(k.run_id for k in to_compute):
-            counted[run_id] = query_counts(wh, run_id, qrels_row["id"], missing_queries)
+            counted[run_id] = query_counts(
+                wh, run_id, qrels_row["id"], missing_queries, will_compute=True
+            )
         by_name = {run_names[run_id]: found for run_id, found in counted.items()}
         check_overlap(by_name, qrels_row["name"], missing_queries, allow=allow_no_overlap)
         _compute_and_store(wh, to_compute, measure_list, relevance_level, missing_queries, options)
@@ -680,7 +682,7 @@ def _compute_and_store(
     """One engine pass for every run and measure not stored yet, then one transaction."""
     from . import __version__
     from .engine import compute
-    from .storage import engine_connection, store_values
+    from .storage import engine_connection, lock_evaluations, store_values
 
     by_name = {m.name: m for m in measures}
     run_ids = sorted({k.run_id for k in keys})
@@ -718,6 +720,7 @@ def _compute_and_store(
         )
     index = {m.name: i for i, m in enumerate(values.measures)}
     with wh.transaction() as conn:
+        lock_evaluations(wh, conn, {(k.run_id, k.qrels_id) for k in keys})
         _delete_stored(conn, keys)
         ids = {}
         for row in evaluations:
@@ -833,10 +836,16 @@ _COUNT_TIES = """
     """
 
 
-def query_counts(wh, run_id: int, qrels_id: int, missing_queries: str) -> QueryCounts:
-    """How the run's queries and the qrels set's queries met (see :class:`QueryCounts`)."""
-    with wh.connect() as conn:
+def query_counts(
+    wh, run_id: int, qrels_id: int, missing_queries: str, *, will_compute: bool = False
+) -> QueryCounts:
+    """How the run's queries and the qrels set's queries met (see :class:`QueryCounts`);
+    ``will_compute``: the rows are about to be evaluated (a server's are counted locally)."""
+    from .storage import rows_connection
+
+    with rows_connection(wh, [run_id], qrels_id, load=will_compute) as conn:
         found = conn.execute(_QUERY_COUNTS_SQL, {"run_id": run_id, "qrels_id": qrels_id}).one()
+    with wh.connect() as conn:
         tied_pairs = conn.execute(
             "SELECT tied_pairs FROM runs WHERE id = :run_id", {"run_id": run_id}
         ).scalar()

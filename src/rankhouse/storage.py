@@ -9,15 +9,25 @@ process, by the same SQL (so both stores give the same numbers by construction):
 ingest                 parse, check and write in the      parse and check into a scratch
                        file, in one transaction           in-memory DuckDB warehouse, then
                                                           :func:`publish` it to the server in
-                                                          one transaction (binary COPY)
-evaluation reads       the file itself                    :class:`Workspace`: an in-memory
-                                                          DuckDB holding the run rows and
-                                                          judgments evaluated (Arrow, by ADBC),
-                                                          kept for the process, by content hash
-evaluation writes      DuckDB reads the values frame      binary COPY, in the transaction
-                                                          that stores the evaluations
+                                                          one transaction (binary COPY,
+                                                          :mod:`.pg_copy`) and keep its rows
+                                                          in this machine's :mod:`.row_cache`
+evaluation reads       the file itself                    a :class:`~.workspace.Workspace`:
+                                                          in-memory DuckDB holding the rows
+                                                          evaluated, from the row cache or
+                                                          fetched (Arrow through ADBC)
+evaluation writes      INSERT ... SELECT on the file's    binary COPY, in the transaction
+                       own connection                     that stores the evaluations
+queries a run          the file                           the workspace when the rows are
+answered                                                  there (or cached, or about to be
+                                                          evaluated), else the server
+writers at once        one process (DuckDB's file lock)   many: advisory locks on content,
+                                                          names and evaluations; UNIQUE
+                                                          constraints behind them
+``rankhouse sql``      the file opened read-only          a read-only transaction, one
+                                                          statement (``db.ServerConnection``)
 catalogue, history,    plain SQL on the store             the same SQL on the store
-compare, regress, sql
+compare, regress
 =====================  =================================  ====================================
 
 Everything else in rankhouse asks this module, never the dialect, where to run.
@@ -35,8 +45,6 @@ from typing import TYPE_CHECKING, Any
 from .errors import ConflictError, RankhouseError, RankhouseWarning
 
 if TYPE_CHECKING:
-    import pyarrow as pa
-
     from .db import Connection
     from .warehouse import Warehouse
 
@@ -45,29 +53,19 @@ POSTGRES_EXTRA = 'pip install "rankhouse[postgres]"'
 
 _RUN_COPY = ("run_rows", ("run_id", "query_id", "doc_id", "rank", "score"))
 _JUDGMENT_COPY = ("judgments", ("qrels_id", "query_id", "doc_id", "grade"))
-_COPY_TYPES = {
-    "run_id": "int4",
-    "qrels_id": "int4",
-    "evaluation_id": "int4",
-    "query_id": "text",
-    "doc_id": "text",
-    "rank": "int4",
-    "grade": "int4",
-    "score": "float8",
-    "value": "float8",
-}
 
 
 def require_postgres_drivers() -> None:
     """Raise one clear error when the PostgreSQL drivers are not installed."""
-    try:
-        import adbc_driver_postgresql.dbapi  # noqa: F401
-        import psycopg  # noqa: F401
-    except ImportError as exc:
-        raise RankhouseError(
-            f"a postgresql:// warehouse needs the PostgreSQL drivers ({exc.name} is missing); "
-            f"install them with: {POSTGRES_EXTRA}"
-        ) from None
+    from importlib.util import find_spec
+
+    # looked up, not imported: ADBC (and pyarrow with it) is imported only to fetch rows
+    for package in ("sqlalchemy", "psycopg", "adbc_driver_postgresql"):
+        if find_spec(package) is None:
+            raise RankhouseError(
+                f"a postgresql:// warehouse needs the PostgreSQL drivers ({package} is "
+                f"missing); install them with: {POSTGRES_EXTRA}"
+            )
 
 
 def is_server(target) -> bool:
@@ -130,6 +128,8 @@ def publish(
     import sqlalchemy as sa
 
     from .ingest import store
+    from .trec_eval.store import PARSE_OPTIONS as TREC_EVAL_COPY
+    from .trec_eval.store import free_name
 
     kind = results[0].kind
     table = "qrels_sets" if kind == "qrels" else "runs"
@@ -143,6 +143,7 @@ def publish(
             for r in results
         }
     published = []
+    created: set[int] = set()
     try:
         with wh.transaction() as conn:
             _lock(conn, [_content_key(kind, row) for row in rows.values()])
@@ -153,9 +154,12 @@ def publish(
                 if existing is not None:
                     published.append(with_changes(result, created=False, **existing))
                     continue
-                name = store.claim_name(
-                    conn, kind, row["name"], replace=replace, new_version=new_version
-                )
+                if row["parse_options"] == TREC_EVAL_COPY:  # named as on a file: <tag>@<sha8>
+                    name = free_name(conn, table, row["name"], row["content_sha256"])
+                else:
+                    name = store.claim_name(
+                        conn, kind, row["name"], replace=replace, new_version=new_version
+                    )
                 values = {k: v for k, v in row.items() if k != "id"} | {"name": name}
                 if kind == "qrels":
                     new_id = store.insert_qrels_set(conn, values)
@@ -164,9 +168,28 @@ def publish(
                     new_id = store.insert_run(conn, values)
                     _copy_stored(conn, scratch, _RUN_COPY, result.id, new_id)
                 published.append(with_changes(result, id=new_id, name=name))
+                created.add(result.id)
     except sa.exc.IntegrityError as exc:  # a writer outside rankhouse's locks got there first
         raise ConflictError(f"another writer stored the same name or content: {exc.orig}") from None
+    _cache_published(scratch, kind, rows, [r for r in results if r.id in created])
     return published
+
+
+def _cache_published(scratch: Warehouse, kind: str, rows: dict, results: list) -> None:
+    """Keep the rows just stored on the server in the local cache (the next evaluation on
+    this machine reads them from there instead of fetching them back)."""
+    from .row_cache import RowCache
+    from .workspace import JUDGMENTS, RUN_ROWS, row_identity, select_rows
+
+    cache = RowCache.from_environment()
+    if cache is None or not results:
+        return
+    stored = JUDGMENTS if kind == "qrels" else RUN_ROWS
+    with scratch.connect() as conn:
+        duck = scratch.duckdb_connection(conn)
+        for result in results:
+            identity = row_identity(stored, rows[result.id])
+            cache.store(duck, select_rows(stored, result.id), identity)
 
 
 def publish_all(wh: Warehouse, scratch: Warehouse) -> None:
@@ -189,6 +212,11 @@ def publish_all(wh: Warehouse, scratch: Warehouse) -> None:
     if not evaluations:
         return
     with wh.transaction() as conn:
+        lock_evaluations(
+            wh,
+            conn,
+            [(ids[("run", r["run_id"])], ids[("qrels", r["qrels_id"])]) for r in evaluations],
+        )
         new_ids = {}
         for row in evaluations:
             values = {k: v for k, v in row.items() if k != "id"}
@@ -240,6 +268,15 @@ def _content_key(kind: str, row: dict) -> str:
     return f"content:{kind}:{row['content_sha256']}:{row['parse_options']}:{tag}"
 
 
+def lock_evaluations(wh: Warehouse, conn: Connection, pairs) -> None:
+    """On a server, lock the evaluations of the (run id, qrels id) ``pairs`` for the rest of
+    the transaction ``conn``, before it replaces any: two processes storing the same
+    evaluation at once then store it once (the second replaces the first). A file has one
+    writer at a time and needs none."""
+    if is_shared(wh):
+        _lock(conn, [f"evaluations:{run_id}:{qrels_id}" for run_id, qrels_id in pairs])
+
+
 def _lock(conn: Connection, keys: list[str]) -> None:
     """Transaction advisory locks on ``keys``, always taken in the same order (no deadlock)."""
     for key in sorted(set(keys)):
@@ -280,23 +317,24 @@ def _copy_stored(conn, scratch: Warehouse, copy: tuple, old_id: int, new_id: int
 
 
 def copy_into(conn: Connection, table: str, batches) -> None:
-    """Binary COPY of Arrow record batches into ``table`` on the connection's transaction.
+    """Binary COPY of Arrow record batches into ``table`` on the connection's transaction
+    (:mod:`rankhouse.pg_copy`: doubles cross bit for bit, ids as stored)."""
+    from .pg_copy import HEADER, TRAILER, encode
 
-    Binary, not text: doubles cross exactly (a score that changed in the last bit could
-    reorder tied documents).
-    """
     batches = iter(batches)
     first = next(batches, None)
     if first is None:
         return
-    names = list(first.schema.names)
+    names = ", ".join(first.schema.names)
     raw = conn.driver_connection
-    statement = f"COPY {table} ({', '.join(names)}) FROM STDIN (FORMAT binary)"
-    with raw.cursor() as cursor, cursor.copy(statement) as copy:
-        copy.set_types([_COPY_TYPES[name] for name in names])
+    with (
+        raw.cursor() as cursor,
+        cursor.copy(f"COPY {table} ({names}) FROM STDIN (FORMAT binary)") as copy,
+    ):
+        copy.write(HEADER)
         for batch in itertools.chain([first], batches):
-            for row in zip(*(column.to_pylist() for column in batch.columns), strict=True):
-                copy.write_row(row)
+            copy.write(encode(batch))
+        copy.write(TRAILER)
 
 
 # --- evaluation: compute in a local DuckDB ---------------------------------------------------
@@ -318,6 +356,23 @@ def engine_connection(wh: Warehouse, run_ids, qrels_id: int) -> Iterator[Any]:
     with workspace.scratch.connect() as conn:
         yield workspace.scratch.duckdb_connection(conn)
         conn.commit()
+
+
+@contextmanager
+def rows_connection(wh: Warehouse, run_ids, qrels_id: int, *, load: bool) -> Iterator[Connection]:
+    """A connection on which ``run_rows`` and ``judgments`` hold the given rows, for queries
+    about them (the queries each run answered): the file's own; for a server, the workspace
+    when the rows are loaded there (or ``load``: they will be, for an evaluation), else the
+    server itself, which counts a stored run's queries faster than it sends the rows."""
+    if is_shared(wh):
+        workspace = wh.workspace()
+        if load or workspace.has(run_ids, qrels_id):  # loaded, or cheap to load
+            workspace.load(run_ids, qrels_id)
+            with workspace.scratch.connect() as conn:
+                yield conn
+            return
+    with wh.connect() as conn:
+        yield conn
 
 
 def store_values(wh: Warehouse, conn: Connection, duck, ids: dict[tuple[int, int], int]) -> None:
@@ -346,76 +401,3 @@ def store_values(wh: Warehouse, conn: Connection, duck, ids: dict[tuple[int, int
         return
     rows = duck.sql(select, params=params).to_arrow_reader(batch_size=100_000)
     copy_into(conn, "evaluation_values", rows)
-
-
-class Workspace:
-    """The local side of a server warehouse: in-memory DuckDB warehouses.
-
-    ``scratch`` holds the server rows that evaluations read, fetched once per process (Arrow
-    through ADBC) and kept by id: an id names the same content for its whole life (ids come
-    from sequences, rows are never updated, ``--replace`` stores under a new id).
-    ``staging`` is where ingests parse and check a source before :func:`publish`.
-    """
-
-    def __init__(self, server_url: str) -> None:
-        from .warehouse import Warehouse
-
-        self.server_url = server_url
-        self.scratch = Warehouse(":memory:")
-        self.staging = Warehouse(":memory:")
-        self._server = None
-        self._runs: set[int] = set()
-        self._qrels: set[int] = set()
-
-    def close(self) -> None:
-        if self._server is not None:
-            self._server.close()
-        self.scratch.close()
-        self.staging.close()
-
-    def _fetch(self, query: str) -> pa.Table:
-        if self._server is None:
-            import adbc_driver_postgresql.dbapi as adbc
-
-            self._server = adbc.connect(self.server_url, autocommit=True)
-        with self._server.cursor() as cursor:
-            cursor.execute(query)
-            return cursor.fetch_arrow_table()
-
-    def load(self, run_ids, qrels_id: int) -> None:
-        """Fetch the rows of the runs and the qrels set not loaded yet."""
-        runs = sorted({int(r) for r in run_ids} - self._runs)
-        need_qrels = int(qrels_id) not in self._qrels
-        if not runs and not need_qrels:
-            return
-        if runs:
-            listed = ", ".join(str(r) for r in runs)
-            self._append(
-                "run_rows",
-                self._fetch(
-                    "SELECT run_id, query_id, doc_id, rank, score FROM run_rows "
-                    f"WHERE run_id IN ({listed})"
-                ),
-            )
-            self._runs.update(runs)
-        if need_qrels:
-            self._append(
-                "judgments",
-                self._fetch(
-                    "SELECT qrels_id, query_id, doc_id, grade FROM judgments "
-                    f"WHERE qrels_id = {int(qrels_id)}"
-                ),
-            )
-            self._qrels.add(int(qrels_id))
-
-    def _append(self, table: str, rows: pa.Table) -> None:
-        with self.scratch.transaction() as conn:
-            duck = self.scratch.duckdb_connection(conn)
-            duck.register("_rankhouse_fetched", rows)
-            try:
-                names = ", ".join(rows.schema.names)
-                duck.execute(
-                    f"INSERT INTO {table} ({names}) SELECT {names} FROM _rankhouse_fetched"
-                )
-            finally:
-                duck.unregister("_rankhouse_fetched")

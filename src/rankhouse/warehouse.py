@@ -186,11 +186,11 @@ class Warehouse:
 
     def workspace(self):
         """The local DuckDB where a server warehouse's evaluations compute (see storage.py)."""
-        from .storage import Workspace
+        from .workspace import Workspace
 
         if self._workspace is None:
             server_url = self.db.engine.url.set(drivername="postgresql")
-            self._workspace = Workspace(server_url.render_as_string(hide_password=False))
+            self._workspace = Workspace(server_url.render_as_string(hide_password=False), self.db)
         return self._workspace
 
     def close(self) -> None:

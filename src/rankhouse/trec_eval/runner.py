@@ -22,6 +22,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import TextIO
 
+from ..errors import RankhouseError
 from ..ingest.hashing import count_repeated
 from ..measures.sqlfile import load_sql
 from ..storage import is_server, publish_all
@@ -85,6 +86,10 @@ def main(
         out.flush()
         err.write(stop.stderr)
         return stop.code
+    except RankhouseError as exc:  # the warehouse's, not trec_eval's (no driver, a conflict)
+        out.flush()
+        err.write(f"Error: {exc.cli_text()}\n")
+        return 1
 
 
 def evaluate(options: Options, out: TextIO, *, db: str | None = None) -> int:

@@ -63,7 +63,7 @@ def store_qrels(conn: Connection, duck, table: str, path: str, sha: str) -> int:
         qrels_id = store.insert_qrels_set(
             conn,
             {
-                "name": _free_name(conn, "qrels_sets", Path(path).name, sha),
+                "name": free_name(conn, "qrels_sets", Path(path).name, sha),
                 "source": str(path),
                 "content_sha256": sha,
                 "parse_options": PARSE_OPTIONS,
@@ -111,7 +111,7 @@ def record_run(
     """
     metadata = {"source": str(path), "content_sha256": sha, "read_by": "trec-eval"}
     values = {
-        "name": _free_name(conn, "runs", tag, sha),
+        "name": free_name(conn, "runs", tag, sha),
         "system_tag": tag,
         "source": str(path),
         "content_sha256": sha,
@@ -127,7 +127,7 @@ def record_run(
     return int(store.insert_run(conn, values))
 
 
-def _free_name(conn: Connection, table: str, wanted: str, sha: str) -> str:
+def free_name(conn: Connection, table: str, wanted: str, sha: str) -> str:
     """``wanted``, or ``wanted@<sha8>`` when another qrels set / run holds that name."""
     name = wanted or "trec_eval"
     for candidate in (name, f"{name}@{sha[:8]}", f"{name}@{sha[:16]}"):
