@@ -25,8 +25,12 @@ _SPACE = "' '"
 _OTHER_THAN_SPACE = (r"E'\t'", r"E'\r'", r"E'\x0b'", r"E'\x0c'")
 _OTHER_THAN_TAB = ("' '", r"E'\r'", r"E'\x0b'", r"E'\x0c'")
 
-# DuckDB's CSV reader stops at lines over 2 MB by default; a valid line may be longer.
+# DuckDB's CSV reader stops at lines over 2 MB by default; a valid line may be longer, so the
+# general reader allows 1 GiB. The fixed-column fast paths keep 2 MB: DuckDB sizes its read
+# buffers by this limit (1 GiB doubles the time of a 7-million-line file and its memory), and
+# a longer line makes them fail over to the general reader like any other irregular line.
 MAX_LINE = 1 << 30
+FAST_MAX_LINE = 1 << 21
 # One VARCHAR column per physical line, no quoting. \x01 is the column delimiter, so a file
 # holding a \x01 byte (found by the hashing thread) is read by trec_lines instead.
 _LINES = (
@@ -208,7 +212,7 @@ def insert_run_rows(
             FROM (
                 SELECT *, {rank} AS rank
                 FROM read_csv(?, delim=?, columns={spec}, header=false, quote='', escape='',
-                              auto_detect=false, max_line_size={MAX_LINE}, compression=?)
+                              auto_detect=false, max_line_size={FAST_MAX_LINE}, compression=?)
             )
         )
         """,
@@ -234,7 +238,7 @@ def _stage_regular(duck, source: Source, kind: str, order: str, compression: str
         f"CREATE OR REPLACE TEMP TABLE {STAGE} AS SELECT {columns}, "
         f"({irregular}) AS irregular FROM read_csv(?, delim=?, "
         f"columns={spec}, header=false, quote='', escape='', auto_detect=false, "
-        f"max_line_size={MAX_LINE}, compression=?)",
+        f"max_line_size={FAST_MAX_LINE}, compression=?)",
         [str(source.data_path), sep, compression],
     )
     if duck.execute(f"SELECT count(*) FROM {STAGE} WHERE irregular").fetchone()[0]:

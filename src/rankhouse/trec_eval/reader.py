@@ -226,7 +226,7 @@ SELECT qid, docno, score AS score_text, 6 AS num_fields,
        CASE WHEN NOT contains(score, '_') THEN try_cast(score AS DOUBLE) END AS score,
        coalesce(iter, '') = '' OR coalesce(rank, '') = '' OR coalesce(tag, '') = '' AS empty_field
 FROM read_csv(?, delim = ' ', header = false, quote = '', escape = '', auto_detect = false,
-              strict_mode = true, null_padding = false, max_line_size = {max_line},
+              strict_mode = true, null_padding = false, max_line_size = {fast_max_line},
               compression = 'none',
               columns = {{'qid': 'VARCHAR', 'iter': 'VARCHAR', 'docno': 'VARCHAR',
                           'rank': 'VARCHAR', 'score': 'VARCHAR', 'tag': 'VARCHAR'}})
@@ -299,7 +299,7 @@ def _split_run(con, plain: str, shown: str, table: str) -> None:
     if _needs_python_split(plain):
         _split_in_python(con, plain, shown, table)
         return
-    sql = {"table": table, "max_line": _MAX_LINE}
+    sql = {"table": table, "max_line": _MAX_LINE, "fast_max_line": _FAST_MAX_LINE}
     try:
         con.execute(_FAST_SQL.format(**sql), [plain])
         if con.execute(_FAST_CHECK.format(table=table)).fetchall()[0][0]:
@@ -311,7 +311,8 @@ def _split_run(con, plain: str, shown: str, table: str) -> None:
             raise _quit(f"trec_eval.get_results: cannot read '{shown}': {exc}\n", shown) from exc
 
 
-_MAX_LINE = 1 << 30
+_MAX_LINE = 1 << 30  # trec_eval reads lines of any length
+_FAST_MAX_LINE = 1 << 21  # DuckDB sizes its buffers by it; _FAST_SQL fails over above 2 MB
 _BOM = b"\xef\xbb\xbf"
 
 
