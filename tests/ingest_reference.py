@@ -309,20 +309,25 @@ def optional(rule, value):
 
 def table_rows(rows, kind: str, order: str, columns: dict[str, int], default_tag: str) -> set:
     """The stored rows of checked table records (each a list or dict of field texts)."""
+    records = ({name: record[position] for name, position in columns.items()} for record in rows)
+    return stored_rows(records, kind, order, default_tag, table_id, table_integer, table_score)
+
+
+def stored_rows(records, kind: str, order: str, default_tag: str, id_of, integer_of, score_of):
+    """The stored rows of ``records`` (dicts of logical field -> value), read by the given rules."""
     stored = {}
-    for record in rows:
-        get = {name: record[position] for name, position in columns.items()}
-        query, doc = table_id(get["qid"]), table_id(get["docid"])
+    for get in records:
+        query, doc = id_of(get["qid"]), id_of(get["docid"])
         if kind == "qrels":
-            key, value = (query, doc), table_integer(get["rel"])
+            key, value = (query, doc), integer_of(get["rel"])
         else:
-            tag = table_id(get["tag"]) if "tag" in get else default_tag
+            tag = id_of(get["tag"]) if "tag" in get else default_tag
             if order == "rank":
-                rank = table_integer(get["rank"])
+                rank = integer_of(get["rank"])
                 value = (rank, -float(rank))
             else:
-                rank = optional(table_integer, get["rank"]) if "rank" in get else None
-                value = (rank, table_score(get["score"]))
+                rank = optional(integer_of, get["rank"]) if "rank" in get else None
+                value = (rank, score_of(get["score"]))
             key = (tag, query, doc)
         if key in stored:
             raise Refused("duplicate")
@@ -454,30 +459,6 @@ def frame_score(value: object) -> float:
 def read_frame(frame, kind: str, order: str) -> set:
     """A DataFrame's stored rows; Refused when rankhouse must refuse it."""
     columns = resolve(list(frame.columns), kind, order)
-    rules = {"qid": frame_id, "docid": frame_id, "tag": frame_id, "rel": frame_integer}
-    rules["score"] = frame_score
-    rules["rank"] = frame_integer
     cells = {name: frame.iloc[:, position].tolist() for name, position in columns.items()}
-    stored = {}
-    for i in range(len(frame)):
-        get = {name: values[i] for name, values in cells.items()}
-        query, doc = frame_id(get["qid"]), frame_id(get["docid"])
-        if kind == "qrels":
-            key, value = (query, doc), frame_integer(get["rel"])
-        else:
-            tag = frame_id(get["tag"]) if "tag" in get else FRAME_TAG
-            if order == "rank":
-                rank = frame_integer(get["rank"])
-                value = (rank, -float(rank))
-            else:
-                rank = optional(frame_integer, get["rank"]) if "rank" in get else None
-                value = (rank, frame_score(get["score"]))
-            key = (tag, query, doc)
-        if key in stored:
-            raise Refused("duplicate")
-        stored[key] = value
-    if not stored:
-        raise Refused("no rows")
-    if kind == "qrels":
-        return {(q, d, g) for (q, d), g in stored.items()}
-    return {(t, q, d, r, s) for (t, q, d), (r, s) in stored.items()}
+    records = ({name: values[i] for name, values in cells.items()} for i in range(len(frame)))
+    return stored_rows(records, kind, order, FRAME_TAG, frame_id, frame_integer, frame_score)
