@@ -49,6 +49,8 @@ CASES = [
         "trec_eval: result qid 'q2' not found in qrels\n",
     ),
     ("CRLF run", Q, R.replace(b"\n", b"\r\n"), BOTH, 0, ""),
+    # the long document is unjudged, as b is not relevant: the same values
+    ("a line over 2 MB", Q, R.replace(b" b ", b" " + b"x" * 3_000_000 + b" "), BOTH, 0, ""),
     ("CR as a separator", Q, b"q1\rQ0 b 1 2 r\nq1 Q0 a\r2 1 r\nq2 Q0 c 1 1\rr\n", BOTH, 0, ""),
     (
         "lone CR in the qrels",
