@@ -15,8 +15,8 @@ and prints the median wall time, peak memory and the size of the HTML file.
   python benchmarks/bench_report.py [--repeat 3] [--depth 100] [--workdir benchmarks/data]
 
 Measured on the project's 2-core machine (--depth 100; the table in docs/report.md): the
-stored report 7.2 s wall with the machine idle (median 12.6 s with --repeat 3 under other
-jobs' load), the first 12.1 s (20.2 s); 470 / 690 MiB; an HTML file of 0.83 MiB.
+stored report 7.16 s and the first 8.97 s (medians of --repeat 3, machine idle); 591 / 807 MiB;
+an HTML file of 0.83 MiB.
 """
 
 from __future__ import annotations
