@@ -28,7 +28,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from workload import ROOT, SHARED, measured
+from workload import ROOT, SHARED, measured, synthetic_run
 
 QRELS = SHARED / "data" / "qrels" / "qrels.dl19-passage.txt"
 MEASURES = ["AP", "nDCG@10", "P@10", "RR", "R@1000"]
@@ -189,26 +189,7 @@ def _time(figures, outputs, label: str, command: list[str]) -> None:
 
 def _dl19_run(workdir: Path) -> Path:
     """The DL19-size run (43 judged topics x 1,000 documents), built once."""
-    workdir.mkdir(parents=True, exist_ok=True)
-    run = workdir / "dl19.run"
-    if not run.exists():
-        tool = SHARED / "tools" / "make_run.py"
-        subprocess.run(
-            [
-                sys.executable,
-                str(tool),
-                str(QRELS),
-                "-o",
-                str(run),
-                "-n",
-                "1000",
-                "--seed",
-                "1",
-                "--shuffle",
-            ],
-            check=True,
-        )
-    return run
+    return synthetic_run(workdir / "dl19.run", QRELS, shuffle=True)
 
 
 if __name__ == "__main__":

@@ -36,7 +36,7 @@ import tempfile
 import uuid
 from pathlib import Path
 
-from workload import QRELS, ROOT, SHARED, make_run, measured
+from workload import QRELS, ROOT, SHARED, make_run, measured, synthetic_run
 
 DL19_QRELS = SHARED / "data" / "qrels" / "qrels.dl19-passage.txt"
 MEASURES = ["AP", "nDCG@10", "P@10", "RR", "R@1000"]
@@ -163,17 +163,7 @@ class Schemas:
 
 def _dl19_night(workdir: Path, seed: int) -> Path:
     """A DL19-size run (43 judged topics x 1,000 documents) of one night, built once."""
-    workdir.mkdir(parents=True, exist_ok=True)
-    run = workdir / f"dl19.night{seed}.run"
-    if not run.exists():
-        tool = SHARED / "tools" / "make_run.py"
-        subprocess.run(
-            [sys.executable, str(tool), str(DL19_QRELS), "-o", str(run), "-n", "1000",
-             "--seed", str(seed), "--shuffle"],
-            check=True,
-            capture_output=True,
-        )  # fmt: skip
-    return run
+    return synthetic_run(workdir / f"dl19.night{seed}.run", DL19_QRELS, seed=seed, shuffle=True)
 
 
 def _check_same(outputs: dict[str, str]) -> None:

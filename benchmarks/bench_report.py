@@ -23,12 +23,11 @@ from __future__ import annotations
 
 import argparse
 import shutil
-import subprocess
 import sys
 import tempfile
 from pathlib import Path
 
-from workload import QRELS, ROOT, SHARED, measured, print_figures
+from workload import QRELS, ROOT, measured, print_figures, synthetic_run
 
 SIGNALS = (1.0, 1.2, 1.4, 1.5, 1.7, 0.6, 1.8, 1.9, 2.0, 2.1)
 MEASURES = ["nDCG@10", "AP", "RR"]
@@ -43,25 +42,7 @@ def make_runs(workdir: Path, depth: int) -> list[Path]:
     paths = []
     for i, signal in enumerate(SIGNALS, 1):
         path = folder / f"run-{i:02d}.run"
-        if not path.exists():
-            subprocess.run(
-                [
-                    sys.executable,
-                    str(SHARED / "tools" / "make_run.py"),
-                    str(QRELS),
-                    "-o",
-                    str(path),
-                    "-n",
-                    str(depth),
-                    "--seed",
-                    str(i),
-                    "--tag",
-                    "nightly",
-                    "--signal",
-                    str(signal),
-                ],
-                check=True,
-            )
+        synthetic_run(path, QRELS, depth=depth, seed=i, tag="nightly", signal=signal)
         paths.append(path)
     return paths
 

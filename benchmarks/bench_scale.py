@@ -28,7 +28,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from workload import QRELS, ROOT, SHARED, measured
+from workload import QRELS, ROOT, make_run, measured, synthetic_run
 
 MEASURES = ["AP", "nDCG@10", "P@10", "RR", "R@1000"]
 
@@ -142,30 +142,10 @@ def main() -> None:
 
 def _run(workdir: Path, depth: int, seed: int) -> Path:
     """The synthetic run of ``depth`` documents per dev query with ``seed``, built once."""
-    run = workdir / f"msmarco-dev.d{depth}.s{seed}.run"
     if depth == 1000 and seed == 1:
-        run = workdir / "msmarco-dev.run"  # the run of the other benchmarks
-    if not run.exists():
-        print(f"building {run} with make_run.py ...", file=sys.stderr)
-        tool = SHARED / "tools" / "make_run.py"
-        subprocess.run(
-            [
-                sys.executable,
-                str(tool),
-                str(QRELS),
-                "-o",
-                str(run),
-                "-n",
-                str(depth),
-                "--seed",
-                str(seed),
-                "--tag",
-                f"s{seed}",
-                "--shuffle",
-            ],
-            check=True,
-        )
-    return run
+        return make_run(workdir)  # the run of the other benchmarks
+    run = workdir / f"msmarco-dev.d{depth}.s{seed}.run"
+    return synthetic_run(run, QRELS, depth=depth, seed=seed, tag=f"s{seed}", shuffle=True)
 
 
 def _tag(run: Path) -> str:

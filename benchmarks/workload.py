@@ -33,25 +33,33 @@ def make_run(workdir: Path) -> Path:
     """The 7-million-line run (6,980 dev queries x 1,000 documents, shuffled), built once."""
     if not QRELS.exists():
         sys.exit(f"needs {QRELS} (../shared beside the checkout)")
-    workdir.mkdir(parents=True, exist_ok=True)
-    run = workdir / "msmarco-dev.run"
-    if not run.exists():
-        print(f"building {run} with make_run.py ...", file=sys.stderr)
-        subprocess.run(
-            [
-                sys.executable,
-                str(SHARED / "tools" / "make_run.py"),
-                str(QRELS),
-                "-o",
-                str(run),
-                "-n",
-                "1000",
-                "--seed",
-                "1",
-                "--shuffle",
-            ],
-            check=True,
-        )
+    return synthetic_run(workdir / "msmarco-dev.run", QRELS, shuffle=True)
+
+
+def synthetic_run(
+    run: Path,
+    qrels: Path,
+    *,
+    depth: int = 1000,
+    seed: int = 1,
+    tag: str | None = None,
+    shuffle: bool = False,
+    signal: float | None = None,
+) -> Path:
+    """``run``, written by ../shared/tools/make_run.py for ``qrels`` unless it exists."""
+    if run.exists():
+        return run
+    run.parent.mkdir(parents=True, exist_ok=True)
+    print(f"building {run} with make_run.py ...", file=sys.stderr)
+    command = [sys.executable, str(SHARED / "tools" / "make_run.py"), str(qrels), "-o", str(run)]
+    command += ["-n", str(depth), "--seed", str(seed)]
+    if tag is not None:
+        command += ["--tag", tag]
+    if signal is not None:
+        command += ["--signal", str(signal)]
+    if shuffle:
+        command.append("--shuffle")
+    subprocess.run(command, check=True, stdout=subprocess.DEVNULL)
     return run
 
 

@@ -20,6 +20,21 @@ def _applied(wh: Warehouse) -> list[tuple[int, str]]:
         ]
 
 
+def _migrate_to(con, dialect: str, version: int) -> None:
+    """Build the schema of an older rankhouse: migrations 1 to ``version``, recorded."""
+    con.execute_raw(
+        "CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, name VARCHAR NOT NULL, "
+        "applied_at TIMESTAMP NOT NULL)"
+    )
+    for migration in known_migrations(dialect)[:version]:
+        for statement in migration.statements():
+            con.execute_raw(statement)
+        con.execute(
+            "INSERT INTO schema_migrations VALUES (:v, :n, now())",
+            {"v": migration.version, "n": migration.name},
+        )
+
+
 def test_new_file_gets_every_migration_in_order(db_path):
     with Warehouse(db_path) as wh:
         applied = _applied(wh)
@@ -150,17 +165,7 @@ def test_warehouse_of_schema_5_gets_labels_through_migration_6(backend_target):
         ("Utility(rel_ret=2.0)", 2, "zero", "{}"),
     ]
     with db.transaction() as con:
-        con.execute_raw(
-            "CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, name VARCHAR NOT NULL, "
-            "applied_at TIMESTAMP NOT NULL)"
-        )
-        for migration in known_migrations(dialect)[:5]:
-            for statement in migration.statements():
-                con.execute_raw(statement)
-            con.execute(
-                "INSERT INTO schema_migrations VALUES (:v, :n, now())",
-                {"v": migration.version, "n": migration.name},
-            )
+        _migrate_to(con, dialect, 5)
         for name in ("base", "new"):
             con.execute(
                 (
@@ -228,17 +233,7 @@ def test_err_stored_under_the_old_default_is_renamed_by_migration_8(backend_targ
     db = Warehouse._open_database(url, read_only=False)
     dialect = db.dialect
     with db.transaction() as con:
-        con.execute_raw(
-            "CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, name VARCHAR NOT NULL, "
-            "applied_at TIMESTAMP NOT NULL)"
-        )
-        for migration in known_migrations(dialect)[:6]:
-            for statement in migration.statements():
-                con.execute_raw(statement)
-            con.execute(
-                "INSERT INTO schema_migrations VALUES (:v, :n, now())",
-                {"v": migration.version, "n": migration.name},
-            )
+        _migrate_to(con, dialect, 6)
         con.execute_raw(
             "INSERT INTO runs (name, system_tag, source, content_sha256, parse_options, "
             "ingested_at, metadata, order_by, num_queries, num_rows) VALUES "
