@@ -21,11 +21,10 @@ _BOOLEAN_WORDS = frozenset({"true", "false", "yes", "no"})
 
 
 class _Argument(TyperArgument):
-    def display_type_rich(self, ctx: Any) -> str | None:
-        return None  # the metavar says it
-
-    def _usage_display_name(self) -> str:
+    def make_metavar(self, ctx: Any, *, usage: bool = False) -> str:
         name = self.metavar or self.name.upper()
+        if not usage:
+            return name
         if not self.required:
             name = f"[{name}]"
         if self.nargs != 1 and not name.endswith("..."):
@@ -34,9 +33,9 @@ class _Argument(TyperArgument):
 
 
 class _Option(TyperOption):
-    def display_type_rich(self, ctx: Any) -> str | None:
+    def make_metavar(self, ctx: Any) -> str:
         if self.is_flag or self.count:
-            return None
+            return ""
         if self.metavar is not None:
             return self.metavar
         choices = _choices(self)
@@ -47,11 +46,26 @@ class _Option(TyperOption):
 
 
 def _choices(option: TyperOption) -> list[str]:
-    descriptor = getattr(option, "type_descriptor", None)
-    found = getattr(descriptor, "choices", None) or getattr(
-        getattr(option, "type", None), "choices", None
-    )
-    return [str(getattr(choice, "value", choice)) for choice in found or ()]
+    found = getattr(option.type, "choices", None) or ()
+    return [str(getattr(choice, "value", choice)) for choice in found]
+
+
+class _Unnamed:
+    """Mixed into an argument's type: the help shows the argument's metavar, not ``<str>``."""
+
+    def get_metavar(self, param: Any, ctx: Any) -> str:
+        return ""
+
+
+_UNNAMED_TYPES: dict[type, type] = {}
+
+
+def _unnamed(param_type: Any) -> None:
+    cls = type(param_type)
+    if not issubclass(cls, _Unnamed):
+        if cls not in _UNNAMED_TYPES:
+            _UNNAMED_TYPES[cls] = type(cls.__name__, (_Unnamed, cls), {})
+        param_type.__class__ = _UNNAMED_TYPES[cls]
 
 
 def _flag_names(command: Any, ctx: Any) -> set[str]:
@@ -98,6 +112,7 @@ def _tidy_param(param: Any) -> Any:
         param.__class__ = _Argument
         if param.metavar is None:
             param.metavar = param.name.upper() + ("..." if param.nargs != 1 else "")
+        _unnamed(param.type)
     elif type(param) is TyperOption:
         param.__class__ = _Option
     return param
