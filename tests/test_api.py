@@ -87,7 +87,7 @@ def test_warehouse_evaluate_and_compare_take_qrels_then_runs(warehouse):
 
 
 # Keywords that only Python has: engine options trec-eval passes, bookkeeping of the API.
-PYTHON_ONLY = {"options", "with_query_counts", "progress", "new_version"}
+PYTHON_ONLY = {"options", "with_query_counts", "with_per_query", "progress", "new_version"}
 # PyTerrier's Experiment names that compare takes besides: perquery (shown on the command line
 # by the output option --per-query) and correction_alpha (alpha's other name, --alpha's alias
 # --correction-alpha).

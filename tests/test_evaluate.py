@@ -248,3 +248,16 @@ def test_tied_pairs_are_counted_at_ingest_and_recounted_when_absent(warehouse):
         conn.execute("UPDATE runs SET tied_pairs = NULL")
     result = warehouse.evaluate(QRELS, "ties", ["P@5"])
     assert result.query_counts["ties"].tied_pairs == 2
+
+
+def test_without_per_query_the_means_are_the_same_and_per_query_values_are_refused(warehouse):
+    full = warehouse.evaluate(QRELS, BM25, ["AP", "RR"])
+    lean = warehouse.evaluate(QRELS, BM25, ["AP", "RR"], recompute=True, with_per_query=False)
+    assert lean.summary_rows() == full.summary_rows()
+    with pytest.raises(rankhouse.RankhouseError, match="with_per_query=False"):
+        lean.per_query  # noqa: B018
+    with pytest.raises(rankhouse.RankhouseError, match="with_per_query=False"):
+        lean.per_query_rows()
+    again = warehouse.evaluate(QRELS, BM25, ["AP", "RR"])  # what was stored is all there
+    assert again.num_reused == 2
+    assert again.per_query_rows() == full.per_query_rows()

@@ -88,7 +88,8 @@ class EvaluationResult:
     Attributes:
         rows: one dict per run and measure with the :data:`AGGREGATE_COLUMNS` as keys, in
             run then measure request order.
-        per_query_values: the per-query values as plain columns.
+        per_query_values: the per-query values as plain columns; None when the evaluation
+            was asked ``with_per_query=False`` (then :attr:`per_query` raises).
         measures: canonical measure names in request order.
         query_counts: per run name, the :class:`QueryCounts`.
         qrels: the name of the qrels set evaluated against.
@@ -100,7 +101,7 @@ class EvaluationResult:
     def __init__(
         self,
         rows: list[dict[str, Any]],
-        per_query_values: PerQueryValues,
+        per_query_values: PerQueryValues | None,
         measures: list[str],
         query_counts: dict[str, QueryCounts] | None = None,
         qrels: str = "",
@@ -122,7 +123,15 @@ class EvaluationResult:
     def per_query(self) -> pd.DataFrame:
         """Long form, columns ``run, query, measure, value`` (the first three categorical),
         ordered by run, query id (byte order) and measure (request order)."""
-        return self.per_query_values.frame(self.runs, self.measures)
+        return self._loaded_per_query().frame(self.runs, self.measures)
+
+    def _loaded_per_query(self) -> PerQueryValues:
+        if self.per_query_values is None:
+            raise RankhouseError(
+                "this result was evaluated with with_per_query=False: evaluate again "
+                "without it for per-query values"
+            )
+        return self.per_query_values
 
     @cached_property
     def aggregates(self) -> pd.DataFrame:
@@ -154,7 +163,7 @@ class EvaluationResult:
         position = {measure: i for i, measure in enumerate(self.measures)}
         rows: list[list[Any]] = []
         index: dict[tuple[str, str], list[Any]] = {}
-        values = self.per_query_values
+        values = self._loaded_per_query()
         for run, query, measure, value in zip(
             values.run, values.query, values.measure, values.value, strict=True
         ):
@@ -207,6 +216,7 @@ def evaluate(
     recompute: bool = False,
     options: dict[str, Any] | None = None,
     with_query_counts: bool = True,
+    with_per_query: bool = True,
     name: str | None = None,
     meta: dict[str, str] | None = None,
     allow_no_overlap: bool = False,
@@ -231,6 +241,8 @@ def evaluate(
             ``{"max_rank": 100}`` and ``-J`` as ``{"judged_only": True}``); part of the key.
         with_query_counts: fill ``query_counts`` (a scan of the run's rows: skip it when
             not needed, e.g. for trec-eval's output).
+        with_per_query: read the per-query values back into the result (they are stored
+            either way; the command line skips reading them unless it prints them).
         name: the name of a run given as a file or DataFrame (as ``ingest_run``'s).
         meta: metadata pairs stored with a run given as a file or DataFrame.
         allow_no_overlap: evaluate a run that has no query in common with the qrels set
@@ -307,9 +319,8 @@ def evaluate(
         if with_query_counts
     }
     measure_names = [m.name for m in measure_list]
-    return EvaluationResult(
-        rows, _stored_values(wh, rows), measure_names, counts, qrels_row["name"], labels
-    )
+    per_query = _stored_values(wh, rows) if with_per_query else None
+    return EvaluationResult(rows, per_query, measure_names, counts, qrels_row["name"], labels)
 
 
 def _requested(measures, relevance_level: int, missing_queries: str, options: dict):

@@ -362,6 +362,7 @@ class Warehouse:
         recompute: bool = False,
         options: dict[str, Any] | None = None,
         with_query_counts: bool = True,
+        with_per_query: bool = True,
         name: str | None = None,
         meta: dict[str, str] | None = None,
         allow_no_overlap: bool = False,
@@ -377,6 +378,7 @@ class Warehouse:
             recompute: compute and store again even when the evaluation is stored.
             options: further value-changing options (``{"max_rank": 100}``, ...).
             with_query_counts: fill the result's ``query_counts``.
+            with_per_query: read the per-query values into the result (stored either way).
             name: the stored name of a run given as a file or DataFrame (default its tag; a
                 name held by other content gives the next version, ``name@2``, ...).
             meta: metadata pairs stored with a run given as a file or DataFrame.
@@ -397,6 +399,7 @@ class Warehouse:
             recompute=recompute,
             options=options,
             with_query_counts=with_query_counts,
+            with_per_query=with_per_query,
             name=name,
             meta=meta,
             allow_no_overlap=allow_no_overlap,

@@ -78,6 +78,7 @@ def eval_command(
         relevance_level=relevance_level,
         missing_queries=missing_queries.value,
         recompute=recompute,
+        with_per_query=per_query,
         name=name,
         meta=metadata or None,
         allow_no_overlap=allow_no_overlap,
