@@ -16,16 +16,11 @@ import typer
 from . import __version__
 from .commands import register_all
 from .commands.common import CliState
-from .errors import RankhouseError
+from .errors import RankhouseError, show_warning
 
 #: Modules whose errors reach the edge when a database refuses something the library did not
 #: foresee: printed as one line like a RankhouseError, never as a traceback.
 _DATABASE_MODULES = ("duckdb", "_duckdb", "sqlalchemy", "psycopg", "adbc_driver")
-
-
-def _show_warning(message, category, filename, lineno, file=None, line=None) -> None:
-    text = message.cli_text() if hasattr(message, "cli_text") else str(message)
-    print(f"Warning: {text}", file=sys.stderr)
 
 
 class _App(typer.Typer):
@@ -33,7 +28,7 @@ class _App(typer.Typer):
         from .commands.usage import tidy
 
         command = tidy(typer.main.get_command(self))
-        warnings.showwarning = _show_warning
+        warnings.showwarning = show_warning
         try:
             return command(*args, **kwargs)
         except RankhouseError as exc:

@@ -15,11 +15,13 @@ workspace of a server warehouse (:mod:`rankhouse.storage`).
 from __future__ import annotations
 
 import math
+import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import partial
 from typing import TYPE_CHECKING, Any
 
-from .errors import MeasureError
+from .errors import MeasureError, RankhouseError, RankhouseWarning
 from .measures import REGISTRY, Measure
 from .measures.sqlfile import load_sql
 
@@ -49,16 +51,60 @@ CREATE TABLE run_rows (run_id INTEGER NOT NULL, query_id VARCHAR NOT NULL,
 """
 
 
+#: What the in-memory engine database may hold in memory before DuckDB moves data to temporary
+#: files (``$RANKHOUSE_MEMORY_LIMIT``, in DuckDB's words: ``300MB``, ``2GB``). trec_eval holds
+#: a whole run in memory; this keeps rankhouse below it on large runs, at a small cost in time.
+SCRATCH_MEMORY_LIMIT = "300MB"
+
+
 def scratch_database():
     """An in-memory DuckDB connection holding the engine's (empty) tables and nothing else:
-    evaluating there needs no warehouse schema."""
+    evaluating there needs no warehouse schema.
+
+    Past :data:`SCRATCH_MEMORY_LIMIT` DuckDB spills to a folder of its own under the system's
+    temporary directory, which it creates when first needed and removes when closed. Not every
+    operator can spill: a computation that runs out of memory under the limit runs again
+    without it (:func:`compute`), so the limit bounds memory and never fails an evaluation.
+    """
+    import os
+    import tempfile
+    import uuid
+
     import duckdb
 
     from .warehouse import DUCKDB_CONFIG
 
-    duck = duckdb.connect(":memory:", config=DUCKDB_CONFIG)
+    spill = os.path.join(tempfile.gettempdir(), f"rankhouse-{os.getpid()}-{uuid.uuid4().hex[:8]}")
+    limit = os.environ.get("RANKHOUSE_MEMORY_LIMIT") or SCRATCH_MEMORY_LIMIT
+    config = DUCKDB_CONFIG | {"memory_limit": limit, "temp_directory": spill}
+    try:
+        duck = duckdb.connect(":memory:", config=config)
+    except duckdb.Error as exc:
+        raise RankhouseError(f"$RANKHOUSE_MEMORY_LIMIT={limit!r}: {_first_line(exc)}") from None
     duck.execute(ENGINE_TABLES)
+    duck.execute(f"SET VARIABLE {_BOUND_VARIABLE} = ?", [limit])
     return duck
+
+
+_BOUND_VARIABLE = "rankhouse_memory_limit"
+
+
+def _lift_memory_limit(duck) -> bool:
+    """Drop the in-memory database's limit after it ran out of memory (with a warning); False
+    when ``duck`` has no limit of rankhouse's to drop."""
+    limit = duck.execute(f"SELECT getvariable('{_BOUND_VARIABLE}')").fetchone()[0]
+    if limit is None:
+        return False
+    warnings.warn(
+        RankhouseWarning(
+            f"the evaluation needed more memory than $RANKHOUSE_MEMORY_LIMIT={limit!r} allows "
+            "DuckDB to hold without spilling: computed again without the limit"
+        ),
+        stacklevel=3,
+    )
+    duck.execute("RESET memory_limit")
+    duck.execute(f"RESET VARIABLE {_BOUND_VARIABLE}")
+    return True
 
 
 @dataclass(frozen=True)
@@ -216,9 +262,41 @@ def compute(
         The :class:`Values` (one per run, evaluated query and measure).
 
     Raises:
-        MeasureError: a bad option, a measure whose family is not declared, or a value the
-            family's SQL cannot compute (naming the file).
+        MeasureError: a bad option, a measure whose family is not declared, a value the
+            family's SQL cannot compute (naming the file), or DuckDB out of memory.
     """
+    import duckdb
+
+    run = partial(
+        _compute,
+        duck,
+        run_ids,
+        qrels_id,
+        measures,
+        relevance_level=relevance_level,
+        missing_queries=missing_queries,
+        max_rank=max_rank,
+        judged_only=judged_only,
+    )
+    try:
+        return run()
+    except duckdb.OutOfMemoryException as exc:
+        if not _lift_memory_limit(duck):
+            raise MeasureError(f"DuckDB ran out of memory: {_first_line(exc)}") from None
+    return run()  # every statement replaces what it builds: running again is safe
+
+
+def _compute(
+    duck,
+    run_ids: Sequence[int],
+    qrels_id: int,
+    measures: Sequence[Measure],
+    *,
+    relevance_level: int,
+    missing_queries: str,
+    max_rank: int | None,
+    judged_only: bool,
+) -> Values:
     if missing_queries not in MISSING_QUERIES:
         raise MeasureError(f"missing_queries must be 'zero' or 'skip', not {missing_queries!r}")
     if relevance_level < 0:

@@ -17,8 +17,12 @@ def main(argv: list[str] | None = None) -> None:
     direct = _trec_eval_call(args)
     if direct is not None:
         db, read_only, rest = direct
+        import warnings
+
+        from .errors import show_warning
         from .trec_eval import main as trec_eval
 
+        warnings.showwarning = show_warning
         sys.exit(trec_eval(rest, db=db, read_only=read_only))
     from .cli import app
 

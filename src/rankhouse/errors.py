@@ -9,6 +9,7 @@ is what the CLI prints.
 
 from __future__ import annotations
 
+import sys
 from dataclasses import dataclass
 from typing import Any
 
@@ -172,3 +173,9 @@ class NoWarehouseError(NotFoundError):
 
 class WarehouseLockedError(RankhouseError):
     """Another process held the DuckDB file for longer than the lock timeout."""
+
+
+def show_warning(message, category, filename, lineno, file=None, line=None) -> None:
+    """``warnings.showwarning`` for the command line: ``Warning: <text>`` on standard error."""
+    text = message.cli_text() if hasattr(message, "cli_text") else str(message)
+    print(f"Warning: {text}", file=sys.stderr)

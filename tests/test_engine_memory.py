@@ -1,0 +1,76 @@
+"""The in-memory engine database (trec-eval without a warehouse, ``rankhouse.evaluate`` on
+frames) holds at most ``$RANKHOUSE_MEMORY_LIMIT`` in memory: past it DuckDB spills to a
+folder under the system's temporary directory, and the values do not change."""
+
+from __future__ import annotations
+
+import random
+
+from conftest import EXAMPLES
+
+from rankhouse.engine import scratch_database
+
+
+def _files(tmp_path, queries=300, docs=1000):
+    """A run with tied scores and graded qrels: enough rows to pass a 30 MB limit."""
+    rng = random.Random(7)
+    qrels, run = [], []
+    for q in range(queries):
+        for d in rng.sample(range(docs * 2), 40):
+            qrels.append(f"{q} 0 d{d} {rng.choice([0, 0, 1, 2, 3])}")
+        for rank, d in enumerate(rng.sample(range(docs * 2), docs), 1):
+            run.append(f"{q} Q0 d{d} {rank} {rng.randint(0, 300) / 10} sys")
+    (tmp_path / "qrels").write_text("\n".join(qrels) + "\n")
+    (tmp_path / "run").write_text("\n".join(run) + "\n")
+    return tmp_path / "qrels", tmp_path / "run"
+
+
+def test_trec_eval_under_a_small_limit_spills_prints_the_same_and_leaves_no_file(tmp_path, run_cli):
+    qrels, run = _files(tmp_path)
+    spill_root = tmp_path / "tmp"
+    spill_root.mkdir()
+    args = ("trec-eval", "-q", "-m", "all_trec", qrels, run)
+    free = run_cli(*args, db=False)
+    env = {"RANKHOUSE_MEMORY_LIMIT": "30MB", "TMPDIR": str(spill_root)}
+    bounded = run_cli(*args, db=False, env=env)
+    assert free.exit_code == bounded.exit_code == 0, bounded.stderr
+    assert bounded.stdout == free.stdout
+    assert len(free.stdout.splitlines()) > 300 * 90  # every query, every measure
+    # rbp_resid's per-query lists cannot spill: computed again without the limit, and said
+    assert bounded.stderr.startswith("Warning: the evaluation needed more memory than ")
+    assert list(spill_root.iterdir()) == []  # DuckDB removed what it spilled
+
+
+def test_the_limit_is_in_force_and_spills_under_the_temporary_directory(tmp_path, monkeypatch):
+    import tempfile
+
+    monkeypatch.setenv("RANKHOUSE_MEMORY_LIMIT", "30MB")
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    duck = scratch_database()
+    try:
+        assert duck.execute("SELECT current_setting('memory_limit')").fetchone()[0] == "28.6 MiB"
+        duck.execute(
+            "INSERT INTO run_rows SELECT 1, (i // 1000)::VARCHAR, 'doc' || i::VARCHAR, NULL, "
+            "random() FROM range(2000000) AS t(i)"
+        )
+        assert duck.execute("SELECT count(*) FROM run_rows").fetchone()[0] == 2_000_000
+        spilled = duck.execute("SELECT path FROM duckdb_temporary_files()").fetchall()
+        assert spilled and all(path.startswith(str(tmp_path)) for (path,) in spilled)
+    finally:
+        duck.close()
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_a_limit_duckdb_cannot_read_is_one_clear_error(run_cli):
+    done = run_cli(
+        "trec-eval",
+        "-m",
+        "map",
+        EXAMPLES / "qrels.txt",
+        EXAMPLES / "run.bm25.txt",
+        db=False,
+        env={"RANKHOUSE_MEMORY_LIMIT": "lots"},
+    )
+    assert done.exit_code == 1
+    assert done.stderr.startswith("Error: $RANKHOUSE_MEMORY_LIMIT='lots': ")
+    assert "Memory must have a number" in done.stderr
