@@ -7,39 +7,33 @@
 --   rule, even though p^n > 0). Summed in rank order. Always 0 under -J. A query the run
 --   did not answer is scored on trec_eval's -c dummy ranking (one unjudged document): 1.
 --
--- Rows only for queries with an unjudged document retrieved (others are 0).
+-- Rows only for queries with an unjudged document retrieved (others are 0). Each query's
+-- unjudged ranks are listed and their weights added in one list_reduce (no row per rank).
 --
 -- Parameters:
 --   :p  DOUBLE  persistence
 
 WITH judged AS (
-    SELECT run_id, query_id, rank FROM rh_ranking WHERE grade >= 0
+    SELECT run_id, query_id, list(rank) AS ranks
+    FROM rh_ranking
+    WHERE grade >= 0
+    GROUP BY run_id, query_id
 ),
-judged_counts AS (
-    SELECT run_id, query_id, count(*) AS n FROM judged GROUP BY run_id, query_id
-),
-unjudged_queries AS (
-    SELECT q.run_id, q.query_id, q.eval_n
-    FROM rh_queries AS q
-    LEFT JOIN judged_counts AS j ON j.run_id = q.run_id AND j.query_id = q.query_id
-    WHERE q.eval_n > coalesce(j.n, 0)
-),
-ranks AS (
-    SELECT run_id, query_id, eval_n, unnest(range(1, eval_n + 1)) AS i
-    FROM unjudged_queries
-),
-unjudged AS (
-    SELECT r.run_id, r.query_id, r.eval_n, r.i
-    FROM ranks AS r
-    ANTI JOIN judged AS j ON j.run_id = r.run_id AND j.query_id = r.query_id AND j.rank = r.i
+weights AS (
+    SELECT list(w ORDER BY i) AS w FROM rh_rbp_weights
 )
 SELECT
-    u.run_id,
-    u.query_id,
-    any_value(last.w)
+    q.run_id,
+    q.query_id,
+    weights.w[q.eval_n + 1]
         + (CAST(1 AS DOUBLE) - CAST(:p AS DOUBLE))
-          * list_reduce(list(w.w ORDER BY u.i), lambda acc, x: acc + x) AS value
-FROM unjudged AS u
-JOIN rh_rbp_weights AS w ON w.i = u.i
-JOIN rh_rbp_weights AS last ON last.i = u.eval_n + 1
-GROUP BY u.run_id, u.query_id
+          * list_reduce(
+                list_transform(
+                    list_filter(range(1, q.eval_n + 1),
+                                lambda i: NOT list_contains(coalesce(j.ranks, []), i)),
+                    lambda i: weights.w[i]),
+                lambda acc, x: acc + x) AS value
+FROM rh_queries AS q
+LEFT JOIN judged AS j ON j.run_id = q.run_id AND j.query_id = q.query_id
+CROSS JOIN weights
+WHERE q.eval_n > coalesce(len(j.ranks), 0)
