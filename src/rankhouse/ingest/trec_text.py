@@ -111,11 +111,12 @@ def _stage_columns(kind: str, order: str, field, count: str) -> str:
 
     Under order 'rank' a line of five fields is ``qid Q0 docid rank tag`` (no score).
     """
-    rank = integer_sql(field(4))
+    # a TREC field holds no space or tab: they delimit fields in every reader
+    rank = integer_sql(field(4), spaced=False)
     if kind == "qrels":
         return f"{field(1)} AS query_id, {field(3)} AS doc_id, {rank} AS grade, {count} AS nf"
     if order == "score":
-        score, tag = score_sql(field(5)), field(6)
+        score, tag = score_sql(field(5), spaced=False), field(6)
     else:
         score = f"-CAST({rank} AS DOUBLE)"
         tag = f"CASE WHEN {count} = 5 THEN {field(5)} ELSE {field(6)} END"
@@ -194,8 +195,8 @@ def insert_run_rows(
     spec = "{" + ", ".join(f"'{name}': 'VARCHAR'" for name in names) + "}"
     irregular = " OR ".join(f"{name} IS NULL OR {name} = ''" for name in names)
     irregular += " OR starts_with(c1, '#')"
-    rank = integer_sql("c4")
-    score = score_sql("c5") if order == "score" else "-CAST(rank AS DOUBLE)"
+    rank = integer_sql("c4", spaced=False)
+    score = score_sql("c5", spaced=False) if order == "score" else "-CAST(rank AS DOUBLE)"
     bad_value = "score IS NULL OR isnan(score)" if order == "score" else "rank IS NULL"
     other_tag = "c6 <> ?" if tag is not None else "false"
     tag_param = [tag] if tag is not None else []
