@@ -160,15 +160,17 @@ class Values:
         return result
 
     def by_query(self, run_id: int) -> dict[str, dict[str, float]]:
-        """One run's values: measure name -> {query id: value}."""
+        """One run's values: measure name -> {query id: value}, queries in byte order."""
         names = [m.name for m in self.measures]
         table: dict[str, dict[str, float]] = {name: {} for name in names}
+        # one row per measure with its values as lists: Python builds each dict in one call
         rows = self.duck.execute(
-            f"SELECT measure_idx, query_id, value FROM {VALUES_TABLE} WHERE run_id = $run_id",
+            f"SELECT measure_idx, list(query_id ORDER BY query_id), list(value ORDER BY query_id)"
+            f" FROM {VALUES_TABLE} WHERE run_id = $run_id GROUP BY measure_idx",
             {"run_id": run_id},
         ).fetchall()
-        for idx, query_id, value in rows:
-            table[names[idx]][query_id] = value
+        for idx, queries, values in rows:
+            table[names[idx]] = dict(zip(queries, values, strict=True))
         return table
 
     def frame(self) -> pd.DataFrame:

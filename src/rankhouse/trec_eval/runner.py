@@ -412,7 +412,10 @@ def _topic_values(duck, options, requests, lines, by_query, run_id, qrels_id, to
     wanted = topics[:limit]
     for line, measure in lines:
         found = by_query.get(measure.name, {})
-        table.columns[line] = [found.get(qid, measure.empty_value) for qid in wanted]
+        if len(found) == len(wanted) and list(found) == wanted:  # the usual case, at C speed
+            table.columns[line] = list(found.values())
+        else:
+            table.columns[line] = [found.get(qid, measure.empty_value) for qid in wanted]
     for request in requests:
         if request.name == "relstring":
             length = relstring_length(request)
