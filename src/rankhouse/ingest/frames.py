@@ -85,6 +85,11 @@ def _ids(col: _Column) -> pd.Series:
         return pd.Series(col.series.astype("int64").astype(str).to_numpy(dtype=object))
     if pd.api.types.is_float_dtype(dtype):
         raise col.error(0, f"is a float ({_shown(col.series.iloc[0])})", _ID_HINT)
+    if isinstance(dtype, pd.StringDtype):  # every value is a str: kept as it is, not boxed
+        empty = col.first((col.series == "").to_numpy(dtype=bool))
+        if empty is not None:
+            raise col.error(empty, "is empty")
+        return col.series.reset_index(drop=True)
     values = col.values()
     if pd.api.types.infer_dtype(values, skipna=False) != "string":
         for position, value in enumerate(values):

@@ -105,9 +105,21 @@ def frame_sha256(frame: pd.DataFrame) -> str:
         elif column.dtype.kind in "iu":
             digest.update(column.to_numpy(dtype="int64").tobytes())
         elif len(column):  # each value followed by \x1f, hashed as one string (same digest)
-            text = "\x1f".join(column.astype(str).tolist()) + "\x1f"
+            text = "\x1f".join(_strings(column)) + "\x1f"
             digest.update(text.encode("utf-8", "surrogatepass"))
     return digest.hexdigest()
+
+
+def _strings(column: pd.Series) -> list[str]:
+    """``column``'s values as ``str`` gives them; the ids of a canonical frame already are str
+    (then no conversion, which on millions of rows costs more than the hash)."""
+    import pandas as pd
+
+    if isinstance(column.dtype, pd.StringDtype) and not column.hasnans:
+        return column.tolist()
+    if column.dtype == object and pd.api.types.infer_dtype(column, skipna=False) == "string":
+        return column.tolist()
+    return column.astype(str).tolist()
 
 
 #: From this many rows a numpy sort of the hashes counts repeats; below it DuckDB counts them
