@@ -1,5 +1,6 @@
 """``--help`` reads as words (flags as flags, metavars, no Python types), a flag given a
-value is a usage error, trec-eval prints its help, and a range is stated once."""
+value is a usage error, trec-eval prints its help, a range is stated once, and `--version`
+prints one line whichever way it is reached."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ import pytest
 import typer.main
 from conftest import EXAMPLES
 
+import rankhouse
 from rankhouse.cli import app
 
 QRELS = str(EXAMPLES / "qrels.txt")
@@ -142,3 +144,11 @@ def test_alpha_range_is_said_once(run_cli, alpha):
     )
     help_text = _flat(run_cli("compare", "--help", db=False).stdout)
     assert "strictly between 0 and 1" in help_text and "0.0<=x<=1.0" not in help_text
+
+
+def test_version_alone_and_through_typer_print_the_same_line(run_cli, tmp_path):
+    alone = run_cli("--version", db=False)  # answered before Typer is imported
+    through = run_cli("--read-only", "--version", db=False)  # Typer's eager option
+    assert alone.exit_code == through.exit_code == 0
+    assert alone.stdout == through.stdout == f"rankhouse {rankhouse.__version__}\n"
+    assert alone.stderr == through.stderr == ""

@@ -2,8 +2,9 @@
 
 ``rankhouse trec-eval`` is a drop-in for the trec_eval binary, so it starts like one: its
 arguments are trec_eval's own (the runner parses them), and going through the Typer app
-would only add the cost of importing it. Every other command, and any global option this
-module does not know, goes to :data:`rankhouse.cli.app`.
+would only add the cost of importing it; ``rankhouse --version`` alone prints the version
+the same way. Every other command, and any global option this module does not know, goes
+to :data:`rankhouse.cli.app`.
 """
 
 from __future__ import annotations
@@ -14,6 +15,11 @@ import sys
 def main(argv: list[str] | None = None) -> None:
     """Run the command line ``argv`` (default ``sys.argv[1:]``) and exit with its status."""
     args = sys.argv[1:] if argv is None else list(argv)
+    if args == ["--version"]:  # what Typer would print, without importing it
+        from . import __version__
+
+        print(f"rankhouse {__version__}")
+        sys.exit(0)
     direct = _trec_eval_call(args)
     if direct is not None:
         db, read_only, rest = direct
