@@ -27,8 +27,10 @@ def _files(tmp_path, queries=300, docs=1000):
     for q in range(queries):
         for d in rng.sample(range(docs * 2), 40):
             qrels.append(f"{q} 0 d{d} {rng.choice([0, 0, 1, 2, 3])}")
-        for rank, d in enumerate(rng.sample(range(docs * 2), docs), 1):
-            run.append(f"{q} Q0 d{d} {rank} {rng.randint(0, 300) / 10} sys")
+        scored = [(rng.randint(0, 300) / 10, d) for d in rng.sample(range(docs * 2), docs)]
+        scored.sort(key=lambda pair: -pair[0])  # ranks that agree with the scores
+        for rank, (score, d) in enumerate(scored, 1):
+            run.append(f"{q} Q0 d{d} {rank} {score} sys")
     (tmp_path / "qrels").write_text("\n".join(qrels) + "\n")
     (tmp_path / "run").write_text("\n".join(run) + "\n")
     return tmp_path / "qrels", tmp_path / "run"
