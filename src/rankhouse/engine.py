@@ -163,13 +163,23 @@ class Values:
         """One run's values: measure name -> {query id: value}, queries in byte order."""
         names = [m.name for m in self.measures]
         table: dict[str, dict[str, float]] = {name: {} for name in names}
-        # one row per measure with its values as lists: Python builds each dict in one call
+        # Every measure has a value for every evaluated query (compute fills them in): the
+        # query ids cross into Python once, each measure's values as one list.
+        binds = {"run_id": run_id}
+        queries = (
+            self.duck.execute(
+                f"SELECT list(DISTINCT query_id ORDER BY query_id) FROM {VALUES_TABLE} "
+                "WHERE run_id = $run_id",
+                binds,
+            ).fetchone()[0]
+            or []
+        )
         rows = self.duck.execute(
-            f"SELECT measure_idx, list(query_id ORDER BY query_id), list(value ORDER BY query_id)"
-            f" FROM {VALUES_TABLE} WHERE run_id = $run_id GROUP BY measure_idx",
-            {"run_id": run_id},
+            f"SELECT measure_idx, list(value ORDER BY query_id) FROM {VALUES_TABLE} "
+            "WHERE run_id = $run_id GROUP BY measure_idx",
+            binds,
         ).fetchall()
-        for idx, queries, values in rows:
+        for idx, values in rows:
             table[names[idx]] = dict(zip(queries, values, strict=True))
         return table
 
