@@ -146,7 +146,7 @@ def test_alpha_range_is_said_once(run_cli, alpha):
     assert "strictly between 0 and 1" in help_text and "0.0<=x<=1.0" not in help_text
 
 
-def test_version_alone_and_through_typer_print_the_same_line(run_cli, tmp_path):
+def test_version_alone_and_through_typer_print_the_same_line(run_cli):
     alone = run_cli("--version", db=False)  # answered before Typer is imported
     through = run_cli("--read-only", "--version", db=False)  # Typer's eager option
     assert alone.exit_code == through.exit_code == 0

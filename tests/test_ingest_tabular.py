@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import hashlib
+import struct
+
 import pandas as pd
 import pytest
 
@@ -58,6 +61,18 @@ def test_dataframe_mapping_dedup_and_default_name(warehouse):
     assert first.name.startswith("dataframe-") and first.system_tag == "run"
     [again] = warehouse.ingest_run(RUN.copy(), columns=MAPPING)
     assert not again.created and again.id == first.id
+
+
+@pytest.mark.parametrize("dtype", ["str", "string", object])
+def test_a_frame_is_named_by_its_content_whatever_its_string_dtype(warehouse, dtype):
+    frame = RUN.astype({"QUERY_KEY": dtype, "DOC_KEY": dtype})
+    [stored] = warehouse.ingest_run(frame, columns=MAPPING)
+    # frame_sha256's serialization, by hand: the field names, then each field's values
+    digest = hashlib.sha256(b"qid\tdocid\tscore")
+    digest.update(b"\x00qid\x00" + "\x1f".join(["010", "010", "10", ""]).encode())
+    digest.update(b"\x00docid\x00" + "\x1f".join(["a", "b", "a", ""]).encode())
+    digest.update(b"\x00score\x00" + struct.pack("=3d", 1.5, 2.5, 0.5))
+    assert stored.name == f"dataframe-{digest.hexdigest()[:8]}"
 
 
 def test_qrels_from_csv_with_mapping_and_dataframe(warehouse, tmp_path):

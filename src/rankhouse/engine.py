@@ -55,6 +55,8 @@ CREATE TABLE run_rows (run_id INTEGER NOT NULL, query_id VARCHAR NOT NULL,
 #: files (``$RANKHOUSE_MEMORY_LIMIT``, in DuckDB's words: ``300MB``, ``2GB``). trec_eval holds
 #: a whole run in memory; this keeps rankhouse below it on large runs, at a small cost in time.
 SCRATCH_MEMORY_LIMIT = "300MB"
+#: The DuckDB variable that marks a connection as bounded by rankhouse (it holds the limit).
+_BOUND_VARIABLE = "rankhouse_memory_limit"
 
 
 def scratch_database():
@@ -84,9 +86,6 @@ def scratch_database():
     duck.execute(ENGINE_TABLES)
     duck.execute(f"SET VARIABLE {_BOUND_VARIABLE} = ?", [limit])
     return duck
-
-
-_BOUND_VARIABLE = "rankhouse_memory_limit"
 
 
 def _lift_memory_limit(duck) -> bool:

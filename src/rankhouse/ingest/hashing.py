@@ -115,11 +115,12 @@ def _strings(column: pd.Series) -> list[str]:
     (then no conversion, which on millions of rows costs more than the hash)."""
     import pandas as pd
 
-    if isinstance(column.dtype, pd.StringDtype) and not column.hasnans:
-        return column.tolist()
-    if column.dtype == object and pd.api.types.infer_dtype(column, skipna=False) == "string":
-        return column.tolist()
-    return column.astype(str).tolist()
+    strings = (
+        isinstance(column.dtype, pd.StringDtype)
+        or column.dtype == object
+        and pd.api.types.infer_dtype(column, skipna=False) == "string"
+    )
+    return column.tolist() if strings and not column.hasnans else column.astype(str).tolist()
 
 
 #: From this many rows a numpy sort of the hashes counts repeats; below it DuckDB counts them
