@@ -294,7 +294,7 @@ class DuckDB:
     dialect = "duckdb"
 
     def __init__(self, path: str, *, read_only: bool = False, config: dict | None = None):
-        import duckdb
+        from .duck import duckdb
 
         self.path = path
         self.duck = duckdb.connect(path, read_only=read_only, config=config or {})
@@ -423,7 +423,7 @@ def database_errors(dialect: str) -> tuple[type[BaseException], ...]:
         import sqlalchemy as sa
 
         return (sa.exc.DBAPIError, psycopg.Error)  # psycopg's own: execute_raw, COPY
-    import duckdb
+    from .duck import duckdb
 
     return (duckdb.Error,)
 

@@ -68,7 +68,7 @@ class RowCache:
         """Write the rows of ``select`` (run on the DuckDB connection ``duck``) as the file
         of ``identity``. A cache that cannot be written is no error: the next evaluation
         fetches the rows again."""
-        import duckdb
+        from .duck import duckdb
 
         final = self.path(identity)
         partial = final.with_name(f".{final.stem}.{os.getpid()}.tmp")

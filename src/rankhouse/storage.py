@@ -42,6 +42,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
 
+from .duck import load_package
 from .errors import ConflictError, RankhouseError, RankhouseWarning
 
 if TYPE_CHECKING:
@@ -234,6 +235,7 @@ def publish_all(wh: Warehouse, scratch: Warehouse) -> None:
             ).scalar_one()
         with scratch.connect() as source:
             duck = scratch.duckdb_connection(source)
+            load_package()  # a DataFrame scanned, the rows read through the relation API
             duck.register("_rankhouse_ids", _id_frame(new_ids))
             try:
                 rows = duck.sql(
@@ -307,6 +309,7 @@ def _copy_stored(conn, scratch: Warehouse, copy: tuple, old_id: int, new_id: int
     """COPY the rows of one qrels set or run from the scratch warehouse under its new id."""
     table, columns = copy
     id_column, *rest = columns
+    load_package()  # the rows are read through the relation API
     with scratch.connect() as source:
         rows = scratch.duckdb_connection(source).sql(
             f"SELECT CAST($new AS INTEGER) AS {id_column}, {', '.join(rest)} FROM {table} "
@@ -399,5 +402,6 @@ def store_values(wh: Warehouse, conn: Connection, duck, ids: dict[tuple[int, int
             f"INSERT INTO evaluation_values (evaluation_id, query_id, value) {select}", params
         )
         return
+    load_package()  # the rows are read through the relation API
     rows = duck.sql(select, params=params).to_arrow_reader(batch_size=100_000)
     copy_into(conn, "evaluation_values", rows)

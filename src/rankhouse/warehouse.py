@@ -110,9 +110,8 @@ class Warehouse:
     def _open_database(url: str, read_only: bool, create: bool = True):
         path = _duckdb_path(url)
         if path is not None:
-            import duckdb
-
             from .db import DuckDB
+            from .duck import duckdb
 
             config = dict(DUCKDB_CONFIG)
             if path == ":memory:":

@@ -8,8 +8,7 @@ import zlib
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-import duckdb
-
+from ..duck import duckdb
 from ..errors import InputError, Message, Option
 from ..storage import ingest as storage_ingest
 from ..storage import is_shared

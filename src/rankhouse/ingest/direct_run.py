@@ -17,8 +17,7 @@ import json
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-import duckdb
-
+from ..duck import duckdb
 from . import store, trec_text
 from .hashing import NUMPY_FROM, BackgroundHash, count_repeats
 from .progress import IngestProgress

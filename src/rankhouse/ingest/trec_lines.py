@@ -16,6 +16,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
+from ..duck import load_package
 from ..errors import InputError
 from .files import open_decompressed
 from .sources import Source
@@ -121,6 +122,7 @@ def stage_exactly(duck, source: Source, columns_sql: str) -> None:
                 "nf": pa.array([len(fields) for fields in batch], type=pa.int64()),
             }
         )
+        load_package()  # an Arrow table is scanned
         duck.register(_TABLE, table)
         try:
             if created:

@@ -11,8 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-import duckdb
-
+from ..duck import duckdb
 from ..errors import Either, InputError, Message, Option
 from .checks import integer_problem, integer_sql, score_problem, score_sql
 from .files import open_decompressed

@@ -15,8 +15,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import NamedTuple
 
-import duckdb
-
+from ..duck import duckdb
 from ..ingest import trec_text
 from ..ingest.files import duckdb_readable
 from ..ingest.hashing import count_repeated

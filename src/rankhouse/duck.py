@@ -1,0 +1,26 @@
+"""DuckDB's engine, imported without the Python layers rankhouse's SQL does not use.
+
+Since duckdb 1.4 the engine is the extension module ``_duckdb``: connections, SQL, pandas
+scans and the exception classes. The ``duckdb`` package re-exports all of it and adds, in
+Python, a relation and expression API and the code that lets DuckDB scan Arrow objects;
+importing that layer takes about 0.07 s, a quarter of a short command's run. So modules
+that only run SQL take the engine as ``from .duck import duckdb`` (the same classes and
+functions, under the name they always had), and a module that scans Arrow data or a
+user's DataFrame, or uses the relation API, calls :func:`load_package` first.
+"""
+
+from __future__ import annotations
+
+try:
+    import _duckdb as duckdb
+except ImportError:  # duckdb before 1.4: the package holds the engine itself
+    import duckdb
+
+__all__ = ["duckdb", "load_package"]
+
+
+def load_package() -> None:
+    """Import the ``duckdb`` package, which every connection then has: Arrow objects
+    (pyarrow tables and readers, DataFrames with Arrow-backed columns) become scannable,
+    and connections gain ``.sql()`` and the rest of the relation API. Cheap once done."""
+    import duckdb as package  # noqa: F401

@@ -1,0 +1,112 @@
+"""What a command imports: each heavy library costs start-up time on every call.
+
+Each case runs the real command in a fresh Python process and reads ``sys.modules`` at exit.
+The expectations are the design: help and the measure list need no DuckDB; trec-eval and
+eval from TREC files need DuckDB's engine (``_duckdb``) but not the ``duckdb`` package's
+Python layer, pandas, pyarrow or SQLAlchemy. Paths that scan Arrow data load the package
+first, and the last tests run those in fresh processes too.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+HEAVY = ("_duckdb", "duckdb", "pandas", "pyarrow", "sqlalchemy")
+
+# Runs the console script's main() with argv, then prints which HEAVY modules were imported.
+_PROBE = f"""
+import atexit, json, sys
+atexit.register(lambda: print(json.dumps([m for m in {HEAVY!r} if m in sys.modules]),
+                              file=sys.stderr))
+from rankhouse.entry import main
+main(sys.argv[1:])
+"""
+
+engine_module = pytest.mark.skipif(
+    importlib.util.find_spec("_duckdb") is None,
+    reason="this duckdb (before 1.4) has no separate engine module",
+)
+
+
+def _imported(tmp_path: Path, *args: str) -> list[str]:
+    done = subprocess.run(
+        [sys.executable, "-c", _PROBE, *args],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr
+    return json.loads(done.stderr.strip().splitlines()[-1])
+
+
+@pytest.fixture
+def trec_files(tmp_path: Path) -> tuple[Path, Path]:
+    qrels = tmp_path / "q.txt"
+    qrels.write_text("1 0 a 1\n1 0 b 0\n2 0 c 2\n")
+    run = tmp_path / "r.txt"
+    run.write_text("1 Q0 a 1 2.0 sys\n1 Q0 b 2 1.0 sys\n2 Q0 d 1 3.0 sys\n")
+    return qrels, run
+
+
+@pytest.mark.parametrize("args", [["--help"], ["measures"], ["--version"]])
+def test_help_and_measures_import_no_engine(tmp_path, args):
+    assert _imported(tmp_path, *args) == []
+
+
+@engine_module
+def test_trec_eval_imports_the_engine_alone(tmp_path, trec_files):
+    qrels, run = trec_files
+    assert _imported(tmp_path, "trec-eval", "-m", "all_trec", str(qrels), str(run)) == ["_duckdb"]
+
+
+@engine_module
+def test_eval_into_a_duckdb_file_imports_the_engine_alone(tmp_path, trec_files):
+    qrels, run = trec_files
+    db = str(tmp_path / "w.duckdb")
+    for _ in range(2):  # a new warehouse, then the values stored
+        imported = _imported(tmp_path, "--db", db, "eval", str(qrels), str(run), "-m", "P@1")
+        assert imported == ["_duckdb"]
+
+
+def test_csv_ingest_in_a_fresh_process(tmp_path):
+    """CSV rows reach DuckDB as Arrow tables: the package is loaded before they are scanned."""
+    run = tmp_path / "run.csv"
+    run.write_text("query_id,doc_id,score\n1,a,2.5\n1,b,1.5\n")
+    db = str(tmp_path / "w.duckdb")
+    assert "duckdb" in _imported(tmp_path, "--db", db, "ingest", "run", str(run))
+    sql = "SELECT doc_id, score FROM run_rows ORDER BY doc_id"
+    done = subprocess.run(
+        [sys.executable, "-m", "rankhouse", "--db", db, "sql", sql, "--format", "csv"],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        timeout=120,
+    )
+    assert done.stdout.splitlines() == ["doc_id,score", "a,2.5", "b,1.5"]
+
+
+def test_arrow_backed_frames_in_a_fresh_process(tmp_path):
+    """rankhouse.evaluate scans a DataFrame whose columns are Arrow-backed."""
+    script = """
+import pandas as pd, pyarrow as pa, rankhouse
+text = pd.ArrowDtype(pa.string())
+qrels = pd.DataFrame({"query_id": ["1", "1"], "doc_id": ["a", "b"], "relevance": [1, 0]})
+run = pd.DataFrame({"query_id": ["1", "1", "1"], "doc_id": ["b", "a", "c"],
+                    "score": [3.0, 2.0, 1.0]})
+qrels = qrels.astype({"query_id": text, "doc_id": text})
+run = run.astype({"query_id": text, "doc_id": text, "score": pd.ArrowDtype(pa.float64())})
+print(rankhouse.evaluate(qrels, run, ["P@2", "RR"]).summary.iloc[0, 1:].tolist())
+"""
+    done = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, cwd=tmp_path, timeout=120
+    )
+    assert done.returncode == 0, done.stderr
+    # a at rank 2 is the one relevant document: P@2 = 1/2, RR = 1/2
+    assert done.stdout.strip() == "[0.5, 0.5]"
