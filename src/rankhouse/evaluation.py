@@ -385,7 +385,7 @@ def evaluate_frames(
         An :class:`EvaluationResult` (``evaluation_id`` is empty: nothing is stored).
     """
     from .db import DuckDBConnection
-    from .engine import compute, scratch_database
+    from .engine import compute, scratch_cursor
     from .evaluation_checks import check_argument_order, check_overlap
     from .ingest.api import load_into_engine
     from .ingest.shapes import qrels_source, run_sources
@@ -393,8 +393,7 @@ def evaluate_frames(
 
     check_argument_order(qrels, run)
     measure_list, labels = _requested(measures, relevance_level, missing_queries, {})
-    duck = scratch_database()
-    try:
+    with scratch_cursor() as duck:
         qrels_data, implied = qrels_source(qrels)
         mapping = {**(implied or {}), **parse_columns(qrels_columns)}
         [qrels_set] = load_into_engine(duck, qrels_data, "qrels", columns=mapping or None)
@@ -453,8 +452,6 @@ def evaluate_frames(
             for a in values.aggregates()
         ]
         per_query = _engine_values(duck, [r.id for r in runs], names, values.measures)
-    finally:
-        duck.close()
     measure_names = [m.name for m in measure_list]
     return EvaluationResult(rows, per_query, measure_names, counts, qrels_set.name, labels)
 
