@@ -7,8 +7,9 @@
 --   rule, even though p^n > 0). Summed in rank order. Always 0 under -J. A query the run
 --   did not answer is scored on trec_eval's -c dummy ranking (one unjudged document): 1.
 --
--- Rows only for queries with an unjudged document retrieved (others are 0). Each query's
--- unjudged ranks are listed and their weights added in one list_reduce (no row per rank).
+-- Rows only for queries with an unjudged document retrieved (others are 0). One list_reduce
+-- walks each query's ranks in order, adding the weight of an unjudged rank and an exact 0
+-- for a judged one (no row per rank, and one pass instead of filter, transform and sum).
 --
 -- Parameters:
 --   :p  DOUBLE  persistence
@@ -28,11 +29,10 @@ SELECT
     weights.w[q.eval_n + 1]
         + (CAST(1 AS DOUBLE) - CAST(:p AS DOUBLE))
           * list_reduce(
-                list_transform(
-                    list_filter(range(1, q.eval_n + 1),
-                                lambda i: NOT list_contains(coalesce(j.ranks, []), i)),
-                    lambda i: weights.w[i]),
-                lambda acc, x: acc + x) AS value
+                range(1, q.eval_n + 1),
+                lambda acc, i: acc + CASE WHEN list_contains(coalesce(j.ranks, []), i)
+                                          THEN CAST(0 AS DOUBLE) ELSE weights.w[i] END,
+                CAST(0 AS DOUBLE)) AS value
 FROM rh_queries AS q
 LEFT JOIN judged AS j ON j.run_id = q.run_id AND j.query_id = q.query_id
 CROSS JOIN weights
