@@ -8,8 +8,8 @@
 --   did not answer is scored on trec_eval's -c dummy ranking (one unjudged document): 1.
 --
 -- Rows only for queries with an unjudged document retrieved (others are 0). One list_reduce
--- walks each query's ranks in order, adding the weight of an unjudged rank and an exact 0
--- for a judged one (no row per rank, and one pass instead of filter, transform and sum).
+-- walks the weights w_1..w_n in rank order, adding the weight of an unjudged rank and an
+-- exact 0 for a judged one (no row per rank, one pass).
 --
 -- Parameters:
 --   :p  DOUBLE  persistence
@@ -29,9 +29,10 @@ SELECT
     weights.w[q.eval_n + 1]
         + (CAST(1 AS DOUBLE) - CAST(:p AS DOUBLE))
           * list_reduce(
-                range(1, q.eval_n + 1),
-                lambda acc, i: acc + CASE WHEN list_contains(coalesce(j.ranks, []), i)
-                                          THEN CAST(0 AS DOUBLE) ELSE weights.w[i] END,
+                weights.w[1:q.eval_n],
+                -- x = w_i; no judged ranks (NULL) adds every weight
+                lambda acc, x, i: acc + CASE WHEN list_contains(j.ranks, i)
+                                             THEN CAST(0 AS DOUBLE) ELSE x END,
                 CAST(0 AS DOUBLE)) AS value
 FROM rh_queries AS q
 LEFT JOIN judged AS j ON j.run_id = q.run_id AND j.query_id = q.query_id
