@@ -105,7 +105,7 @@ joined AS (
            coalesce(c.gains, CAST([] AS DOUBLE[])) AS gains,
            coalesce(c.dcg, [CAST(0 AS DOUBLE)]) AS dcg,
            coalesce(c.cumulative, [CAST(0 AS DOUBLE)]) AS cumulative,
-           i.m, i.stop, i.gains AS ideal, i.idcg, i.total, i.costs
+           i.m, i.stop, list_append(i.gains, i.stop) AS ideal_stop, i.idcg, i.total, i.costs
     FROM rh_stats AS s
     JOIN ideal_sums AS i ON i.query_id = s.query_id
     LEFT JOIN curves AS c ON c.run_id = s.run_id AND c.query_id = s.query_id
@@ -124,9 +124,7 @@ measured AS (
         len(list_filter(gains, lambda g: g > 0)) AS s,
         -- Rndcg points
         list_transform(
-            list_filter(range(2, m + 2),
-                        lambda p: list_append(ideal, stop)[p]
-                                  <> list_append(ideal, stop)[p - 1]),
+            list_filter(range(2, m + 2), lambda p: ideal_stop[p] <> ideal_stop[p - 1]),
             lambda p: dcg[len(list_filter(ranks, lambda r: r <= least(p - 1, n))) + 1]
                       / idcg[p]) AS points,
         -- G
