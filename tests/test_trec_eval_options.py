@@ -168,3 +168,24 @@ def test_depths_beyond_any_ranking_are_the_whole_ranking(tmp_path, args, same_as
 def test_real_cutoffs_print_at_most_8_characters(spec, names):
     """As trec_eval 10 prints them (checked by hand against the binary)."""
     assert [n for r in resolve_measures([spec]) for n in r.line_names()] == names
+
+
+def test_relstring_without_q_prints_nothing_and_c_still_overwrites_the_dummy(tmp_path):
+    """relstring has no summary line, so without -q it is not computed; -c's overwrite of the
+    missing topic's utility and rbp_resid (spec 5) still applies. By hand: q1 retrieves its one
+    relevant document (utility 1, rbp_resid 0, P_5 1/5); q2 is missing, scored on the dummy
+    ranking and overwritten to utility 0, rbp_resid 0 (P_5 0)."""
+    import io
+
+    from rankhouse.trec_eval import main
+
+    (tmp_path / "q").write_text("q1 0 d1 1\nq2 0 d2 1\n")
+    (tmp_path / "r").write_text("q1 Q0 d1 1 1.0 t\n")
+    out = io.StringIO()
+    args = ["-c", "-m", "relstring", "-m", "utility", "-m", "rbp_resid", "-m", "P.5"]
+    assert main([*args, str(tmp_path / "q"), str(tmp_path / "r")], out=out) == 0
+    assert out.getvalue() == (
+        "P_5                   \tall\t0.1000\n"
+        "utility               \tall\t0.5000\n"
+        "rbp_resid             \tall\t0.0000\n"
+    )

@@ -417,7 +417,8 @@ def _topic_values(duck, options, requests, lines, by_query, run_id, qrels_id, to
         else:
             table.columns[line] = [found.get(qid, measure.empty_value) for qid in wanted]
     for request in requests:
-        if request.name == "relstring":
+        # relstring has no summary line: without -q nothing of it is printed
+        if request.name == "relstring" and options.per_topic:
             length = relstring_length(request)
             found = relstrings(duck, options, run_id, qrels_id, length)
             # trec_eval's -c dummy ranking is one document not in the qrels (gone under -J
@@ -524,8 +525,10 @@ def _overwrite_dummy(table: TopicValues, i: int, requests: list[Request]) -> Non
     # trec_eval overwrites these by exact printed name, so parameterised names keep the
     # dummy's values (spec 5, QUIRK). num_ret and unj_* are already 0 in SQL.
     for request in requests:
-        if request.name in ("utility", "rbp_resid", "relstring") and not request.explicit:
-            table.columns[request.name][i] = "" if request.name == "relstring" else 0.0
+        name = request.name
+        overwritten = name in ("utility", "rbp_resid", "relstring") and not request.explicit
+        if overwritten and name in table.columns:  # relstring is only read for -q
+            table.columns[name][i] = "" if name == "relstring" else 0.0
 
 
 def _print(options, requests, topics, per_topic, out, runid, num_positive, failure) -> None:
