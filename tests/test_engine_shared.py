@@ -85,3 +85,28 @@ def test_a_lifted_memory_limit_is_put_back_when_the_call_ends(monkeypatch):
         assert duck.execute("SELECT current_setting('memory_limit')").fetchone()[0] == "190.7 MiB"
         tables = duck.execute("SELECT table_name, temporary FROM duckdb_tables() ORDER BY 1")
         assert tables.fetchall() == [("judgments", True), ("run_rows", True)]
+
+
+def _shared_databases() -> list:
+    """This process's databases under the memory limit in force (each limit has its own)."""
+    from rankhouse import engine
+
+    key = (os.getpid(), engine._scratch_limit())
+    return [shared for found, shared in engine._SHARED.items() if found == key]
+
+
+def test_small_calls_share_one_database_and_a_large_call_retires_it(monkeypatch):
+    from rankhouse import engine
+
+    assert _means(_run("a", "b")) == A_FIRST
+    [kept] = _shared_databases()
+    assert _means(_run("b", "c")) == B_FIRST
+    assert _shared_databases() == [kept]  # the same database, not a new one per call
+    # 4 judgments and 5 run rows: more than this threshold, so the call retires the database
+    monkeypatch.setattr(engine, "KEEP_DATABASE_UP_TO", 8)
+    assert _means(_run("a", "b")) == A_FIRST
+    assert _shared_databases() == []
+    assert kept.retired and kept.users == 0
+    with pytest.raises(Exception, match="closed"):  # its memory went back with it
+        kept.connection.execute("SELECT 1")
+    assert _means(_run("b", "c")) == B_FIRST  # the next call makes a new one
