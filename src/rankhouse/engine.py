@@ -265,12 +265,10 @@ class Values:
                 result.append(Aggregate(run_id, measure, value, num_q))
         return result
 
-    def by_query(self, run_id: int) -> dict[str, dict[str, float]]:
-        """One run's values: measure name -> {query id: value}, queries in byte order."""
-        names = [m.name for m in self.measures]
-        table: dict[str, dict[str, float]] = {name: {} for name in names}
-        # Every measure has a value for every evaluated query (compute fills them in): the
-        # query ids cross into Python once, each measure's values as one list.
+    def columns(self, run_id: int) -> tuple[list[str], dict[str, list[float]]]:
+        """One run's values as columns: the evaluated query ids in byte order, and measure name
+        -> that measure's values in the same order (compute gives every measure a value for
+        every evaluated query, so each list is as long as the query ids)."""
         binds = {"run_id": run_id}
         queries = (
             self.duck.execute(
@@ -280,14 +278,15 @@ class Values:
             ).fetchone()[0]
             or []
         )
+        # one sorted scan, cut into measures here: cheaper than a sorted list per measure
         rows = self.duck.execute(
-            f"SELECT measure_idx, list(value ORDER BY query_id) FROM {VALUES_TABLE} "
-            "WHERE run_id = $run_id GROUP BY measure_idx",
+            f"SELECT value FROM {VALUES_TABLE} WHERE run_id = $run_id "
+            "ORDER BY measure_idx, query_id",
             binds,
         ).fetchall()
-        for idx, values in rows:
-            table[names[idx]] = dict(zip(queries, values, strict=True))
-        return table
+        n = len(queries)
+        values = [value for (value,) in rows]
+        return queries, {m.name: values[i * n : (i + 1) * n] for i, m in enumerate(self.measures)}
 
     def frame(self) -> pd.DataFrame:
         """The long frame ``run_id, query_id, measure, value`` (query and measure categorical),

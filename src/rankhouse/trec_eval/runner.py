@@ -364,6 +364,7 @@ def _engine_values(duck, options, requests, run_id, qrels_id, topics, limit) -> 
 
     lines = _lines(options, requests)
     by_query: dict[str, dict[str, float]] = {}
+    ready = None
     if lines and limit:
         values = compute(
             duck,
@@ -374,8 +375,14 @@ def _engine_values(duck, options, requests, run_id, qrels_id, topics, limit) -> 
             missing_queries="zero",
             **_engine_options(options),
         )
-        by_query = values.by_query(run_id)
-    return _topic_values(duck, options, requests, lines, by_query, run_id, qrels_id, topics, limit)
+        queries, columns = values.columns(run_id)
+        if queries == topics[:limit]:  # the usual case: the columns are the lines' values
+            ready = columns
+        else:
+            by_query = {n: dict(zip(queries, col, strict=True)) for n, col in columns.items()}
+    return _topic_values(
+        duck, options, requests, lines, by_query, run_id, qrels_id, topics, limit, ready
+    )
 
 
 def _stored_values(wh, options, requests, run_id, qrels_id, topics, limit) -> TopicValues:
@@ -404,13 +411,22 @@ def _stored_values(wh, options, requests, run_id, qrels_id, topics, limit) -> To
     return _topic_values(duck, options, requests, lines, by_query, run_id, qrels_id, topics, limit)
 
 
-def _topic_values(duck, options, requests, lines, by_query, run_id, qrels_id, topics, limit):
-    """Every printed line's values for the first ``limit`` topics; relstring from ``duck``."""
+def _topic_values(
+    duck, options, requests, lines, by_query, run_id, qrels_id, topics, limit, ready=None
+):
+    """Every printed line's values for the first ``limit`` topics; relstring from ``duck``.
+
+    ``by_query`` maps measure name -> {query id: value}; ``ready``, when given, maps measure
+    name -> the values of exactly those topics, in order (then ``by_query`` is not read).
+    """
     table = TopicValues(limit)
     if limit == 0:
         return table
     wanted = topics[:limit]
     for line, measure in lines:
+        if ready is not None:
+            table.columns[line] = list(ready[measure.name])  # a copy: -c overwrites in place
+            continue
         found = by_query.get(measure.name, {})
         if len(found) == len(wanted) and list(found) == wanted:  # the usual case, at C speed
             table.columns[line] = list(found.values())
