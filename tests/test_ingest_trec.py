@@ -190,3 +190,20 @@ def test_regular_first_line_then_other_whitespace_is_split_like_whitespace(
             "SELECT doc_id, rank, score FROM run_ranking ORDER BY position"
         ).fetchall()
     assert rows == [("a", 1, 3.0), ("b", 2, 2.0), ("c", 3, 1.0)]
+
+
+@pytest.mark.parametrize("compressed", [False, True])
+def test_odd_bytes_are_found_with_or_without_the_hash(tmp_path, compressed):
+    """trec-eval without a warehouse scans a run for odd bytes without hashing it; the scan
+    finds what the hashing scan finds (here a tab and a carriage return, past the first MiB)."""
+    import hashlib
+
+    from rankhouse.ingest.hashing import file_odd_bytes, file_sha256
+
+    text = b"1 Q0 d 1 1.0 r\n" * 100_000 + b"2\tQ0 d 1 1.0 r\r\n"
+    path = tmp_path / ("run.gz" if compressed else "run")
+    path.write_bytes(gzip.compress(text) if compressed else text)
+    seen: set[int] = set()
+    assert file_sha256(path, seen_whitespace=seen) == hashlib.sha256(text).hexdigest()
+    assert seen == {ord(" "), ord("\t"), ord("\r")}
+    assert file_odd_bytes(path) == seen

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -42,16 +42,39 @@ def file_sha256(
         InputError: a damaged or truncated compressed file (naming ``label``).
     """
     digest = hashlib.sha256()
+    for chunk in _chunks(path, on_bytes, seen_whitespace, label):
+        digest.update(chunk)
+    return digest.hexdigest()
+
+
+def file_odd_bytes(path: Path, label: str | None = None) -> set[int]:
+    """The :data:`ODD_BYTES` the file's decompressed bytes hold, as :func:`file_sha256`
+    collects them, for a reader that needs no hash (nothing is stored).
+
+    Raises:
+        InputError: a damaged or truncated compressed file (naming ``label``).
+    """
+    seen: set[int] = set()
+    for _ in _chunks(path, None, seen, label):
+        pass
+    return seen
+
+
+def _chunks(
+    path: Path,
+    on_bytes: Callable[[int], None] | None,
+    seen_whitespace: set[int] | None,
+    label: str | None,
+) -> Iterator[bytes]:
     unseen = set(ODD_BYTES) if seen_whitespace is not None else set()
     with open_decompressed(path, label) as stream:
         while chunk := stream.read(_CHUNK):
-            digest.update(chunk)
             for byte in [b for b in unseen if b in chunk]:
                 unseen.discard(byte)
                 seen_whitespace.add(byte)
             if on_bytes is not None:
                 on_bytes(stream.compressed_position())
-    return digest.hexdigest()
+            yield chunk
 
 
 class BackgroundHash:

@@ -25,7 +25,7 @@ from pathlib import Path
 
 from ..errors import InputError
 from ..ingest.files import duckdb_readable, open_decompressed
-from ..ingest.hashing import file_sha256
+from ..ingest.hashing import file_odd_bytes, file_sha256
 from .options import TrecEvalExit, atof, atol
 
 _WHITESPACE = re.compile(rb"[ \t\r\v\f]+")
@@ -366,6 +366,20 @@ def results_sha256(file: str, whitespace: set[int]) -> str:
     _read_bytes_head(file, file)
     try:
         return file_sha256(Path(file), seen_whitespace=whitespace, label=file)
+    except InputError as exc:
+        raise _quit(f"trec_eval.get_results: cannot read '{file}': {exc}\n", file) from None
+
+
+def results_odd_bytes(file: str) -> frozenset[int]:
+    """The odd bytes of the results file (they decide its reader), without hashing it:
+    evaluating without a warehouse stores nothing, so the file needs no identity.
+
+    Raises:
+        TrecEvalExit: as :func:`results_sha256`.
+    """
+    _read_bytes_head(file, file)
+    try:
+        return frozenset(file_odd_bytes(Path(file), label=file))
     except InputError as exc:
         raise _quit(f"trec_eval.get_results: cannot read '{file}': {exc}\n", file) from None
 

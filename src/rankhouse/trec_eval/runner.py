@@ -31,7 +31,7 @@ from .direct import read_and_store, read_unstored
 from .mapping import line_measures, relstring_length
 from .options import HELP, Options, Request, Summary, TrecEvalExit, asks_for_help, parse_args
 from .output import format_line, format_value
-from .reader import Qrels, read_qrels, read_run, results_sha256
+from .reader import Qrels, read_qrels, read_run, results_odd_bytes, results_sha256
 
 RUN_TABLE = "te_run"
 QRELS_TABLE = "te_qrels"
@@ -127,12 +127,10 @@ def _evaluate_unstored(options, requests, out) -> int:
         qrels = read_qrels(duck, options.qrels, QRELS_TABLE)
         topics = qrels.topics
         with _run_file(options.results) as run_path:
-            whitespace: set[int] = set()
-            results_sha256(run_path, whitespace)  # the file's odd bytes decide the reader
             direct = read_unstored(
                 duck,
                 run_path,
-                frozenset(whitespace),
+                results_odd_bytes(run_path),  # the file's odd bytes decide the reader
                 lambda found: _first_failure(options, requests, qrels, found, None) is None,
                 RUN_ID,
             )
