@@ -32,6 +32,7 @@ from workload import (
     make_run,
     measured,
     median_walls,
+    paired_speedup,
     print_figures,
 )
 
@@ -117,6 +118,14 @@ def main() -> None:
             figures["file"].append((wall, peak))
             outputs["file"] = out
             fresh.unlink()
+            # paired with the run just before it (paired_speedup)
+            if args.trec_eval:
+                trec_args = [arg for m in TREC_EVAL_MEASURES for arg in ("-m", m)]
+                wall, peak, out = measured(
+                    [str(args.trec_eval), "-c", *trec_args, str(QRELS), str(run)]
+                )
+                figures["trec_eval"].append((wall, peak))
+                outputs["trec_eval"] = out
             wall, peak, out = measured(
                 [
                     *rankhouse,
@@ -145,13 +154,6 @@ def main() -> None:
             )
             figures["pytrec"].append((wall, peak))
             outputs["pytrec"] = out
-            if args.trec_eval:
-                trec_args = [arg for m in TREC_EVAL_MEASURES for arg in ("-m", m)]
-                wall, peak, out = measured(
-                    [str(args.trec_eval), "-c", *trec_args, str(QRELS), str(run)]
-                )
-                figures["trec_eval"].append((wall, peak))
-                outputs["trec_eval"] = out
             print(f"round {round_ + 1}/{args.repeat} done", file=sys.stderr)
 
     labels = {
@@ -171,7 +173,11 @@ def main() -> None:
     print(f"largest difference between rankhouse and pytrec_eval means: {worst:.2e}")
     if args.trec_eval:
         ratio = medians["trec_eval"] / medians["file"]
-        print(f"file -> numbers is {ratio:.2f}x faster than trec_eval")
+        paired = paired_speedup(figures, "file", "trec_eval")
+        print(
+            f"file -> numbers is {ratio:.2f}x faster than trec_eval (ratio of the medians), "
+            f"{paired:.2f}x as the median of each round's ratio"
+        )
         printed = {}
         for line in outputs["trec_eval"].splitlines():
             name, query, value = line.split()

@@ -90,6 +90,13 @@ def median_walls(figures: dict[str, list[tuple[float, float]]]) -> dict[str, flo
     return {key: statistics.median(wall for wall, _ in runs) for key, runs in figures.items()}
 
 
+def paired_speedup(figures: dict[str, list[tuple[float, float]]], ours: str, theirs: str) -> float:
+    """The median over rounds of theirs / ours, each round's pair timed one after the other:
+    steadier than a ratio of medians when the machine's speed drifts during the run."""
+    pairs = zip(figures[ours], figures[theirs], strict=True)
+    return statistics.median(their_wall / our_wall for (our_wall, _), (their_wall, _) in pairs)
+
+
 def print_figures(
     title: str, figures: dict[str, list[tuple[float, float]]], labels: dict[str, str]
 ) -> None:
