@@ -110,3 +110,15 @@ def test_small_calls_share_one_database_and_a_large_call_retires_it(monkeypatch)
     with pytest.raises(Exception, match="closed"):  # its memory went back with it
         kept.connection.execute("SELECT 1")
     assert _means(_run("b", "c")) == B_FIRST  # the next call makes a new one
+
+
+def test_a_call_that_fails_gives_its_connection_back():
+    import pandas as pd
+
+    assert _means(_run("a", "b")) == A_FIRST
+    [shared] = _shared_databases()
+    bad_run = pd.DataFrame({"query_id": ["q1"], "doc_id": ["a"]})  # no score column
+    with pytest.raises(rankhouse.InputError):
+        rankhouse.evaluate(QRELS, bad_run, ["P@1"])
+    assert _shared_databases() == [shared] and shared.users == 0
+    assert _means(_run("b", "c")) == B_FIRST  # the failed call's rows are gone
