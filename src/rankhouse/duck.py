@@ -6,7 +6,8 @@ Python, a relation and expression API and the code that lets DuckDB scan Arrow o
 importing that layer takes about 0.07 s, a quarter of a short command's run. So modules
 that only run SQL take the engine as ``from .duck import duckdb`` (the same classes and
 functions, under the name they always had), and a module that scans Arrow data or a
-user's DataFrame, or uses the relation API, calls :func:`load_package` first.
+user's DataFrame registers it with :func:`register`, and one that uses the relation API
+calls :func:`load_package` first.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ try:
 except ImportError:  # duckdb before 1.4: the package holds the engine itself
     import duckdb
 
-__all__ = ["duckdb", "load_package"]
+__all__ = ["duckdb", "load_package", "register"]
 
 
 def load_package() -> None:
@@ -24,3 +25,10 @@ def load_package() -> None:
     (pyarrow tables and readers, DataFrames with Arrow-backed columns) become scannable,
     and connections gain ``.sql()`` and the rest of the relation API. Cheap once done."""
     import duckdb as package  # noqa: F401
+
+
+def register(connection, name: str, data) -> None:
+    """Register ``data`` (a DataFrame, a pyarrow table or reader) as the view ``name`` on the
+    DuckDB ``connection``, with the package loaded so that Arrow data can be scanned."""
+    load_package()
+    connection.register(name, data)

@@ -286,6 +286,8 @@ class Values:
         ).fetchall()
         n = len(queries)
         values = [value for (value,) in rows]
+        if len(values) != n * len(self.measures):  # cut into columns, a gap would shift them
+            raise MeasureError(f"{VALUES_TABLE} lacks values of run {run_id}: not from compute()")
         return queries, {m.name: values[i * n : (i + 1) * n] for i, m in enumerate(self.measures)}
 
     def frame(self) -> pd.DataFrame:
@@ -329,16 +331,15 @@ def aggregate(per_query: pd.DataFrame, measures: Sequence[Measure]) -> list[Aggr
 
     Runs come in order of first appearance, measures in the order of ``measures``.
     """
-    from .duck import load_package
+    from .duck import register
 
     index = {m.name: i for i, m in enumerate(measures)}
     frame = per_query.assign(
         measure_idx=per_query["measure"].astype(object).map(index),
         query_id=per_query["query_id"].astype(str),
     )[["run_id", "query_id", "measure_idx", "value"]]
-    load_package()  # a DataFrame is scanned
     with scratch_cursor() as duck:
-        duck.register("rh_frame", frame)
+        register(duck, "rh_frame", frame)
         duck.execute(
             f"CREATE TEMP TABLE {VALUES_TABLE} AS SELECT CAST(run_id AS INTEGER) AS run_id, "
             "CAST(query_id AS VARCHAR) AS query_id, CAST(measure_idx AS INTEGER) AS measure_idx,"

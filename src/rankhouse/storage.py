@@ -42,7 +42,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
 
-from .duck import load_package
+from .duck import load_package, register
 from .errors import ConflictError, RankhouseError, RankhouseWarning
 
 if TYPE_CHECKING:
@@ -235,8 +235,7 @@ def publish_all(wh: Warehouse, scratch: Warehouse) -> None:
             ).scalar_one()
         with scratch.connect() as source:
             duck = scratch.duckdb_connection(source)
-            load_package()  # a DataFrame scanned, the rows read through the relation API
-            duck.register("_rankhouse_ids", _id_frame(new_ids))
+            register(duck, "_rankhouse_ids", _id_frame(new_ids))  # loads the relation API too
             try:
                 rows = duck.sql(
                     "SELECT m.new_id AS evaluation_id, v.query_id, v.value "

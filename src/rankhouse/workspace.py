@@ -135,7 +135,7 @@ class Workspace:
         return {row["id"]: row_identity(rows, row) for row in found}
 
     def _load(self, rows: _StoredRows, row_id: int, identity: tuple | None) -> None:
-        from .duck import duckdb, load_package
+        from .duck import duckdb, register
 
         if identity is not None and self.cache is not None:
             path = self.cache.find(identity)
@@ -151,8 +151,7 @@ class Workspace:
             self.scratch.connect() as conn,
         ):
             duck = self.scratch.duckdb_connection(conn)
-            load_package()  # an Arrow reader is scanned
-            duck.register("_rankhouse_fetched", fetched)
+            register(duck, "_rankhouse_fetched", fetched)
             try:
                 self._insert(rows, row_id, "_rankhouse_fetched", None)
             finally:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from ..duck import load_package
+from ..duck import register
 from ..errors import InputError, Message
 from .checks import id_problem, integer_problem, integer_sql, score_problem, score_sql
 from .sources import Source, columns_option, resolve_columns
@@ -44,8 +44,7 @@ def _quote(column: str) -> str:
 def describe(duck, source: Source, compression: str) -> dict[str, str]:
     """{column name: DuckDB type} of the source, in source order."""
     if source.is_frame:
-        load_package()  # its columns may be Arrow-backed
-        duck.register(_FRAME_VIEW, source.frame)
+        register(duck, _FRAME_VIEW, source.frame)  # its columns may be Arrow-backed
     reader, params = _reader(source, compression)
     rows = duck.execute(f"DESCRIBE SELECT * FROM {reader}", params).fetchall()
     return {row[0]: row[1] for row in rows}

@@ -14,7 +14,7 @@ from typing import Any
 
 import pyarrow as pa
 
-from ..duck import load_package
+from ..duck import register
 from ..errors import InputError, Message
 from . import delimited, jsonlines
 from .checks import integer_problem, score_problem
@@ -232,8 +232,7 @@ def _insert(duck, schema: pa.Schema, rows: list[tuple]) -> None:
         [pa.array(values, type=field.type) for values, field in zip(columns, schema, strict=True)],
         schema=schema,
     )
-    load_package()  # an Arrow table is scanned
-    duck.register(_BATCH_VIEW, table)
+    register(duck, _BATCH_VIEW, table)
     try:
         duck.execute(f"INSERT INTO {STAGE} SELECT * FROM {_BATCH_VIEW}")
     finally:

@@ -16,7 +16,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from ..duck import load_package
+from ..duck import register
 from ..errors import InputError
 from .files import open_decompressed
 from .sources import Source
@@ -122,8 +122,7 @@ def stage_exactly(duck, source: Source, columns_sql: str) -> None:
                 "nf": pa.array([len(fields) for fields in batch], type=pa.int64()),
             }
         )
-        load_package()  # an Arrow table is scanned
-        duck.register(_TABLE, table)
+        register(duck, _TABLE, table)
         try:
             if created:
                 duck.execute(f"INSERT INTO {STAGE} SELECT {columns_sql} FROM {_TABLE}")

@@ -363,11 +363,9 @@ def results_sha256(file: str, whitespace: set[int]) -> str:
     Raises:
         TrecEvalExit: the file is missing, empty or its compressed data is damaged.
     """
-    _read_bytes_head(file, file)
-    try:
-        return file_sha256(Path(file), seen_whitespace=whitespace, label=file)
-    except InputError as exc:
-        raise _quit(f"trec_eval.get_results: cannot read '{file}': {exc}\n", file) from None
+    return _scan_results(
+        file, lambda path: file_sha256(path, seen_whitespace=whitespace, label=file)
+    )
 
 
 def results_odd_bytes(file: str) -> frozenset[int]:
@@ -377,9 +375,15 @@ def results_odd_bytes(file: str) -> frozenset[int]:
     Raises:
         TrecEvalExit: as :func:`results_sha256`.
     """
+    return frozenset(_scan_results(file, lambda path: file_odd_bytes(path, label=file)))
+
+
+def _scan_results(file: str, scan):
+    """``scan(path)`` of the results file, with trec_eval's errors for a missing, empty or
+    damaged one."""
     _read_bytes_head(file, file)
     try:
-        return frozenset(file_odd_bytes(Path(file), label=file))
+        return scan(Path(file))
     except InputError as exc:
         raise _quit(f"trec_eval.get_results: cannot read '{file}': {exc}\n", file) from None
 
