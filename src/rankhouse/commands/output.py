@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import numbers
+import os
 import sys
 from collections.abc import Collection, Mapping, Sequence
 from enum import StrEnum
@@ -177,6 +178,9 @@ def print_table(
 ) -> None:
     """Print text cells as one table, or, wider than ``width``, as parts that fit it
     (``styles``: a rich style or None per cell)."""
+    if width is None and _plain_text_is_rich_text(out, headers, rows, title):
+        out.write(_plain_table(headers, rows, numeric, title))
+        return
     widths = [max([_width(h), *(_width(row[i]) for row in rows)]) for i, h in enumerate(headers)]
     every = list(range(len(headers)))
     if width is None or _table_width(widths) <= width:
@@ -194,6 +198,55 @@ def print_table(
             out.write("\n")
         shown_title = title if not number else None
         _render(out, headers, rows, numeric, part, widths, shown_title, width, styles)
+
+
+def _plain_text_is_rich_text(
+    out: TextIO, headers: Sequence[str], rows: Sequence[Sequence[str]], title: str | None
+) -> bool:
+    """Whether Rich would print this table to ``out`` as plain text that :func:`_plain_table`
+    writes identically: no colour (``out`` is no terminal and neither ``FORCE_COLOR`` nor
+    ``TTY_COMPATIBLE=1`` says otherwise), box-drawing characters (a UTF encoding) and cells
+    of printable ASCII, one column per character, with no space at either end (Rich trims
+    some of those)."""
+    if os.environ.get("TTY_COMPATIBLE") == "1" or os.environ.get("FORCE_COLOR"):
+        return False
+    encoding = (getattr(out, "encoding", None) or "utf-8").lower()
+    if not encoding.startswith("utf"):
+        return False
+    texts = [*headers, title or "", *(cell for row in rows for cell in row)]
+    return all(text.isascii() and text.isprintable() and text == text.strip() for text in texts)
+
+
+def _plain_table(
+    headers: Sequence[str],
+    rows: Sequence[Sequence[str]],
+    numeric: Sequence[bool],
+    title: str | None,
+) -> str:
+    """The table as Rich prints it without colour (``show_edge=False``, heavy head), built
+    directly: Rich's layout costs about 0.1 s of imports and rendering for a 100-row table.
+    tests/test_output_plain.py holds the two to the same bytes."""
+    widths = [max([len(h), *(len(row[i]) for row in rows)]) for i, h in enumerate(headers)]
+
+    def line(cells: Sequence[str], rule: str) -> str:
+        padded = (
+            cell.rjust(w) if right else cell.ljust(w)
+            for cell, w, right in zip(cells, widths, numeric, strict=True)
+        )
+        return rule.join(f" {cell} " for cell in padded) + "\n"
+
+    natural = _table_width(widths)
+    lines = []
+    if title:
+        if len(title) > natural:
+            lines.append(f"{title}\n")
+        else:
+            left = (natural - len(title)) // 2
+            lines.append(" " * left + title + " " * (natural - len(title) - left) + "\n")
+    lines.append(line(headers, "┃"))
+    lines.append("╇".join("━" * (w + 2) for w in widths) + "\n")
+    lines.extend(line(row, "│") for row in rows)
+    return "".join(lines)
 
 
 def _parts(widths: Sequence[int], keys: Sequence[int], width: int) -> list[list[int]]:
