@@ -207,3 +207,28 @@ def test_odd_bytes_are_found_with_or_without_the_hash(tmp_path, compressed):
     assert file_sha256(path, seen_whitespace=seen) == hashlib.sha256(text).hexdigest()
     assert seen == {ord(" "), ord("\t"), ord("\r")}
     assert file_odd_bytes(path) == seen
+
+
+def test_stored_qrels_given_again_are_found_by_hash_without_a_parse(
+    warehouse, tmp_path, monkeypatch
+):
+    """The same qrels file under its stored name is recognised by its hash; other content
+    under that name is still read (and refused as a conflict)."""
+    from rankhouse.errors import ConflictError
+    from rankhouse.ingest import trec_text
+
+    path = tmp_path / "judged.txt"
+    path.write_text("1 0 a 1\n1 0 b 0\n2 0 c 2\n")
+    first = warehouse.ingest_qrels(path)
+
+    def refuse(*args, **kwargs):
+        raise AssertionError("stored content was read again")
+
+    with monkeypatch.context() as patch:
+        patch.setattr(trec_text, "stage", refuse)
+        again = warehouse.ingest_qrels(path)
+    assert (again.id, again.name, again.created) == (first.id, "judged", False)
+    assert (again.num_queries, again.num_rows) == (2, 3)
+    path.write_text("1 0 a 1\n1 0 b 1\n")
+    with pytest.raises(ConflictError, match="judged"):
+        warehouse.ingest_qrels(path)

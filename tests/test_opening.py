@@ -17,7 +17,8 @@ import pytest
 from cli_helpers import ERROR_LINE, finish, run_many, start
 
 from rankhouse import MeasureError, NoWarehouseError, SchemaError, Warehouse
-from rankhouse.opening import expected_objects, lock_timeout
+from rankhouse.db import DuckDB
+from rankhouse.opening import OBJECTS_QUERY, expected_objects, lock_timeout, object_names
 
 QRELS = b"q1 0 d1 1\nq1 0 d2 0\nq2 0 d3 1\n"
 RUN_A = b"q1 Q0 d1 1 2.0 sysA\nq1 Q0 d2 2 1.0 sysA\nq2 Q0 d3 1 1.0 sysA\n"
@@ -384,3 +385,27 @@ def test_expected_objects_come_from_the_migrations():
         names = expected_objects(dialect)
         assert {"runs", "run_rows", "run_ranking", "latest_evaluations"} <= names
         assert "run_rows_0005" not in names  # renamed to run_rows by migration 5
+
+
+def test_object_names_of_a_whole_warehouse_are_the_catalogues(whole_warehouse, tmp_path):
+    """The one-statement recognition of a whole warehouse gives what listing the catalogue
+    gives; a missing object sends it to the catalogue, which lacks that object."""
+    path = tmp_path / "copy.duckdb"
+    path.write_bytes(whole_warehouse.read_bytes())
+    with duckdb.connect(str(path)) as conn:
+        listed = sorted(row[0].lower() for row in conn.execute(OBJECTS_QUERY).fetchall())
+        conn.execute("CREATE TABLE notes (x INTEGER)")  # a table of the user's own
+        conn.execute("DROP VIEW query_values")
+    assert "query_values" in listed and "schema_migrations" in listed
+    whole = DuckDB(str(whole_warehouse), read_only=True)
+    damaged = DuckDB(str(path), read_only=True)
+    try:
+        with whole.connect() as conn:
+            assert object_names(conn, "duckdb") == listed
+        with damaged.connect() as conn:
+            found = object_names(conn, "duckdb")
+        assert "query_values" not in found and "notes" in found
+        assert sorted(set(listed) - {"query_values"} | {"notes"}) == sorted(found)
+    finally:
+        whole.close()
+        damaged.close()

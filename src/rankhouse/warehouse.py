@@ -10,7 +10,13 @@ from typing import TYPE_CHECKING, Any
 
 from .defaults import DEFAULT_PERMUTATIONS, DEFAULT_SEED
 from .errors import NoWarehouseError, RankhouseError, SchemaError
-from .opening import OBJECTS_QUERY, check_complete, check_file, connect_waiting, refuse_foreign
+from .opening import (
+    check_complete,
+    check_file,
+    connect_waiting,
+    object_names,
+    refuse_foreign,
+)
 from .sandbox import READ_ONLY_CONFIG
 from .schema import migrate, pending_migrations
 
@@ -148,7 +154,7 @@ class Warehouse:
         where = path if path is not None else self.url.split("@")[-1]
         try:
             with self.db.connect() as conn:
-                names = [row[0].lower() for row in conn.execute(OBJECTS_QUERY)]
+                names = object_names(conn, self.db.dialect)
                 if is_file:
                     refuse_foreign(where, names)
                     if "schema_migrations" not in names and (self.read_only or not create):
@@ -167,7 +173,7 @@ class Warehouse:
                     raise SchemaError(f"cannot open the warehouse {where}: {exc}") from None
                 if applied or "schema_migrations" not in names:  # another process may have
                     with self.db.connect() as conn:  # migrated it while this one waited
-                        names = [row[0].lower() for row in conn.execute(OBJECTS_QUERY)]
+                        names = object_names(conn, self.db.dialect)
         except database_errors(self.db.dialect) as exc:
             reason = str(getattr(exc, "orig", exc)).strip().splitlines()[0]
             raise RankhouseError(f"cannot open warehouse {where}: {reason}") from None

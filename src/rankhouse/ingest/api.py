@@ -121,10 +121,48 @@ def ingest_qrels(
         return storage_ingest(wh, "qrels", source, {**options, "replace": replace})
     mapping = parse_columns(columns)
     with opened(open_source(source, format, delimiter)) as src:
+        stored = _stored_trec_qrels(wh, src, name, mapping)
+        if stored is not None:
+            return stored
         try:
             return _ingest_qrels(wh, src, name, mapping, replace, progress, fast=True)
         except trec_text.FastPathFailed:
             return _ingest_qrels(wh, src, name, mapping, replace, progress, fast=False)
+
+
+def _stored_trec_qrels(wh, src: Source, name: str | None, mapping) -> IngestResult | None:
+    """The stored qrels set holding a TREC qrels file's content, found by its hash alone.
+
+    A file whose name is taken (the usual case: the same qrels given again) is hashed before
+    it is read: content already stored was checked when it was ingested, so the file is not
+    parsed again. A new name goes straight to the parse, which hashes as it reads.
+    """
+    from .hashing import file_sha256
+
+    if src.is_frame or src.format != "trec" or mapping:
+        return None
+    with wh.connect() as conn:
+        qrels_name = name or _default_qrels_name(src, "")
+        if not conn.execute(
+            "SELECT count(*) FROM qrels_sets WHERE name = :n", {"n": qrels_name}
+        ).scalar():
+            return None
+        sha = file_sha256(src.data_path, label=src.label)
+        existing = store.same_qrels(conn, sha, _options(src, "qrels", "score", None))
+    return None if existing is None else _already_stored_qrels(existing, src)
+
+
+def _already_stored_qrels(existing: dict, src: Source) -> IngestResult:
+    return IngestResult(
+        "qrels",
+        existing["id"],
+        existing["name"],
+        None,
+        False,
+        existing["num_queries"],
+        existing["num_judgments"],
+        src.label,
+    )
 
 
 def _ingest_qrels(wh, src, name, mapping, replace, progress, *, fast) -> IngestResult:
@@ -134,16 +172,7 @@ def _ingest_qrels(wh, src, name, mapping, replace, progress, *, fast) -> IngestR
         try:
             existing = store.same_qrels(conn, parsed.sha256, parsed.options)
             if existing is not None:
-                return IngestResult(
-                    "qrels",
-                    existing["id"],
-                    existing["name"],
-                    None,
-                    False,
-                    existing["num_queries"],
-                    existing["num_judgments"],
-                    src.label,
-                )
+                return _already_stored_qrels(existing, src)
             [summary] = staging.summarize(duck, "qrels")
             qrels_name = name or _default_qrels_name(src, parsed.sha256)
             store.claim_name(conn, "qrels", qrels_name, replace=replace)
