@@ -152,3 +152,42 @@ def test_version_alone_and_through_typer_print_the_same_line(run_cli):
     assert alone.exit_code == through.exit_code == 0
     assert alone.stdout == through.stdout == f"rankhouse {rankhouse.__version__}\n"
     assert alone.stderr == through.stderr == ""
+
+
+@pytest.mark.parametrize(
+    ("args", "kept"),
+    [
+        (["eval", "q.txt", "r.txt"], ["eval"]),
+        (["--db", "w.duckdb", "--read-only", "history"], ["history"]),
+        (["--db=w.duckdb", "runs", "list"], ["runs"]),
+        (["trec-eval", "-q"], ["trec-eval"]),
+        (["--help"], None),
+        (["--version"], None),
+        (["evl"], None),  # misspelt: the whole app suggests the name
+        (["--db"], None),
+        ([], None),
+    ],
+)
+def test_a_call_builds_only_its_command(args, kept):
+    """Typer builds a call's command alone; the root's help and unknown names see every one,
+    and the command built alone has the same parameters as in the whole tree."""
+    narrowed = app._narrowed(args)
+    whole = typer.main.get_command(app)
+    if kept is None:
+        assert narrowed is app
+        return
+    built = typer.main.get_command(narrowed)
+    assert list(built.commands) == kept
+    [name] = kept
+    alone, full = built.commands[name], whole.commands[name]
+
+    def params(command):
+        found = [(p.name, tuple(p.opts), getattr(p, "help", None)) for p in command.params]
+        for sub_name, sub in sorted(getattr(command, "commands", {}).items()):
+            found += [(sub_name, *entry) for entry in params(sub)]
+        return found
+
+    assert alone.name == full.name and params(alone) == params(full)
+    assert [(p.name, tuple(p.opts)) for p in built.params] == [
+        (p.name, tuple(p.opts)) for p in whole.params
+    ]

@@ -38,12 +38,23 @@ def main(argv: list[str] | None = None) -> None:
 def _trec_eval_call(args: list[str]) -> tuple[str | None, bool, list[str]] | None:
     """(--db, --read-only, trec_eval's arguments) when ``args`` is a ``trec-eval`` call whose
     global options are plain ``--db VALUE`` / ``--db=VALUE`` / ``--read-only``; else None."""
+    found = split_command(args)
+    if found is None:
+        return None
+    db, read_only, position = found
+    if args[position] != "trec-eval":
+        return None
+    return db, read_only, args[position + 1 :]
+
+
+def split_command(args: list[str]) -> tuple[str | None, bool, int] | None:
+    """(--db, --read-only, the command's position in ``args``) when the global options before
+    the command are plain ``--db VALUE`` / ``--db=VALUE`` / ``--read-only``; else None (no
+    command, or an option only Typer knows: ``--help``, ``--version``, a misspelling)."""
     db, read_only = None, False
     i = 0
     while i < len(args):
         arg = args[i]
-        if arg == "trec-eval":
-            return db, read_only, args[i + 1 :]
         if arg == "--read-only":
             read_only = True
         elif arg == "--db" and i + 1 < len(args):
@@ -51,7 +62,9 @@ def _trec_eval_call(args: list[str]) -> tuple[str | None, bool, list[str]] | Non
             i += 1
         elif arg.startswith("--db="):
             db = arg[len("--db=") :]
-        else:
+        elif arg.startswith("-"):
             return None
+        else:
+            return db, read_only, i
         i += 1
     return None
