@@ -14,7 +14,14 @@ from hypothesis import strategies as st
 
 from rankhouse.commands.output import _render, _table_width, _width, print_table
 
-_ASCII = st.text(alphabet=string.printable[:95], max_size=12)  # printable, no \t \n \r
+_PRINTABLE = string.printable[:95]  # printable ASCII: no \t \n \r
+_ASCII = st.text(alphabet=_PRINTABLE, max_size=12)
+
+
+@pytest.fixture
+def uncoloured(monkeypatch):
+    """No colour forced by the environment: Rich writes plain text to a file."""
+    return monkeypatch
 
 
 def _rich(headers, rows, numeric, title) -> str:
@@ -39,7 +46,7 @@ def _tables(draw):
     rows = draw(
         st.lists(st.lists(_ASCII, min_size=columns, max_size=columns), min_size=0, max_size=8)
     )
-    title = draw(st.none() | st.text(alphabet=string.printable[:95], min_size=1, max_size=70))
+    title = draw(st.none() | st.text(alphabet=_PRINTABLE, min_size=1, max_size=70))
     return headers, rows, numeric, title
 
 
@@ -52,9 +59,7 @@ def test_plain_table_is_what_rich_prints(table):
     assert _printed(headers, rows, numeric, title) == _rich(headers, rows, numeric, title)
 
 
-def test_plain_table_by_hand(monkeypatch):
-    monkeypatch.delenv("FORCE_COLOR", raising=False)
-    monkeypatch.delenv("TTY_COMPATIBLE", raising=False)
+def test_plain_table_by_hand(uncoloured):
     printed = _printed(["run", "AP"], [["bm25", "0.1326"], ["dense", "0.2"]], [False, True], "t")
     assert printed == (
         "       t        \n"  # 16 columns: 7 spaces, the title, 8 spaces
@@ -79,26 +84,20 @@ class _File(io.StringIO):
 
 
 @pytest.mark.parametrize("env", [{"FORCE_COLOR": "1"}, {"TTY_COMPATIBLE": "1"}])
-def test_forced_colour_goes_through_rich(monkeypatch, env):
-    monkeypatch.delenv("FORCE_COLOR", raising=False)
-    monkeypatch.delenv("TTY_COMPATIBLE", raising=False)
+def test_forced_colour_goes_through_rich(uncoloured, env):
     for key, value in env.items():
-        monkeypatch.setenv(key, value)
+        uncoloured.setenv(key, value)
     printed = _printed(["run", "AP"], [["a", "1"]], [False, True], None, out=_File("utf-8"))
     assert "\x1b[1m" in printed  # Rich's bold header, which the plain table never writes
 
 
-def test_ascii_encoding_goes_through_rich(monkeypatch):
-    monkeypatch.delenv("FORCE_COLOR", raising=False)
-    monkeypatch.delenv("TTY_COMPATIBLE", raising=False)
+def test_ascii_encoding_goes_through_rich(uncoloured):
     printed = _printed(["run", "AP"], [["a", "1"]], [False, True], None, out=_File("ascii"))
     assert "┃" not in printed and "run" in printed  # Rich's ASCII box
 
 
 @pytest.mark.parametrize("cell", ["système", "検索", "a\tb", "0 ", " 0"])
-def test_other_characters_go_through_rich(monkeypatch, cell):
-    monkeypatch.delenv("FORCE_COLOR", raising=False)
-    monkeypatch.delenv("TTY_COMPATIBLE", raising=False)
+def test_other_characters_go_through_rich(uncoloured, cell):
     rows = [[cell, "1"], ["b", "22"]]
     assert _printed(["run", "AP"], rows, [False, True], "t") == _rich(
         ["run", "AP"], rows, [False, True], "t"

@@ -137,19 +137,21 @@ def _stored_trec_qrels(wh, src: Source, name: str | None, mapping) -> IngestResu
     it is read: content already stored was checked when it was ingested, so the file is not
     parsed again. A new name goes straight to the parse, which hashes as it reads.
     """
-    from .hashing import file_sha256
-
     if src.is_frame or src.format != "trec" or mapping:
         return None
     with wh.connect() as conn:
-        qrels_name = name or _default_qrels_name(src, "")
-        if not conn.execute(
-            "SELECT count(*) FROM qrels_sets WHERE name = :n", {"n": qrels_name}
-        ).scalar():
+        if not store.name_taken(conn, "qrels", name or _default_qrels_name(src, "")):
             return None
-        sha = file_sha256(src.data_path, label=src.label)
-        existing = store.same_qrels(conn, sha, _options(src, "qrels", "score", None))
+        existing = store.same_qrels(conn, *_file_identity(src, "qrels"))
     return None if existing is None else _already_stored_qrels(existing, src)
+
+
+def _file_identity(src: Source, kind: str) -> tuple[str, str]:
+    """(content sha256, parse options) of a file read with the default options, as an ingest
+    would record them, from its hash alone."""
+    from .hashing import file_sha256
+
+    return file_sha256(src.data_path, label=src.label), _options(src, kind, "score", None)
 
 
 def _already_stored_qrels(existing: dict, src: Source) -> IngestResult:
@@ -213,15 +215,12 @@ def stored_ids(wh: Warehouse, source: str | os.PathLike[str], kind: str) -> list
         The id of the qrels set, or of the runs (one per tag, in tag byte order), holding the
         file's content; empty when the content is new to the warehouse.
     """
-    from .hashing import file_sha256
-
     src = open_source(source, None)
     if src.is_frame:
         return []
-    sha = file_sha256(src.path, label=src.label)
-    options = _options(src, kind, "score", None)
+    identity = _file_identity(src, kind)
     with wh.connect() as conn:
-        return store.content_ids(conn, kind, sha, options)
+        return store.content_ids(conn, kind, *identity)
 
 
 def ingest_run(

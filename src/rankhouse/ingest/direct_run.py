@@ -80,7 +80,7 @@ def ingest(
     try:
         with wh.transaction() as conn:
             hasher = BackgroundHash(src.data_path, bar.bytes_done, src.label)
-            if _name_taken(conn, run_name):
+            if store.name_taken(conn, "run", run_name):
                 # same content under this name is no conflict: that needs the hash first
                 _raise_if_stored(conn, hasher, options, tag)
                 run_name = store.claim_name(
@@ -119,10 +119,6 @@ def ingest(
     except _AlreadyStored as stored:
         return stored.run
     return StoredRun(run_id, run_name, tag, True, num_queries, num_rows)
-
-
-def _name_taken(conn: Connection, name: str) -> bool:
-    return bool(conn.execute("SELECT count(*) FROM runs WHERE name = :n", {"n": name}).scalar())
 
 
 def _raise_if_stored(conn: Connection, hasher: BackgroundHash, options: str, tag: str) -> str:

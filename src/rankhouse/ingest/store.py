@@ -52,6 +52,12 @@ def same_run(conn: Connection, sha: str, options: str, tag: str) -> dict | None:
     return dict(row) if row else None
 
 
+def name_taken(conn: Connection, kind: str, name: str) -> bool:
+    """Whether a stored qrels set (``kind`` ``"qrels"``) or run holds the name ``name``."""
+    table = "qrels_sets" if kind == "qrels" else "runs"
+    return bool(conn.execute(f"SELECT count(*) FROM {table} WHERE name = :n", {"n": name}).scalar())
+
+
 def content_ids(conn: Connection, kind: str, sha: str, options: str) -> list[int]:
     """Ids of the stored qrels sets or runs (in tag byte order) with this content and options."""
     if kind == "qrels":
