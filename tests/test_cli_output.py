@@ -119,6 +119,25 @@ def test_sql_rows_split_to_fit_and_one_row_turns_vertical(run_cli, run_cli_tty):
     assert [f for f in fields if f] == columns
 
 
+def test_sql_prints_values_exactly_as_the_database_returns_them(run_cli):
+    """An integer column with a NULL stays integers (a DataFrame would make it floats, and
+    2**62 + 1 a float that is another number)."""
+    assert run_cli("eval", QRELS, BM25, "-m", "AP").exit_code == 0
+    query = "SELECT * FROM (VALUES (4611686018427387905, 2), (NULL, 3)) AS t(big, n) ORDER BY n"
+    assert run_cli("sql", query, "-f", "csv").stdout.splitlines() == [
+        "big,n",
+        "4611686018427387905,2",
+        ",3",
+    ]
+    assert json.loads(run_cli("sql", query, "-f", "json").stdout) == [
+        {"big": 4611686018427387905, "n": 2},
+        {"big": None, "n": 3},
+    ]
+    table = run_cli("sql", query).stdout.splitlines()
+    assert table[2].split() == ["4611686018427387905", "│", "2"]
+    assert table[3].split() == ["│", "3"]
+
+
 def test_machine_formats_agree_and_tables_round(run_cli):
     args = ["compare", QRELS, BM25, DENSE, "-m", "AP", "--baseline", "bm25", "--long"]
     as_json = json.loads(run_cli(*args, "-f", "json").stdout)

@@ -2,8 +2,9 @@
 
 Each case runs the real command in a fresh Python process and reads ``sys.modules`` at exit.
 The expectations are the design: help and the measure list need no DuckDB; trec-eval and
-eval from TREC files need DuckDB's engine (``_duckdb``) but not the ``duckdb`` package's
-Python layer, pandas, pyarrow or SQLAlchemy. Paths that scan Arrow data load the package
+eval from TREC files, and the commands that read a DuckDB warehouse (history, the lists,
+sql), need DuckDB's engine (``_duckdb``) but not the ``duckdb`` package's Python layer,
+pandas, pyarrow or SQLAlchemy. Paths that scan Arrow data load the package
 first, and the last tests run those in fresh processes too.
 """
 
@@ -73,6 +74,27 @@ def test_eval_into_a_duckdb_file_imports_the_engine_alone(tmp_path, trec_files):
     for _ in range(2):  # a new warehouse, then the values stored
         imported = _imported(tmp_path, "--db", db, "eval", str(qrels), str(run), "-m", "P@1")
         assert imported == ["_duckdb"]
+
+
+@engine_module
+@pytest.mark.parametrize(
+    "command",
+    [
+        ["history"],
+        ["history", "-m", "P@1", "--format", "json"],
+        ["runs", "list"],
+        ["runs", "show", "sys"],
+        ["qrels", "list", "--format", "csv"],
+        ["sql", "SELECT run_name, value FROM latest_evaluations"],
+    ],
+    ids=" ".join,
+)
+def test_reading_a_duckdb_warehouse_imports_the_engine_alone(tmp_path, trec_files, command):
+    """Listing what a warehouse holds prints its rows as they are: no DataFrame on the way."""
+    qrels, run = trec_files
+    db = str(tmp_path / "w.duckdb")
+    _imported(tmp_path, "--db", db, "eval", str(qrels), str(run), "-m", "P@1")
+    assert _imported(tmp_path, "--db", db, *command) == ["_duckdb"]
 
 
 def test_csv_ingest_in_a_fresh_process(tmp_path):

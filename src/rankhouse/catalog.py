@@ -9,6 +9,7 @@ import json
 from typing import TYPE_CHECKING
 
 from .errors import Either, Message, NotFoundError
+from .rows import Rows, fetched
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -28,20 +29,24 @@ _QRELS_COLUMNS = (
 
 def list_runs(wh: Warehouse) -> pd.DataFrame:
     """All stored runs, oldest first (id, name, system_tag, num_queries, num_rows, ...)."""
-    import pandas as pd
+    return run_rows(wh).frame()
 
+
+def run_rows(wh: Warehouse) -> Rows:
+    """:func:`list_runs` as plain rows."""
     with wh.connect() as conn:
-        result = conn.execute(f"SELECT {_RUN_COLUMNS} FROM runs ORDER BY id")
-        return pd.DataFrame(result.fetchall(), columns=list(result.keys()))
+        return fetched(conn.execute(f"SELECT {_RUN_COLUMNS} FROM runs ORDER BY id"))
 
 
 def list_qrels(wh: Warehouse) -> pd.DataFrame:
     """All stored qrels sets, oldest first (id, name, num_queries, num_judgments, ...)."""
-    import pandas as pd
+    return qrels_rows(wh).frame()
 
+
+def qrels_rows(wh: Warehouse) -> Rows:
+    """:func:`list_qrels` as plain rows."""
     with wh.connect() as conn:
-        result = conn.execute(f"SELECT {_QRELS_COLUMNS} FROM qrels_sets ORDER BY id")
-        return pd.DataFrame(result.fetchall(), columns=list(result.keys()))
+        return fetched(conn.execute(f"SELECT {_QRELS_COLUMNS} FROM qrels_sets ORDER BY id"))
 
 
 def _find(conn: Connection, table: str, columns: str, name_or_id: str | int, label: str):
@@ -92,18 +97,22 @@ def get_qrels(wh: Warehouse, name_or_id: str | int) -> dict:
 
 def run_query_counts(wh: Warehouse, name_or_id: str | int) -> pd.DataFrame:
     """Rows per query of one run: DataFrame[query_id, num_rows] in query byte order."""
-    import pandas as pd
+    return query_count_rows(wh, name_or_id).frame()
 
+
+def query_count_rows(wh: Warehouse, name_or_id: str | int) -> Rows:
+    """:func:`run_query_counts` as plain rows."""
     run = get_run(wh, name_or_id)
     with wh.connect() as conn:
-        result = conn.execute(
-            (
-                "SELECT query_id, count(*) AS num_rows FROM run_rows WHERE run_id = :id "
-                "GROUP BY query_id ORDER BY query_id"
-            ),
-            {"id": run["id"]},
+        return fetched(
+            conn.execute(
+                (
+                    "SELECT query_id, count(*) AS num_rows FROM run_rows WHERE run_id = :id "
+                    "GROUP BY query_id ORDER BY query_id"
+                ),
+                {"id": run["id"]},
+            )
         )
-        return pd.DataFrame(result.fetchall(), columns=list(result.keys()))
 
 
 def _delete_evaluations(conn: Connection, column: str, value: int) -> None:

@@ -13,12 +13,13 @@ from collections.abc import Iterable
 from datetime import date, datetime
 from typing import TYPE_CHECKING, Any
 
-import pandas as pd
-
 from .errors import RankhouseError
 from .labels import requested_labels
+from .rows import Rows
 
 if TYPE_CHECKING:
+    import pandas as pd
+
     from .db import Connection
 
 FIXED_COLUMNS = ("ingested_at", "run", "system", "qrels")
@@ -75,6 +76,33 @@ def history(
         MeasureError: an unknown measure name.
         RankhouseError: ``since`` is not a date.
     """
+    from .display import HistoryFrame
+
+    found, measures_shown = history_rows(
+        wh,
+        system=system,
+        run=run,
+        qrels=qrels,
+        measures=measures,
+        since=since,
+        relevance_level=relevance_level,
+        missing_queries=missing_queries,
+    )
+    return HistoryFrame(_frame(found, measures_shown))
+
+
+def history_rows(
+    wh,
+    *,
+    system: str | None = None,
+    run: str | int | None = None,
+    qrels: str | int | None = None,
+    measures: Iterable[Any] | None = None,
+    since: str | date | datetime | None = None,
+    relevance_level: int = 1,
+    missing_queries: str = "zero",
+) -> tuple[Rows, list[str]]:
+    """:func:`history` as plain rows (a missing value is None), and its measure columns."""
     conditions: list[str] = []
     params: dict[str, Any] = {}
     if system is not None:
@@ -111,11 +139,9 @@ def history(
     elif conditions:
         statement = query + " WHERE " + " AND ".join(conditions)
     with wh.connect() as conn:
-        rows = pd.DataFrame(conn.execute(statement, params).mappings().all())
+        rows = [dict(row) for row in conn.execute(statement, params).mappings().all()]
         gates = _gates(conn)
-    from .display import HistoryFrame
-
-    return HistoryFrame(_shape(rows, wanted, gates))
+    return _shape(rows, wanted, gates)
 
 
 def other_labels(wh, wanted: Iterable[str]) -> dict[str, list[str]]:
@@ -187,39 +213,65 @@ def _metadata(text: str | None) -> dict[str, Any]:
 
 
 def _shape(
-    rows: pd.DataFrame, wanted: list[str] | None, gates: dict[tuple[int, int], str]
-) -> pd.DataFrame:
+    rows: list[dict[str, Any]], wanted: list[str] | None, gates: dict[tuple[int, int], str]
+) -> tuple[Rows, list[str]]:
+    """One row per run and qrels set (the view keeps one evaluation per label), oldest first."""
     measure_columns = list(wanted) if wanted else []
-    if rows.empty:
-        return pd.DataFrame(columns=[*FIXED_COLUMNS, *measure_columns, "gate"])
-    # one row per run, qrels set and label (the view keeps one evaluation per label)
+    if not rows:
+        return Rows([*FIXED_COLUMNS, *measure_columns, "gate"], []), measure_columns
     if not wanted:
-        measure_columns = sorted(rows["measure"].unique(), key=natural_order)
-    values = rows.pivot(index=["run_id", "qrels_id"], columns="measure", values="value")
-    runs = (
-        rows.drop_duplicates(["run_id", "qrels_id"])
-        .set_index(["run_id", "qrels_id"])
-        .sort_values(["run_ingested_at", "run_id", "qrels_name"])
+        measure_columns = sorted({row["measure"] for row in rows}, key=natural_order)
+    runs: dict[tuple[int, int], dict[str, Any]] = {}
+    values: dict[tuple[int, int, str], Any] = {}
+    for row in rows:
+        key = (row["run_id"], row["qrels_id"])
+        runs.setdefault(key, row)
+        values[(*key, row["measure"])] = row["value"]
+    order = sorted(
+        runs, key=lambda key: (runs[key]["run_ingested_at"], key[0], runs[key]["qrels_name"])
     )
-    metadata = [_metadata(text) for text in runs["run_metadata"]]
+    metadata = {key: _metadata(runs[key]["run_metadata"]) for key in order}
     meta_keys = [
         key
-        for key in dict.fromkeys(k for m in metadata for k in m)
+        for key in dict.fromkeys(k for m in metadata.values() for k in m)
         if key not in FIXED_COLUMNS and key not in measure_columns and key != "gate"
     ]
-    columns: dict[str, Any] = {
-        "ingested_at": runs["run_ingested_at"].to_numpy(),
-        "run": runs["run_name"].to_numpy(),
-        "system": runs["system_tag"].to_numpy(),
-        "qrels": runs["qrels_name"].to_numpy(),
-    }
-    for key in meta_keys:
-        texts = [None if m.get(key) is None else str(m[key]) for m in metadata]
-        columns[key] = pd.Series(texts, dtype=object)
-    aligned = values.reindex(index=runs.index, columns=measure_columns)
-    for name in measure_columns:
-        columns[name] = aligned[name].astype(float).to_numpy()
-    columns["gate"] = pd.Series([gates.get(key) for key in runs.index], dtype=object)
+    shaped = []
+    for key in order:
+        run = runs[key]
+        meta = metadata[key]
+        shaped.append(
+            (
+                run["run_ingested_at"],
+                run["run_name"],
+                run["system_tag"],
+                run["qrels_name"],
+                *(None if meta.get(name) is None else str(meta[name]) for name in meta_keys),
+                *(values.get((*key, name)) for name in measure_columns),
+                gates.get(key),
+            )
+        )
+    columns = [*FIXED_COLUMNS, *meta_keys, *measure_columns, "gate"]
+    return Rows(columns, shaped), measure_columns
+
+
+def _frame(found: Rows, measure_columns: list[str]) -> pd.DataFrame:
+    """The DataFrame of :func:`history`: measures as floats (NaN where none is stored), the
+    run's columns as pandas reads them, metadata and gate as Python objects."""
+    import numpy as np
+    import pandas as pd
+
+    if not found.rows:
+        return pd.DataFrame(columns=found.columns)
+    columns: dict[str, Any] = {}
+    for name in found.columns:
+        values = found.column(name)
+        if name in measure_columns:
+            columns[name] = np.array(values, dtype="float64")
+        elif name in FIXED_COLUMNS:
+            columns[name] = values
+        else:
+            columns[name] = pd.Series(values, dtype=object)
     # built in one step: a column at a time fragments a frame of many measures
     return pd.DataFrame(columns)
 

@@ -3,16 +3,14 @@
 from __future__ import annotations
 
 import json
+import statistics
 import sys
-from typing import TYPE_CHECKING
 
 import typer
 
+from ..rows import Rows
 from .common import open_warehouse
-from .output import FORMAT_OPTION, OutputFormat, print_frame
-
-if TYPE_CHECKING:
-    import pandas as pd
+from .output import FORMAT_OPTION, OutputFormat, print_rows
 
 _RUN_LIST = ["id", "name", "system_tag", "num_queries", "num_rows", "ingested_at"]
 _QRELS_LIST = [
@@ -36,19 +34,24 @@ _SHORT_NAMES = {
 }
 
 
-def _listing(frame: pd.DataFrame, columns: list[str], fmt: OutputFormat) -> pd.DataFrame:
+def _print_listing(found: Rows, columns: list[str], fmt: OutputFormat, title: str) -> None:
     """The catalogue's columns; a table shows times to the second and grades as one range."""
-    shown = frame[columns].rename(columns=_SHORT_NAMES)
-    if fmt != OutputFormat.table:
-        return shown
-    shown = shown.assign(ingested_at=[str(t)[:19] for t in shown["ingested_at"]])
-    if "min_grade" in shown:
-        grades = [
-            f"{lo}..{hi}" for lo, hi in zip(shown["min_grade"], shown["max_grade"], strict=True)
-        ]
-        shown = shown.drop(columns=["min_grade", "max_grade"])
-        shown.insert(shown.columns.get_loc("ingested_at"), "grades", grades)
-    return shown
+    values = [found.column(name) for name in columns]
+    if fmt == OutputFormat.table:
+        at = columns.index("ingested_at")
+        values[at] = [str(time)[:19] for time in values[at]]
+        if "min_grade" in columns:
+            low, high = columns.index("min_grade"), columns.index("max_grade")
+            grades = [f"{lo}..{hi}" for lo, hi in zip(values[low], values[high], strict=True)]
+            kept = [i for i in range(len(columns)) if i not in (low, high)]
+            columns = [columns[i] for i in kept]
+            values = [values[i] for i in kept]
+            at = columns.index("ingested_at")
+            columns.insert(at, "grades")
+            values.insert(at, grades)
+    names = [_SHORT_NAMES.get(name, name) for name in columns]
+    rows = list(zip(*values, strict=True))
+    print_rows(names, rows, fmt, title=title, keys=["name"])
 
 
 def register(app: typer.Typer) -> None:
@@ -60,8 +63,9 @@ def register(app: typer.Typer) -> None:
     @runs.command("list")
     def runs_list(ctx: typer.Context, fmt: OutputFormat = FORMAT_OPTION) -> None:
         """Every stored run: id, name, tag, queries, rows, ingested_at (UTC)."""
-        wh = open_warehouse(ctx, write=False)
-        print_frame(_listing(wh.runs(), _RUN_LIST, fmt), fmt, title="runs", keys=["name"])
+        from ..catalog import run_rows
+
+        _print_listing(run_rows(open_warehouse(ctx, write=False)), _RUN_LIST, fmt, "runs")
 
     @runs.command("show")
     def runs_show(
@@ -70,18 +74,16 @@ def register(app: typer.Typer) -> None:
         fmt: OutputFormat = FORMAT_OPTION,
     ) -> None:
         """One run: its catalogue row, metadata and rows per query."""
-        import pandas as pd
-
-        from ..catalog import run_query_counts
+        from ..catalog import query_count_rows
 
         wh = open_warehouse(ctx, write=False)
         run = wh.run(name)
-        counts = run_query_counts(wh, run["id"])["num_rows"]
+        counts = query_count_rows(wh, run["id"]).column("num_rows")
         per_query = {
-            "queries": int(counts.size),
-            "min_rows_per_query": int(counts.min()) if counts.size else 0,
-            "median_rows_per_query": float(counts.median()) if counts.size else 0.0,
-            "max_rows_per_query": int(counts.max()) if counts.size else 0,
+            "queries": len(counts),
+            "min_rows_per_query": min(counts, default=0),
+            "median_rows_per_query": float(statistics.median(counts)) if counts else 0.0,
+            "max_rows_per_query": max(counts, default=0),
         }
         if fmt == OutputFormat.json:
             record = {**run, "ingested_at": str(run["ingested_at"]), **per_query}
@@ -91,8 +93,13 @@ def register(app: typer.Typer) -> None:
         rows = [(key, run[key]) for key in run if key != "metadata"]
         rows += [(f"metadata.{key}", value) for key, value in run["metadata"].items()]
         rows += list(per_query.items())
-        frame = pd.DataFrame([(key, str(value)) for key, value in rows], columns=["field", "value"])
-        print_frame(frame, fmt, title=f"run {run['name']!r}")
+        print_rows(
+            ["field", "value"],
+            [(key, str(value)) for key, value in rows],
+            fmt,
+            title=f"run {run['name']!r}",
+            numeric=[False, False],
+        )
 
     @runs.command("rm")
     def runs_rm(ctx: typer.Context, name: str = typer.Argument(..., help="Run name or id.")):
@@ -105,10 +112,10 @@ def register(app: typer.Typer) -> None:
     @qrels.command("list")
     def qrels_list(ctx: typer.Context, fmt: OutputFormat = FORMAT_OPTION) -> None:
         """Every stored qrels set: id, name, queries, judgments, grades, ingested_at (UTC)."""
+        from ..catalog import qrels_rows
+
         wh = open_warehouse(ctx, write=False)
-        print_frame(
-            _listing(wh.qrels_sets(), _QRELS_LIST, fmt), fmt, title="qrels sets", keys=["name"]
-        )
+        _print_listing(qrels_rows(wh), _QRELS_LIST, fmt, "qrels sets")
 
     @qrels.command("rm")
     def qrels_rm(ctx: typer.Context, name: str = typer.Argument(..., help="Qrels name or id.")):

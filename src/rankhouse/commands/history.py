@@ -6,8 +6,9 @@ import sys
 
 import typer
 
+from ..cells import is_missing
 from .common import MissingQueries, open_warehouse
-from .output import FORMAT_OPTION, OutputFormat, print_frame
+from .output import FORMAT_OPTION, OutputFormat, print_rows
 
 
 def register(app: typer.Typer) -> None:
@@ -45,8 +46,11 @@ def history_command(
     the column AP(rel=2)), and gate (the newest regress verdict). History reads; it never
     evaluates.
     """
+    from ..history import history_rows
+
     wh = open_warehouse(ctx, write=False)
-    frame = wh.history(
+    found, measure_columns = history_rows(
+        wh,
         system=system,
         run=run,
         qrels=qrels,
@@ -56,19 +60,26 @@ def history_command(
         missing_queries=missing_queries.value,
     )
     if measures:
-        _note_other_settings(wh, frame, measures, relevance_level, missing_queries.value)
-    if fmt == OutputFormat.table and len(frame):  # to the second: the rest is in csv/json
-        frame = frame.assign(ingested_at=[str(t)[:19] for t in frame["ingested_at"]])
-    print_frame(frame, fmt, title="history", keys=["run"])
+        _note_other_settings(wh, found, measures, relevance_level, missing_queries.value)
+    rows = found.rows
+    if fmt == OutputFormat.table:  # to the second: the rest is in csv/json
+        rows = [(str(row[0])[:19], *row[1:]) for row in rows]
+    # measures are numbers even where none is stored (an empty listing aligns nothing)
+    numeric = [bool(rows) and name in measure_columns for name in found.columns]
+    print_rows(found.columns, rows, fmt, title="history", keys=["run"], numeric=numeric)
 
 
-def _note_other_settings(wh, frame, measures, relevance_level, missing_queries) -> None:
+def _note_other_settings(wh, found, measures, relevance_level, missing_queries) -> None:
     """On stderr: a requested label without values whose measure is stored at other settings."""
     from ..history import other_labels
     from ..labels import requested_labels
 
     wanted = requested_labels(measures, relevance_level, missing_queries)
-    empty = [w for w in wanted if w not in frame.columns or frame[w].isna().all()]
+    empty = [
+        w
+        for w in wanted
+        if w not in found.columns or all(is_missing(value) for value in found.column(w))
+    ]
     for name, others in other_labels(wh, empty).items():
         print(
             f"note: no stored value of {name}; stored at other settings: {', '.join(others)} "

@@ -6,7 +6,7 @@ import typer
 
 from ..errors import RankhouseError
 from .common import open_warehouse
-from .output import FORMAT_OPTION, OutputFormat, print_frame
+from .output import FORMAT_OPTION, OutputFormat, print_rows
 
 READ_ONLY_HINT = (
     "without --write, sql reads the warehouse only (no changes, files or settings; see "
@@ -59,9 +59,7 @@ def sql_command(
     if not result.keys():
         print("OK")
         return
-    import pandas as pd
-
-    print_frame(pd.DataFrame(result.all(), columns=result.keys()), fmt)
+    print_rows(list(result.keys()), [tuple(row) for row in result.all()], fmt)
 
 
 #: What DuckDB and PostgreSQL say when the sandbox refused a statement (a syntax error is
