@@ -409,3 +409,31 @@ def test_object_names_of_a_whole_warehouse_are_the_catalogues(whole_warehouse, t
     finally:
         whole.close()
         damaged.close()
+
+
+def test_has_table_names_the_warehouse_schemas_tables_and_views(tmp_path):
+    """Asked outside a transaction, DuckDB's has_table probes the name; inside one it reads the
+    catalogue. Both say yes to a table or view of the warehouse's schema, and no to a missing
+    name, a temporary table or a table of another schema."""
+    db = DuckDB(str(tmp_path / "w.duckdb"))
+    try:
+        db.duck.execute("CREATE TABLE plain (x INTEGER)")
+        db.duck.execute('CREATE VIEW "odd ""name""" AS SELECT 1 AS x')
+        db.duck.execute("CREATE SCHEMA other")
+        db.duck.execute("CREATE TABLE other.elsewhere (x INTEGER)")
+        db.duck.execute("CREATE TEMP TABLE scratch (x INTEGER)")
+        expected = {
+            "plain": True,
+            'odd "name"': True,
+            "elsewhere": False,
+            "scratch": False,
+            "missing": False,
+        }
+        with db.connect() as conn:
+            assert {name: conn.has_table(name) for name in expected} == expected
+        with db.transaction() as conn:
+            assert {name: conn.has_table(name) for name in expected} == expected
+            conn.execute("INSERT INTO plain VALUES (1)")  # the transaction is still usable
+        assert db.duck.execute("SELECT x FROM plain").fetchall() == [(1,)]
+    finally:
+        db.close()
