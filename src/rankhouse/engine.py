@@ -3,7 +3,8 @@
 :func:`compute` builds the shared ranking once (``sql/ranking.sql``: temporary tables of the
 judged retrieved documents and per-query statistics), then runs each needed family file
 once per group of measures that differ only in the family's key parameter (all cutoffs of
-``P`` in one query). Every value lands in the temporary table ``rh_values`` on the
+``P`` in one query); the groups whose family builds no helper table run together, as one
+``UNION ALL`` statement. Every value lands in the temporary table ``rh_values`` on the
 connection, where the caller stores it (``INSERT ... SELECT``), aggregates it
 (:meth:`Values.aggregates`, adding in query-id byte order as trec_eval does) or fetches it:
 nothing passes through Python on the way unless asked for.
@@ -442,8 +443,11 @@ def _compute(
         "query_id VARCHAR, value DOUBLE)"
     )
     index = {m.name: i for i, m in enumerate(measures)}
-    for family_name, group in _groups(measures, relevance_level):
-        _run_group(duck, family_name, group, context, relevance_level, index)
+    groups = [
+        _group(family_name, group, context, relevance_level, index, prefix=f"rh{i}_")
+        for i, (family_name, group) in enumerate(_groups(measures, relevance_level))
+    ]
+    _run_groups(duck, groups)
     duck.execute(
         _FILL,
         {
@@ -514,16 +518,40 @@ def _key_of(measure: Measure, key: str | None) -> Any:
     return measure.params.get(key)
 
 
-def _run_group(
-    duck,
+@dataclass
+class _Group:
+    """One family file's rows for measures that differ only in its key: ``select`` gives
+    ``measure_idx, run_id, query_id, value`` with binds renamed by a prefix of the group's
+    own, so that several groups can run as one statement."""
+
+    family: Any
+    measures: list[Measure]
+    offered: dict[str, Any]
+    setup: list[Any]
+    select: str
+    binds: dict[str, Any]
+
+    @property
+    def alone(self) -> bool:
+        """Whether the group must run by itself: a prepare hook or setup statements build
+        helper tables that another group of the family would replace."""
+        return self.family.prepare is not None or bool(self.setup)
+
+    def error(self, exc: BaseException) -> MeasureError:
+        names = ", ".join(m.name for m in self.measures)
+        return MeasureError(
+            f"{names}: sql/{self.family.sql} could not be computed: {_first_line(exc)}"
+        )
+
+
+def _group(
     family_name: str,
     group: list[Measure],
     context: dict[str, Any],
     default_level: int,
     index: dict[str, int],
-) -> None:
-    """Run one family file for measures that differ only in its key, adding each measure's
-    rows to ``rh_found``."""
+    prefix: str,
+) -> _Group:
     family = REGISTRY.families[family_name]
     sql = load_sql(family.sql)
     offered: dict[str, Any] = dict(context)
@@ -534,32 +562,52 @@ def _run_group(
     if family.list_bind is not None:
         offered[family.list_bind] = list(by_key)
     pairs = [(key, index[m.name]) for key, members in by_key.items() for m in members]
+    binds = sql.binds(offered)
     *setup, last = sql.statements
     if family.key is None:
         columns, match = "run_id, query_id, value", "ON TRUE"
     else:
         columns, match = "run_id, query_id, key, value", "ON f.key IS NOT DISTINCT FROM m.key"
-    insert = (
-        f"INSERT INTO {_FOUND_TABLE} SELECT m.idx, f.run_id, f.query_id, f.value "
-        f"FROM ({last.duckdb}) AS f({columns}) "
-        f"JOIN (SELECT unnest($rh_keys) AS key, unnest($rh_idx) AS idx) AS m {match}"
+    renamed = last.prefixed(prefix)
+    select = (
+        f"SELECT m.idx, f.run_id, f.query_id, f.value FROM ({renamed.duckdb}) AS f({columns}) "
+        f"JOIN (SELECT unnest(${prefix}keys) AS key, unnest(${prefix}idx) AS idx) AS m {match}"
     )
+    values = {prefix + name: binds[name] for name in last.names}
+    values[prefix + "keys"] = [key for key, _ in pairs]
+    values[prefix + "idx"] = [idx for _, idx in pairs]
+    return _Group(family, group, offered, [(st, st.binds(binds)) for st in setup], select, values)
+
+
+def _run_groups(duck, groups: list[_Group]) -> None:
+    """Add every group's rows to ``rh_found``: each group with helper tables by itself, the
+    others in one statement (a statement's fixed cost, 2-5 ms, is most of a small group's)."""
+    for group in groups:
+        if group.alone:
+            _run_alone(duck, group)
+    together = [group for group in groups if not group.alone]
+    if len(together) == 1:
+        _run_alone(duck, together[0])
+    elif together:
+        union = " UNION ALL ".join(f"({group.select})" for group in together)
+        binds = {name: value for group in together for name, value in group.binds.items()}
+        try:
+            duck.execute(f"INSERT INTO {_FOUND_TABLE} {union}", binds)
+        except _duckdb_errors() as exc:
+            for group in together:  # the statement inserted nothing: find the group that fails
+                _run_alone(duck, group)
+            raise MeasureError(f"the measures could not be computed: {_first_line(exc)}") from None
+
+
+def _run_alone(duck, group: _Group) -> None:
     try:
-        if family.prepare is not None:
-            family.prepare(duck, group, offered)
-        binds = sql.binds(offered)
-        for statement in setup:
-            duck.execute(statement.duckdb, statement.binds(binds))
-        duck.execute(
-            insert,
-            last.binds(binds)
-            | {"rh_keys": [key for key, _ in pairs], "rh_idx": [idx for _, idx in pairs]},
-        )
+        if group.family.prepare is not None:
+            group.family.prepare(duck, group.measures, group.offered)
+        for statement, binds in group.setup:
+            duck.execute(statement.duckdb, binds)
+        duck.execute(f"INSERT INTO {_FOUND_TABLE} {group.select}", group.binds)
     except _duckdb_errors() as exc:
-        names = ", ".join(m.name for m in group)
-        raise MeasureError(
-            f"{names}: sql/{family.sql} could not be computed: {_first_line(exc)}"
-        ) from None
+        raise group.error(exc) from None
 
 
 def _run_file(duck, path: str, binds: dict[str, Any]):

@@ -58,6 +58,14 @@ class Statement:
         """The values of the binds this statement uses."""
         return {name: values[name] for name in self.names}
 
+    def prefixed(self, prefix: str) -> Statement:
+        """The same statement with every bind renamed ``prefix + name`` (so that statements
+        with binds of the same name can be joined into one)."""
+        renamed = _TOKENS.sub(
+            lambda m: m.group(0) if m.group(1) is None else f":{prefix}{m.group(1)}", self.text
+        )
+        return Statement.parse(renamed)
+
     def __str__(self) -> str:
         return self.text
 

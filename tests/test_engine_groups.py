@@ -1,0 +1,116 @@
+"""The engine runs the measure groups that need no helper tables as one statement: that gives
+what running each group by itself gives, and a group that fails is still named."""
+
+from __future__ import annotations
+
+import pytest
+
+from rankhouse import engine
+from rankhouse.engine import VALUES_TABLE, compute, scratch_database
+from rankhouse.errors import MeasureError
+from rankhouse.measures import parse_measures
+from rankhouse.measures.sqlfile import load_sql, parse_sql
+
+JUDGMENTS = [
+    ("q1", "a", 2),
+    ("q1", "b", 0),
+    ("q1", "c", 1),
+    ("q1", "z", 3),  # never retrieved
+    ("q2", "d", 1),
+    ("q2", "e", -1),
+    ("q3", "f", 1),  # q3: no run answers it
+]
+RUNS = {
+    1: [("q1", "a", 3.0), ("q1", "x", 3.0), ("q1", "b", 2.0), ("q1", "c", 1.0), ("q2", "e", 5.0)]
+    + [("q2", "y", 4.0), ("q2", "d", 4.0), ("q9", "a", 1.0)],
+    2: [("q1", "c", 9.0), ("q1", "b", 9.0), ("q1", "a", 1.0), ("q2", "d", 0.5)],
+}
+# Families with and without helper tables (gains, RBP), several keys and relevance levels.
+MEASURES = [
+    "AP",
+    "AP@2",
+    "P@1",
+    "P@3",
+    "nDCG@3",
+    "RR",
+    "R@2",
+    "Rprec",
+    "Bpref",
+    "infAP",
+    "ERR@3",
+    "Judged@2",
+    "IPrec@0.5",
+    "NumRet",
+    "NumRelRet(rel=2)",
+    "SetF",
+    "Utility",
+    "AP(rel=2)",
+    "nDCG_gains(gains=1=1;2=5;3=9)",
+    "RBP_resid(p=0.9)",
+    "RBP(p=0.5)",
+]
+
+
+def _database():
+    duck = scratch_database()
+    duck.executemany("INSERT INTO judgments VALUES (1, ?, ?, ?)", JUDGMENTS)
+    for run_id, rows in RUNS.items():
+        duck.executemany(
+            "INSERT INTO run_rows VALUES (?, ?, ?, NULL, ?)", [(run_id, *row) for row in rows]
+        )
+    return duck
+
+
+def _values(monkeypatch, *, each_alone: bool) -> tuple[list[tuple], list[str]]:
+    """Every stored value, and the families that ran as statements of their own."""
+    ran_alone: list[str] = []
+    run_alone = engine._run_alone
+
+    def spied(duck, group):
+        ran_alone.append(group.family.name)
+        run_alone(duck, group)
+
+    with monkeypatch.context() as patch:
+        patch.setattr(engine, "_run_alone", spied)
+        if each_alone:
+            patch.setattr(engine._Group, "alone", property(lambda group: True))
+        duck = _database()
+        try:
+            compute(duck, [1, 2], 1, parse_measures(MEASURES))
+            rows = duck.execute(f"SELECT * FROM {VALUES_TABLE} ORDER BY ALL").fetchall()
+        finally:
+            duck.close()
+    return rows, ran_alone
+
+
+def test_groups_in_one_statement_give_what_each_group_gives_alone(monkeypatch):
+    together, ran_alone = _values(monkeypatch, each_alone=False)
+    apart, _ = _values(monkeypatch, each_alone=True)
+    assert together == apart
+    # 2 runs x 3 qrels queries x every measure, and values that are not all alike
+    assert len(together) == 2 * 3 * len(MEASURES)
+    assert len({value for *_, value in together}) > 10
+    # only the groups that build helper tables ran by themselves
+    assert sorted(ran_alone) == ["gains", "rbp", "rbp_resid"]
+
+
+BROKEN_RR = """-- rr, broken for a test: every value is a text that is no number
+--   :cutoffs  INTEGER[]  the cutoffs
+SELECT q.run_id, q.query_id, c.key, CAST(q.query_id || 'x' AS DOUBLE) AS value
+FROM rh_queries AS q CROSS JOIN (SELECT unnest(CAST(:cutoffs AS INTEGER[])) AS key) AS c
+"""
+
+
+def test_a_group_that_fails_in_the_one_statement_is_named(monkeypatch):
+    def broken(path: str):
+        return parse_sql(BROKEN_RR, path) if path == "measures/rr.sql" else load_sql(path)
+
+    monkeypatch.setattr(engine, "load_sql", broken)
+    duck = _database()
+    try:
+        with pytest.raises(MeasureError) as raised:
+            compute(duck, [1], 1, parse_measures(["AP", "RR", "P@3"]))
+    finally:
+        duck.close()
+    assert str(raised.value).startswith("RR: sql/measures/rr.sql could not be computed: ")
+    assert "Conversion Error" in str(raised.value)
