@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -19,11 +20,15 @@ from pathlib import Path
 import pytest
 
 HEAVY = ("_duckdb", "duckdb", "pandas", "pyarrow", "sqlalchemy")
+#: What a paired test or a correction may need: only the other tests and corrections do.
+STATISTICS = ("scipy.stats", "statsmodels")
 
-# Runs the console script's main() with argv, then prints which HEAVY modules were imported.
+# Runs the console script's main() with argv, then prints which of the modules named in
+# $PROBED (HEAVY by default) were imported.
 _PROBE = f"""
-import atexit, json, sys
-atexit.register(lambda: print(json.dumps([m for m in {HEAVY!r} if m in sys.modules]),
+import atexit, json, os, sys
+probed = os.environ.get("PROBED", ",".join({HEAVY!r})).split(",")
+atexit.register(lambda: print(json.dumps([m for m in probed if m in sys.modules]),
                               file=sys.stderr))
 from rankhouse.entry import main
 main(sys.argv[1:])
@@ -35,13 +40,14 @@ engine_module = pytest.mark.skipif(
 )
 
 
-def _imported(tmp_path: Path, *args: str) -> list[str]:
+def _imported(tmp_path: Path, *args: str, probed: tuple[str, ...] = HEAVY) -> list[str]:
     done = subprocess.run(
         [sys.executable, "-c", _PROBE, *args],
         capture_output=True,
         text=True,
         cwd=tmp_path,
         timeout=120,
+        env={**os.environ, "PROBED": ",".join(probed)},
     )
     assert done.returncode == 0, done.stderr
     return json.loads(done.stderr.strip().splitlines()[-1])
@@ -95,6 +101,26 @@ def test_reading_a_duckdb_warehouse_imports_the_engine_alone(tmp_path, trec_file
     db = str(tmp_path / "w.duckdb")
     _imported(tmp_path, "--db", db, "eval", str(qrels), str(run), "-m", "P@1")
     assert _imported(tmp_path, "--db", db, *command) == ["_duckdb"]
+
+
+def test_the_t_test_and_no_correction_need_neither_scipy_stats_nor_statsmodels(
+    tmp_path, trec_files
+):
+    """compare and regress with their defaults (the t-test, no correction) import neither;
+    another test or a correction imports what it needs."""
+    qrels, run = trec_files
+    other = tmp_path / "other.txt"
+    other.write_text("1 Q0 b 1 2.0 alt\n1 Q0 a 2 1.0 alt\n2 Q0 c 1 3.0 alt\n")
+    db = str(tmp_path / "w.duckdb")
+    compare = ["--db", db, "compare", str(qrels), str(run), str(other), "-m", "P@1", "-b", "sys"]
+    assert _imported(tmp_path, *compare, probed=STATISTICS) == []
+    regress = ["--db", db, "regress", "alt", "--baseline", "sys", "--qrels", "q", "-m", "P@1"]
+    assert _imported(tmp_path, *regress, probed=STATISTICS) == []
+    assert _imported(tmp_path, *compare, "--test", "wilcoxon", probed=STATISTICS) == ["scipy.stats"]
+    assert _imported(tmp_path, *compare, "--correction", "holm", probed=STATISTICS) == [
+        "scipy.stats",
+        "statsmodels",
+    ]
 
 
 def test_csv_ingest_in_a_fresh_process(tmp_path):
