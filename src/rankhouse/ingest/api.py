@@ -458,6 +458,10 @@ def load_into_engine(
     mapping = parse_columns(columns)
     with opened(open_source(source, None, None)) as src:
         default_tag = _FRAME_TAG if src.is_frame or kind == "qrels" else base_name(src.path)
+        if src.is_frame:
+            loaded = _load_frame(duck, src, kind, first_id, mapping, order, name)
+            if loaded is not None:
+                return loaded
         try:
             return _load(duck, src, kind, first_id, mapping, order, default_tag, name, fast=True)
         except trec_text.FastPathFailed:
@@ -483,6 +487,26 @@ def _load(duck, src, kind, first_id, mapping, order, default_tag, name, *, fast)
         return loaded
     finally:
         staging.drop(duck)
+
+
+def _load_frame(duck, src, kind, first_id, mapping, order, name) -> list[Loaded] | None:
+    """A frame of one run (or a qrels set) straight into the engine's table; None when
+    :func:`_load` must read it (see :mod:`.frame_engine`)."""
+    from . import frame_engine
+
+    inserted = frame_engine.insert(duck, src, kind, first_id, mapping, order)
+    if inserted is None:
+        return None
+    if kind == "qrels":
+        return [Loaded(first_id, _default_qrels_name(src, inserted.sha256))]
+    parsed = _Parsed(src, inserted.sha256, "", inserted.columns)
+    [run_name] = _run_names(src, parsed, name, [_FRAME_TAG], _FRAME_TAG).values()
+    loaded = [Loaded(first_id, run_name, inserted.tied_pairs)]
+    if order == "score" and inserted.has_ranks:
+        from ..db import DuckDBConnection
+
+        warn_if_ranks_disagree(DuckDBConnection(duck), loaded)
+    return loaded
 
 
 def _progress(src: Source, requested: bool | None) -> IngestProgress:
@@ -560,7 +584,8 @@ def _parse(
             )
         else:
             columns, types = tabular.resolve(duck, src, kind, order, mapping, compression)
-            bad = tabular.stage(duck, src, kind, order, columns, types, compression, default_tag)
+            selected = tabular.selection(src, kind, order, columns, types, compression, default_tag)
+            bad = tabular.stage(duck, selected)
     except (duckdb.Error, trec_lines.Unreadable) as exc:
         _raise_located(src, kind, order, columns, exc)
     sha = _hash_result(hasher, src)
@@ -607,7 +632,8 @@ def _parse_frame(
     bar.phase("validating")
     try:
         types = tabular.describe(duck, normalized, "none")
-        bad = tabular.stage(duck, normalized, kind, order, identity, types, "none", default_tag)
+        selected = tabular.selection(normalized, kind, order, identity, types, "none", default_tag)
+        bad = tabular.stage(duck, selected)
     except duckdb.Error as exc:
         _raise_located(normalized, kind, order, identity, exc)
     _check(duck, normalized, kind, order, identity, bad, default_tag)

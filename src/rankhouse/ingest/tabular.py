@@ -59,8 +59,14 @@ def _integer(column: str, type_name: str) -> str:
     return f"CASE WHEN {number} = trunc({number}) THEN TRY_CAST({number} AS INTEGER) END"
 
 
-def stage(
-    duck,
+def stage(duck, selected: tuple[str, list, str]) -> str:
+    """Read a source into the stage with what :func:`selection` gives; returns the bad-row SQL."""
+    select, params, bad = selected
+    duck.execute(f"CREATE OR REPLACE TEMP TABLE {STAGE} AS {select}", params)
+    return bad
+
+
+def selection(
     source: Source,
     kind: str,
     order: str,
@@ -68,8 +74,9 @@ def stage(
     types: dict[str, str],
     compression: str,
     default_tag: str,
-) -> str:
-    """Read ``source`` into the stage with the resolved ``columns``; returns the bad-row SQL."""
+) -> tuple[str, list, str]:
+    """(the SELECT that reads ``source`` as the stage's columns, its parameters, the SQL
+    condition of a row the checks refuse)."""
     col = {field: _quote(name) for field, name in columns.items()}
     typ = {field: types[name] for field, name in columns.items()}
     for field in ("qid", "docid", "tag"):
@@ -101,11 +108,7 @@ def stage(
         select = f"{tag} AS tag, {ids}, {rank} AS rank, {score} AS score"
         bad = f"{bad_ids} OR tag IS NULL OR tag = '' OR score IS NULL OR isnan(score)"
     reader, reader_params = _reader(source, compression)
-    duck.execute(
-        f"CREATE OR REPLACE TEMP TABLE {STAGE} AS SELECT {select} FROM {reader}",
-        params + reader_params,
-    )
-    return bad
+    return f"SELECT {select} FROM {reader}", params + reader_params, bad
 
 
 def resolve(

@@ -1,0 +1,138 @@
+"""rankhouse.evaluate puts a DataFrame of one run straight into the engine's table (no stage,
+no copy): the result is the general path's, and a frame the checks refuse still gets the
+general path's error, with nothing of it left behind."""
+
+from __future__ import annotations
+
+import math
+import warnings
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import rankhouse
+from rankhouse.engine import scratch_database
+from rankhouse.errors import InputError, RankhouseWarning
+from rankhouse.ingest import api, frame_engine
+
+MEASURES = ["AP", "nDCG@5", "P@2", "RR", "R@10", "Bpref", "NumRet"]
+
+
+def _frames(seed: int = 3) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Graded qrels with negatives, and a run with tied scores, unjudged documents, a query
+    the qrels lack and a qrels query the run lacks."""
+    rng = np.random.default_rng(seed)
+    qrels = [(f"q{q}", f"d{d}", int(rng.integers(-1, 4))) for q in range(6) for d in range(8)]
+    run = [
+        (f"q{q}", f"d{d}", float(rng.integers(0, 5)))
+        for q in [*range(5), 7]
+        for d in rng.permutation(12)[:10]
+    ]
+    return (
+        pd.DataFrame(qrels, columns=["query_id", "doc_id", "relevance"]),
+        pd.DataFrame(run, columns=["query_id", "doc_id", "score"]),
+    )
+
+
+def _general_only(monkeypatch) -> None:
+    monkeypatch.setattr(frame_engine, "insert", lambda *args, **kwargs: None)
+
+
+def _outcome(qrels, run, **kwargs):
+    result = rankhouse.evaluate(qrels, run, MEASURES, **kwargs)
+    return result.summary, result.per_query, result.query_counts
+
+
+@pytest.mark.parametrize("seed", [3, 4, 5])
+def test_the_direct_path_gives_the_general_paths_result(monkeypatch, seed):
+    qrels, run = _frames(seed)
+    summary, per_query, counts = _outcome(qrels, run)
+    with monkeypatch.context() as patch:
+        _general_only(patch)
+        expected = _outcome(qrels, run)
+    pd.testing.assert_frame_equal(summary, expected[0])
+    pd.testing.assert_frame_equal(per_query, expected[1])
+    assert counts == expected[2]
+    [(name, count)] = counts.items()
+    assert name.startswith("dataframe-") and count.tied_pairs > 0
+
+
+def test_the_direct_path_is_taken_and_reports_what_it_inserted():
+    qrels, run = _frames()
+    duck = scratch_database()
+    try:
+        [loaded] = api.load_into_engine(duck, run, "run", first_id=4, name="mine")
+        rows = duck.execute("SELECT count(*), min(run_id), max(run_id) FROM run_rows").fetchall()
+        staged = duck.execute(
+            "SELECT count(*) FROM duckdb_tables() WHERE table_name = '_rankhouse_stage'"
+        ).fetchall()
+    finally:
+        duck.close()
+    assert (loaded.id, loaded.name) == (4, "mine")
+    assert rows == [(len(run), 4, 4)]
+    assert staged == [(0,)]  # never staged
+    ties = run.groupby("query_id")["score"].apply(lambda s: len(s) - s.nunique()).sum()
+    assert loaded.tied_pairs == ties
+
+
+def _refused(qrels, run) -> str:
+    with pytest.raises(InputError) as raised:
+        rankhouse.evaluate(qrels, run, ["AP"])
+    return str(raised.value)
+
+
+@pytest.mark.parametrize(
+    "spoil",
+    [
+        pytest.param(lambda q, r: (q, r.assign(score=r["score"].where(r.index != 7))), id="NaN"),
+        pytest.param(lambda q, r: (q, pd.concat([r, r.iloc[[3]]])), id="repeated run pair"),
+        pytest.param(lambda q, r: (pd.concat([q, q.iloc[[5]]]), r), id="repeated qrels pair"),
+        pytest.param(lambda q, r: (q, r.iloc[:0]), id="empty run"),
+    ],
+)
+def test_a_refused_frame_gets_the_general_paths_error(monkeypatch, spoil):
+    qrels, run = spoil(*_frames())
+    message = _refused(qrels, run)
+    with monkeypatch.context() as patch:
+        _general_only(patch)
+        assert _refused(qrels, run) == message
+
+
+def test_nothing_of_a_refused_frame_stays_in_the_table():
+    qrels, run = _frames()
+    duck = scratch_database()
+    try:
+        spoilt = pd.concat([run, run.iloc[[2]].assign(score=99.0)])  # one pair, two scores
+        source = api.open_source(spoilt, None, None)
+        assert frame_engine.insert(duck, source, "run", 1, {}, "score") is None
+        assert duck.execute("SELECT count(*) FROM run_rows").fetchall() == [(0,)]
+        twice = pd.concat([qrels, qrels.iloc[[0]]])
+        source = api.open_source(twice, None, None)
+        assert frame_engine.insert(duck, source, "qrels", 1, {}, "score") is None
+        assert duck.execute("SELECT count(*) FROM judgments").fetchall() == [(0,)]
+    finally:
+        duck.close()
+
+
+def test_a_frame_of_several_tags_takes_the_general_path():
+    qrels, run = _frames()
+    tagged = run.assign(tag=np.where(run.index % 2 == 0, "even", "odd"))
+    result = rankhouse.evaluate(qrels, tagged, ["AP"])
+    assert result.runs == ["even", "odd"]
+    for tag in ("even", "odd"):
+        alone = rankhouse.evaluate(qrels, run[tagged["tag"] == tag], ["AP"]).summary["AP"]
+        got = result.summary.set_index("run").loc[tag, "AP"]
+        assert math.isclose(got, alone.iloc[0], rel_tol=0, abs_tol=0)
+
+
+def test_ranks_that_disagree_with_scores_still_warn():
+    qrels, run = _frames()
+    ranked = run.assign(rank=range(len(run), 0, -1))  # a rank per row, against the scores
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        rankhouse.evaluate(qrels, ranked, ["AP"])
+    assert any(
+        issubclass(w.category, RankhouseWarning) and "ranks disagree" in str(w.message)
+        for w in caught
+    )
