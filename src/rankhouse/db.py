@@ -192,8 +192,10 @@ class DuckDBConnection(Connection):
         return self._fetched()
 
     def has_table(self, name: str) -> bool:
-        if not self.in_transaction and self._binds(name):
-            return True
+        if not self.in_transaction:
+            bound = self._binds(name)
+            if bound is not None:
+                return bound
         found = self.duck.execute(
             "SELECT count(*) FROM duckdb_tables() WHERE table_name = $n AND NOT temporary "
             "AND database_name = current_database() AND schema_name = current_schema()",
@@ -209,18 +211,21 @@ class DuckDBConnection(Connection):
             ).fetchone()[0]
         )
 
-    def _binds(self, name: str) -> bool:
+    def _binds(self, name: str) -> bool | None:
         """Whether ``name`` names a table or view of the current schema, by reading none of it:
         DuckDB's catalogue functions build its system views at their first call in a process
-        (10-15 ms). Outside a transaction only, where a statement that fails aborts nothing."""
+        (10-15 ms). None when the probe cannot tell. Outside a transaction only, where a
+        statement that fails aborts nothing."""
         from .duck import duckdb
 
-        where = self.duck.execute("SELECT current_database(), current_schema()").fetchone()
+        [where] = self.duck.execute("SELECT current_database(), current_schema()").fetchall()
         quoted = ".".join('"' + part.replace('"', '""') + '"' for part in (*where, name))
         try:
-            self.duck.execute(f"SELECT 1 FROM {quoted} LIMIT 0")
-        except duckdb.Error:
+            self.duck.execute(f"SELECT 1 FROM {quoted} LIMIT 0").fetchall()
+        except duckdb.CatalogException:  # no table or view of that name there
             return False
+        except duckdb.Error:
+            return None
         return True
 
     def commit(self) -> None:

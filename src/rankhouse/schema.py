@@ -8,6 +8,7 @@ move in step: migration N means the same schema on either backend.
 from __future__ import annotations
 
 import re
+from collections.abc import Collection
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -63,16 +64,19 @@ def known_migrations(dialect: str = "duckdb") -> list[Migration]:
     return found
 
 
-def applied_versions(conn: Connection) -> list[int]:
-    """Versions recorded in ``schema_migrations`` (empty for a new warehouse)."""
-    if not conn.has_table("schema_migrations"):
+def applied_versions(conn: Connection, names: Collection[str] | None = None) -> list[int]:
+    """Versions recorded in ``schema_migrations`` (empty for a new warehouse); ``names``, the
+    tables of the database when the caller has just listed them, saves looking again."""
+    present = "schema_migrations" in names if names is not None else None
+    if not (conn.has_table("schema_migrations") if present is None else present):
         return []
     return conn.execute("SELECT version FROM schema_migrations ORDER BY version").scalars()
 
 
-def pending_migrations(conn: Connection) -> list[Migration]:
-    """Migrations not yet applied; raises SchemaError if the warehouse is newer than the code."""
-    applied = applied_versions(conn)
+def pending_migrations(conn: Connection, names: Collection[str] | None = None) -> list[Migration]:
+    """Migrations not yet applied; raises SchemaError if the warehouse is newer than the code.
+    ``names``: as for :func:`applied_versions`."""
+    applied = applied_versions(conn, names)
     known = known_migrations(conn.dialect)
     newest_known = known[-1].version if known else 0
     if applied and max(applied) > newest_known:
@@ -89,15 +93,17 @@ def pending_migrations(conn: Connection) -> list[Migration]:
     return [m for m in known if m.version not in set(applied)]
 
 
-def migrate(db) -> list[Migration]:
+def migrate(db, names: Collection[str] | None = None) -> list[Migration]:
     """Apply pending migrations of the database ``db`` (:mod:`rankhouse.db`), each in its own
     transaction with its row in ``schema_migrations``. Returns those applied.
 
     On PostgreSQL a session advisory lock is held throughout, so that processes opening a new
     database at once apply each migration once (the others wait, then find nothing pending).
+    A DuckDB file has one writer: ``names``, its tables as the caller listed them after
+    opening it, still hold.
     """
     if db.dialect != "postgresql":
-        return _migrate(db)
+        return _migrate(db, names)
     with db.connect() as locked:
         locked.execute("SELECT pg_advisory_lock(:key)", {"key": MIGRATION_LOCK})
         locked.commit()
@@ -108,9 +114,9 @@ def migrate(db) -> list[Migration]:
             locked.commit()
 
 
-def _migrate(db) -> list[Migration]:
+def _migrate(db, names: Collection[str] | None = None) -> list[Migration]:
     with db.connect() as conn:
-        pending = pending_migrations(conn)
+        pending = pending_migrations(conn, names)
     if not pending:
         return pending
     with db.transaction() as conn:

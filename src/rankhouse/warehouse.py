@@ -162,13 +162,13 @@ class Warehouse:
                             f"no warehouse at {where}: the database holds no tables yet; "
                             "ingest qrels or a run to create one"
                         )
-                if self.read_only and pending_migrations(conn):
+                if self.read_only and pending_migrations(conn, names):
                     raise SchemaError(
                         "this warehouse needs a schema upgrade; open it once without --read-only"
                     )
             if not self.read_only:
                 try:
-                    applied = migrate(self.db)
+                    applied = migrate(self.db, names if self.db.dialect == "duckdb" else None)
                 except SchemaError as exc:
                     raise SchemaError(f"cannot open the warehouse {where}: {exc}") from None
                 if applied or "schema_migrations" not in names:  # another process may have
