@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import statistics
 import sys
 
 import typer
@@ -74,6 +73,8 @@ def register(app: typer.Typer) -> None:
         fmt: OutputFormat = FORMAT_OPTION,
     ) -> None:
         """One run: its catalogue row, metadata and rows per query."""
+        import statistics
+
         from ..catalog import query_count_rows
 
         wh = open_warehouse(ctx, write=False)
