@@ -114,3 +114,33 @@ def test_a_group_that_fails_in_the_one_statement_is_named(monkeypatch):
         duck.close()
     assert str(raised.value).startswith("RR: sql/measures/rr.sql could not be computed: ")
     assert "Conversion Error" in str(raised.value)
+
+
+class _RefusesJointStatements:
+    """A DuckDB connection that fails every statement joining groups (as a union of two
+    families whose values DuckDB could not unite would), and runs the rest."""
+
+    def __init__(self, duck):
+        self._duck = duck
+
+    def execute(self, sql, *args):
+        if "UNION ALL" in str(sql) and "rh_found" in str(sql):
+            from rankhouse.duck import duckdb
+
+            raise duckdb.ConversionException("joint statement refused")
+        return self._duck.execute(sql, *args)
+
+    def __getattr__(self, name):
+        return getattr(self._duck, name)
+
+
+def test_a_joint_statement_that_fails_while_every_group_runs_alone_loses_nothing(monkeypatch):
+    expected, _ = _values(monkeypatch, each_alone=True)
+    duck = _database()
+    try:
+        refusing = _RefusesJointStatements(duck)
+        compute(refusing, [1, 2], 1, parse_measures(MEASURES))
+        rows = duck.execute(f"SELECT * FROM {VALUES_TABLE} ORDER BY ALL").fetchall()
+    finally:
+        duck.close()
+    assert rows == expected

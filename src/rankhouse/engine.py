@@ -593,10 +593,11 @@ def _run_groups(duck, groups: list[_Group]) -> None:
         binds = {name: value for group in together for name, value in group.binds.items()}
         try:
             duck.execute(f"INSERT INTO {_FOUND_TABLE} {union}", binds)
-        except _duckdb_errors() as exc:
-            for group in together:  # the statement inserted nothing: find the group that fails
+        except _duckdb_errors():
+            # The statement inserted nothing. Group by group, the one that fails is named;
+            # if none does, their rows are all in place.
+            for group in together:
                 _run_alone(duck, group)
-            raise MeasureError(f"the measures could not be computed: {_first_line(exc)}") from None
 
 
 def _run_alone(duck, group: _Group) -> None:
