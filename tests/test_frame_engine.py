@@ -136,3 +136,54 @@ def test_ranks_that_disagree_with_scores_still_warn():
         issubclass(w.category, RankhouseWarning) and "ranks disagree" in str(w.message)
         for w in caught
     )
+
+
+def _engine_load(case, *, general: bool, monkeypatch):
+    """(what loading the generated frame gives, the engine table's rows) or the error text."""
+    with monkeypatch.context() as patch:
+        if general:
+            _general_only(patch)
+        duck = scratch_database()
+        try:
+            loaded = api.load_into_engine(duck, case.frame, case.kind, order=case.order)
+        except InputError as exc:
+            return "error: " + str(exc)
+        finally:
+            table = "judgments" if case.kind == "qrels" else "run_rows"
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", RankhouseWarning)
+                rows = sorted(duck.execute(f"SELECT * FROM {table}").fetchall(), key=repr)
+            duck.close()
+    return [(one.id, one.name, one.tied_pairs) for one in loaded], rows
+
+
+@pytest.mark.parametrize("seeds", [range(0, 150), range(150, 300)], ids=["0-149", "150-299"])
+def test_generated_frames_load_alike_on_both_paths(monkeypatch, seeds):
+    """tests/tabular_cases.py's DataFrames (ids as text, integers, categories, nullable
+    integers; bad values; repeated rows; tag columns): the direct path loads what the general
+    path loads, or refuses with the same message."""
+    from tabular_cases import generate_frame
+
+    taken = []
+    insert = frame_engine.insert
+
+    def spied(*args, **kwargs):
+        inserted = insert(*args, **kwargs)
+        taken.append(inserted is not None)
+        return inserted
+
+    monkeypatch.setattr(frame_engine, "insert", spied)
+    loaded = refused = 0
+    for seed in seeds:
+        case = generate_frame(seed)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", RankhouseWarning)
+            direct = _engine_load(case, general=False, monkeypatch=monkeypatch)
+            general = _engine_load(case, general=True, monkeypatch=monkeypatch)
+        assert direct == general, seed
+        if isinstance(direct, str):
+            refused += 1
+        else:
+            loaded += 1
+    assert loaded > 20 and refused > 20  # both outcomes are exercised
+    assert sum(taken) > 20  # and the direct path took many of the frames
