@@ -8,11 +8,14 @@ test the pairs with :mod:`rankhouse.stats`.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
-import pandas as pd
 
 from .stats import DEFAULT_PERMUTATIONS, DEFAULT_SEED, PairedTest, paired_test
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 _PAIRED_VALUES = """
     SELECT r.query_id, r.value AS run_value, b.value AS baseline_value
@@ -40,6 +43,22 @@ def paired_values(wh, run_evaluation: int, baseline_evaluation: int) -> pd.DataF
     Returns:
         A DataFrame ``query_id, run_value, baseline_value`` ordered by query id.
     """
+    import pandas as pd
+
+    queries, run_values, baseline_values = _paired_arrays(wh, run_evaluation, baseline_evaluation)
+    return pd.DataFrame(
+        {
+            "query_id": pd.Series(queries, dtype=object),
+            "run_value": run_values,
+            "baseline_value": baseline_values,
+        }
+    )
+
+
+def _paired_arrays(
+    wh, run_evaluation: int, baseline_evaluation: int
+) -> tuple[list[str], np.ndarray, np.ndarray]:
+    """:func:`paired_values` as (query ids, run values, baseline values), without pandas."""
     with wh.connect() as conn:
         rows = conn.execute(
             _PAIRED_VALUES,
@@ -48,15 +67,11 @@ def paired_values(wh, run_evaluation: int, baseline_evaluation: int) -> pd.DataF
                 "baseline_evaluation": int(baseline_evaluation),
             },
         ).all()
-    # column by column: a frame built from row objects costs a type check per cell
-    frame = pd.DataFrame(
-        {
-            "query_id": pd.Series([r[0] for r in rows], dtype=object),
-            "run_value": np.asarray([r[1] for r in rows], dtype=float),
-            "baseline_value": np.asarray([r[2] for r in rows], dtype=float),
-        }
-    )
-    return frame.dropna(subset=["run_value", "baseline_value"]).reset_index(drop=True)
+    run_values = np.asarray([r[1] for r in rows], dtype=float)
+    baseline_values = np.asarray([r[2] for r in rows], dtype=float)
+    kept = ~(np.isnan(run_values) | np.isnan(baseline_values))
+    queries = [r[0] for r, keep in zip(rows, kept, strict=True) if keep]
+    return queries, run_values[kept], baseline_values[kept]
 
 
 def paired_comparison(
@@ -89,10 +104,10 @@ def compare_pair(
     seed: int = DEFAULT_SEED,
 ) -> PairedComparison:
     """Counts and p-value of one run's evaluation against the baseline's, paired by query."""
-    pairs = paired_values(wh, run_evaluation, baseline_evaluation)
+    _, run_values, baseline_values = _paired_arrays(wh, run_evaluation, baseline_evaluation)
     return paired_comparison(
-        pairs["run_value"].to_numpy(),
-        pairs["baseline_value"].to_numpy(),
+        run_values,
+        baseline_values,
         test=test,
         permutations=permutations,
         seed=seed,
@@ -120,6 +135,8 @@ def paired_frames(per_query: pd.DataFrame, baseline: str, measure: str) -> dict[
 
 def wide_values(per_query: pd.DataFrame, measure: str) -> pd.DataFrame:
     """The values of ``measure``, one row per query (in byte order), one column per run."""
+    import pandas as pd
+
     of_measure = per_query[per_query["measure"] == measure]
     runs = list(pd.unique(of_measure["run"].to_numpy(dtype=object)))
     wide = of_measure.pivot(index="query", columns="run", values="value").reindex(columns=runs)
@@ -129,6 +146,8 @@ def wide_values(per_query: pd.DataFrame, measure: str) -> pd.DataFrame:
 
 def pairs_of(wide: pd.DataFrame, run: str, baseline: str) -> pd.DataFrame:
     """The pairs of two columns of :func:`wide_values` (rows with a NaN dropped)."""
+    import pandas as pd
+
     pairs = wide[[run, baseline]].dropna()
     return pd.DataFrame(
         {

@@ -14,9 +14,7 @@ import math
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from typing import Any
-
-import pandas as pd
+from typing import TYPE_CHECKING, Any
 
 from .errors import InputError, Message, NotFoundError, Option, RankhouseError
 from .pairing import compare_pair
@@ -28,6 +26,9 @@ from .stats import (
     check_test,
     correct,
 )
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 PREVIOUS = "previous"
 """The baseline spelling that means the latest earlier run of the same system tag."""
@@ -69,7 +70,7 @@ class RegressResult:
             ``allow_missing_baseline`` (``verdicts`` is then empty).
         qrels: the qrels set's name.
         passed: no measure regressed.
-        verdicts: one row per measure, columns :data:`VERDICT_COLUMNS`.
+        verdict_rows: one dict per measure, keys :data:`VERDICT_COLUMNS` (plain values).
         settings: test, correction, alpha, max_drop, relative, permutations, seed.
     """
 
@@ -78,13 +79,22 @@ class RegressResult:
     baseline: str | None
     qrels: str
     passed: bool
-    verdicts: pd.DataFrame
+    verdict_rows: list[dict[str, Any]]
     settings: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def verdicts(self) -> pd.DataFrame:
+        """One row per measure, columns :data:`VERDICT_COLUMNS` (a DataFrame)."""
+        import pandas as pd
+
+        if not self.verdict_rows:
+            return pd.DataFrame(columns=list(VERDICT_COLUMNS))
+        return pd.DataFrame(self.verdict_rows, columns=list(VERDICT_COLUMNS))
 
     @property
     def regressed(self) -> list[str]:
         """Names of the measures that regressed."""
-        return [str(m) for m in self.verdicts.loc[self.verdicts["regressed"], "measure"]]
+        return [str(row["measure"]) for row in self.verdict_rows if row["regressed"]]
 
 
 def regress(
@@ -159,7 +169,7 @@ def regress(
     qrels_row = resolve_qrels(wh, qrels)
     options = {"relevance_level": relevance_level, "missing_queries": missing_queries}
     compared = [run_row["id"]] if baseline_row is None else [baseline_row["id"], run_row["id"]]
-    aggregates = evaluate(wh, qrels_row["id"], compared, measures, **options).aggregates
+    aggregates = evaluate(wh, qrels_row["id"], compared, measures, **options).rows
     settings = {
         "test": test,
         "correction": correction,
@@ -171,18 +181,18 @@ def regress(
         **options,
     }
     if baseline_row is None:  # the first run of its series: nothing to compare with
-        verdicts = pd.DataFrame(columns=list(VERDICT_COLUMNS))
+        verdicts = []
     else:
         verdicts = _verdicts(wh, aggregates, run_row["id"], baseline_row["id"], settings)
-    passed = not verdicts["regressed"].any()
+    passed = not any(row["regressed"] for row in verdicts)
     check_id = _store(wh, run_row, baseline_row, baseline, qrels_row, settings, verdicts, passed)
     return RegressResult(
         check_id=check_id,
         run=run_row["name"],
         baseline=None if baseline_row is None else baseline_row["name"],
         qrels=qrels_row["name"],
-        passed=bool(passed),
-        verdicts=verdicts,
+        passed=passed,
+        verdict_rows=verdicts,
         settings=settings,
     )
 
@@ -235,19 +245,21 @@ def _one_run(rows: list[dict[str, Any]], given: Any) -> dict[str, Any]:
 
 
 def _verdicts(
-    wh, aggregates: pd.DataFrame, run_id: int, baseline_id: int, settings: dict[str, Any]
-) -> pd.DataFrame:
+    wh, aggregates: list[dict[str, Any]], run_id: int, baseline_id: int, settings: dict[str, Any]
+) -> list[dict[str, Any]]:
     # verdicts are about labels: AP gated at level 2 is AP(rel=2)
-    by_run = {rid: group.set_index("label") for rid, group in aggregates.groupby("run_id")}
+    by_run: dict[int, dict[str, dict[str, Any]]] = {}
+    for row in aggregates:
+        by_run.setdefault(row["run_id"], {})[row["label"]] = row
     ours, theirs = by_run[run_id], by_run.get(baseline_id, by_run[run_id])
     rows = []
-    for measure in dict.fromkeys(aggregates["label"]):
-        run_value = float(ours.at[measure, "value"])
-        baseline_value = float(theirs.at[measure, "value"])
+    for measure in dict.fromkeys(row["label"] for row in aggregates):
+        run_value = float(ours[measure]["value"])
+        baseline_value = float(theirs[measure]["value"])
         paired = compare_pair(
             wh,
-            ours.at[measure, "evaluation_id"],
-            theirs.at[measure, "evaluation_id"],
+            ours[measure]["evaluation_id"],
+            theirs[measure]["evaluation_id"],
             test=settings["test"],
             permutations=settings["permutations"],
             seed=settings["seed"],
@@ -265,22 +277,19 @@ def _verdicts(
                 "improved": paired.improved,
                 "degraded": paired.degraded,
                 "p_value": paired.p_value,
-                "run_evaluation_id": int(ours.at[measure, "evaluation_id"]),
-                "baseline_evaluation_id": int(theirs.at[measure, "evaluation_id"]),
+                "run_evaluation_id": int(ours[measure]["evaluation_id"]),
+                "baseline_evaluation_id": int(theirs[measure]["evaluation_id"]),
             }
         )
-    frame = pd.DataFrame(rows)
     corrected, reject = correct(
-        frame["p_value"].tolist(), settings["correction"], alpha=settings["alpha"]
+        [row["p_value"] for row in rows], settings["correction"], alpha=settings["alpha"]
     )
-    frame["p_corrected"] = corrected
-    frame["significant"] = reject
-    frame["status"] = [
-        _status(row.delta, row.drop, row.tolerance, row.significant)
-        for row in frame.itertuples(index=False)
-    ]
-    frame["regressed"] = frame["status"] == "regressed"
-    return frame[list(VERDICT_COLUMNS)]
+    for row, p_corrected, significant in zip(rows, corrected, reject, strict=True):
+        row["p_corrected"] = p_corrected
+        row["significant"] = significant
+        row["status"] = _status(row["delta"], row["drop"], row["tolerance"], significant)
+        row["regressed"] = row["status"] == "regressed"
+    return [{name: row[name] for name in VERDICT_COLUMNS} for row in rows]
 
 
 def _drop(delta: float, baseline_value: float, relative: bool) -> float:
@@ -310,7 +319,7 @@ def _store(
     baseline_spec: Any,
     qrels_row: dict[str, Any],
     settings: dict[str, Any],
-    verdicts: pd.DataFrame,
+    verdicts: list[dict[str, Any]],
     passed: bool,
 ) -> int:
     spec = baseline_spec if isinstance(baseline_spec, str | int) else "dataframe"
@@ -344,7 +353,7 @@ def _store(
                 "created_at": datetime.now(UTC).replace(tzinfo=None),
             },
         ).scalar_one()
-        if verdicts.empty:
+        if not verdicts:
             return int(check_id)
         conn.execute(
             (
@@ -357,21 +366,21 @@ def _store(
             [
                 {
                     "check_id": check_id,
-                    "measure": row.measure,
-                    "baseline_value": row.baseline_value,
-                    "run_value": row.run_value,
-                    "delta": row.delta,
-                    "num_q": int(row.num_q),
-                    "improved": int(row.improved),
-                    "degraded": int(row.degraded),
-                    "p_value": row.p_value,
-                    "p_corrected": row.p_corrected,
-                    "status": row.status,
-                    "regressed": bool(row.regressed),
-                    "run_evaluation": int(row.run_evaluation_id),
-                    "baseline_evaluation": int(row.baseline_evaluation_id),
+                    "measure": row["measure"],
+                    "baseline_value": row["baseline_value"],
+                    "run_value": row["run_value"],
+                    "delta": row["delta"],
+                    "num_q": int(row["num_q"]),
+                    "improved": int(row["improved"]),
+                    "degraded": int(row["degraded"]),
+                    "p_value": row["p_value"],
+                    "p_corrected": row["p_corrected"],
+                    "status": row["status"],
+                    "regressed": bool(row["regressed"]),
+                    "run_evaluation": int(row["run_evaluation_id"]),
+                    "baseline_evaluation": int(row["baseline_evaluation_id"]),
                 }
-                for row in verdicts.itertuples(index=False)
+                for row in verdicts
             ],
         )
     return int(check_id)

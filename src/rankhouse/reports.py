@@ -38,8 +38,7 @@ def to_dict(result: RegressResult) -> dict[str, Any]:
         "settings": {key: json_value(value) for key, value in result.settings.items()},
         "regressed": result.regressed,
         "measures": [
-            {key: json_value(value) for key, value in row.items()}
-            for row in result.verdicts.to_dict("records")
+            {key: json_value(value) for key, value in row.items()} for row in result.verdict_rows
         ],
     }
 
@@ -92,7 +91,7 @@ def to_markdown(result: RegressResult) -> str:
         "| measure | baseline | run | delta | queries +/- | p-value | corrected p | verdict |",
         "| --- | ---: | ---: | ---: | ---: | ---: | ---: | --- |",
     ]
-    for row in result.verdicts.to_dict("records"):
+    for row in result.verdict_rows:
         status = row["status"].replace("_", " ")
         if row["regressed"]:
             status = f"**{status}**"
@@ -115,7 +114,7 @@ def to_junit(result: RegressResult) -> ET.ElementTree:
     root = ET.Element(
         "testsuites",
         name="rankhouse regress",
-        tests=str(len(result.verdicts)),
+        tests=str(len(result.verdict_rows)),
         failures=str(failures),
         errors="0",
     )
@@ -124,7 +123,7 @@ def to_junit(result: RegressResult) -> ET.ElementTree:
         "testsuite",
         name=f"regress {result.run} "
         + ("(first run)" if result.baseline is None else f"vs {result.baseline}"),
-        tests=str(len(result.verdicts)),
+        tests=str(len(result.verdict_rows)),
         failures=str(failures),
         errors="0",
         skipped="0",
@@ -137,7 +136,7 @@ def to_junit(result: RegressResult) -> ET.ElementTree:
         **result.settings,
     }.items():
         ET.SubElement(properties, "property", name=key, value=str(value))
-    for row in result.verdicts.to_dict("records"):
+    for row in result.verdict_rows:
         case = ET.SubElement(
             suite,
             "testcase",

@@ -23,7 +23,7 @@ from .compare import (
     TEST_OPTION,
     Test,
 )
-from .output import FORMAT_OPTION, OutputFormat, print_frame
+from .output import FORMAT_OPTION, OutputFormat, print_rows
 
 EXIT_PASSED = 0
 EXIT_REGRESSED = 1
@@ -84,7 +84,7 @@ def regress_command(
     --format json prints the document --json writes. A report file given as '-' goes to
     stdout instead of the table.
     """
-    from ..regress import regress
+    from ..regress import VERDICT_COLUMNS, regress
     from ..reports import to_json, to_junit_text, to_markdown
 
     reports = {"--markdown": markdown, "--json": json_file, "--junit": junit}
@@ -123,10 +123,18 @@ def regress_command(
     elif fmt == OutputFormat.json:
         sys.stdout.write(to_json(result))
     elif fmt != OutputFormat.table:
-        print_frame(result.verdicts, fmt)
+        columns = list(VERDICT_COLUMNS)
+        rows = [tuple(row[name] for name in columns) for row in result.verdict_rows]
+        print_rows(columns, rows, fmt, numeric=[name in _NUMBERS for name in columns])
     elif result.baseline is not None:
-        print_frame(
-            _verdict_table(result.verdicts), fmt, title=f"regress {result.run} vs {result.baseline}"
+        columns = list(_SHOWN)
+        rows = [tuple(row[name] for name in columns) for row in result.verdict_rows]
+        print_rows(
+            [_SHOWN[name] for name in columns],
+            rows,
+            fmt,
+            title=f"regress {result.run} vs {result.baseline}",
+            numeric=[name in _NUMBERS for name in columns],
         )
     if result.baseline is None:
         system = wh.run(result.run)["system_tag"]
@@ -147,17 +155,32 @@ def regress_command(
     raise typer.Exit(EXIT_REGRESSED)
 
 
-def _verdict_table(verdicts):
-    """The verdicts as the terminal table shows them (every column is in csv/tsv/json)."""
-    shown = {
-        "measure": "measure",
-        "baseline_value": "baseline",
-        "run_value": "run",
-        "delta": "delta",
-        "improved": "+",
-        "degraded": "-",
-        "p_value": "p",
-        "p_corrected": "p corr",
-        "status": "status",
+#: The verdict columns a terminal table shows, with their headers (csv/tsv/json have all).
+_SHOWN = {
+    "measure": "measure",
+    "baseline_value": "baseline",
+    "run_value": "run",
+    "delta": "delta",
+    "improved": "+",
+    "degraded": "-",
+    "p_value": "p",
+    "p_corrected": "p corr",
+    "status": "status",
+}
+#: The verdict columns that hold numbers (right-aligned in a table, even when empty).
+_NUMBERS = frozenset(
+    {
+        "baseline_value",
+        "run_value",
+        "delta",
+        "drop",
+        "tolerance",
+        "num_q",
+        "improved",
+        "degraded",
+        "p_value",
+        "p_corrected",
+        "run_evaluation_id",
+        "baseline_evaluation_id",
     }
-    return verdicts[list(shown)].rename(columns=shown)
+)
