@@ -55,6 +55,11 @@ VERDICT_COLUMNS = (
 )
 
 
+_VERDICT_TEXTS = ("measure", "significant", "status", "regressed")
+VERDICT_NUMBERS = tuple(name for name in VERDICT_COLUMNS if name not in _VERDICT_TEXTS)
+"""The verdict columns that hold numbers."""
+
+
 class NoBaselineError(NotFoundError):
     """``previous`` was asked for but the run is the first of its system."""
 
@@ -361,26 +366,8 @@ def _store(
                 "delta, num_q, improved, degraded, p_value, p_corrected, status, regressed, "
                 "run_evaluation_id, baseline_evaluation_id) VALUES (:check_id, :measure, "
                 ":baseline_value, :run_value, :delta, :num_q, :improved, :degraded, :p_value, "
-                ":p_corrected, :status, :regressed, :run_evaluation, :baseline_evaluation)"
+                ":p_corrected, :status, :regressed, :run_evaluation_id, :baseline_evaluation_id)"
             ),
-            [
-                {
-                    "check_id": check_id,
-                    "measure": row["measure"],
-                    "baseline_value": row["baseline_value"],
-                    "run_value": row["run_value"],
-                    "delta": row["delta"],
-                    "num_q": int(row["num_q"]),
-                    "improved": int(row["improved"]),
-                    "degraded": int(row["degraded"]),
-                    "p_value": row["p_value"],
-                    "p_corrected": row["p_corrected"],
-                    "status": row["status"],
-                    "regressed": bool(row["regressed"]),
-                    "run_evaluation": int(row["run_evaluation_id"]),
-                    "baseline_evaluation": int(row["baseline_evaluation_id"]),
-                }
-                for row in verdicts
-            ],
+            [{"check_id": check_id, **row} for row in verdicts],
         )
     return int(check_id)

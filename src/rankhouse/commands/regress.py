@@ -84,7 +84,7 @@ def regress_command(
     --format json prints the document --json writes. A report file given as '-' goes to
     stdout instead of the table.
     """
-    from ..regress import VERDICT_COLUMNS, regress
+    from ..regress import VERDICT_COLUMNS, VERDICT_NUMBERS, regress
     from ..reports import to_json, to_junit_text, to_markdown
 
     reports = {"--markdown": markdown, "--json": json_file, "--junit": junit}
@@ -125,7 +125,7 @@ def regress_command(
     elif fmt != OutputFormat.table:
         columns = list(VERDICT_COLUMNS)
         rows = [tuple(row[name] for name in columns) for row in result.verdict_rows]
-        print_rows(columns, rows, fmt, numeric=[name in _NUMBERS for name in columns])
+        print_rows(columns, rows, fmt, numeric=[name in VERDICT_NUMBERS for name in columns])
     elif result.baseline is not None:
         columns = list(_SHOWN)
         rows = [tuple(row[name] for name in columns) for row in result.verdict_rows]
@@ -134,7 +134,7 @@ def regress_command(
             rows,
             fmt,
             title=f"regress {result.run} vs {result.baseline}",
-            numeric=[name in _NUMBERS for name in columns],
+            numeric=[name in VERDICT_NUMBERS for name in columns],
         )
     if result.baseline is None:
         system = wh.run(result.run)["system_tag"]
@@ -167,20 +167,3 @@ _SHOWN = {
     "p_corrected": "p corr",
     "status": "status",
 }
-#: The verdict columns that hold numbers (right-aligned in a table, even when empty).
-_NUMBERS = frozenset(
-    {
-        "baseline_value",
-        "run_value",
-        "delta",
-        "drop",
-        "tolerance",
-        "num_q",
-        "improved",
-        "degraded",
-        "p_value",
-        "p_corrected",
-        "run_evaluation_id",
-        "baseline_evaluation_id",
-    }
-)
