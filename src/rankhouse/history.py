@@ -32,17 +32,7 @@ HIDDEN_METADATA = frozenset({"source", "content_sha256"})
 """Metadata keys every run has; left out of history's columns (they are in ``run_catalog``)."""
 
 
-def history(
-    wh,
-    *,
-    system: str | None = None,
-    run: str | int | None = None,
-    qrels: str | int | None = None,
-    measures: Iterable[Any] | None = None,
-    since: str | date | datetime | None = None,
-    relevance_level: int = 1,
-    missing_queries: str = "zero",
-) -> pd.DataFrame:
+def history(wh, **selection: Any) -> pd.DataFrame:
     """The stored evaluations over time, oldest run first.
 
     Each row is one run evaluated against one qrels set: its ingest time (UTC), name, system
@@ -54,7 +44,7 @@ def history(
     that run against that qrels set (``'pass'``, ``'fail'``, ``'first run'`` when it was passed
     as the first run of its series, or None when it was never gated).
 
-    Args:
+    Args (``selection`` is keywords of :func:`history_rows`, all optional):
         wh: the :class:`~rankhouse.Warehouse`.
         system: only runs with this system tag.
         run: only this run (name or id).
@@ -78,16 +68,7 @@ def history(
     """
     from .display import HistoryFrame
 
-    found, measures_shown = history_rows(
-        wh,
-        system=system,
-        run=run,
-        qrels=qrels,
-        measures=measures,
-        since=since,
-        relevance_level=relevance_level,
-        missing_queries=missing_queries,
-    )
+    found, measures_shown = history_rows(wh, **selection)
     return HistoryFrame(_frame(found, measures_shown))
 
 
