@@ -9,6 +9,7 @@ import pandas as pd
 import pytest
 
 from rankhouse import InputError
+from rankhouse.ingest.hashing import frame_sha256
 
 RUN = pd.DataFrame(
     {"QUERY_KEY": ["010", "010", "10"], "DOC_KEY": ["a", "b", "a"], "SCORE": [1.5, 2.5, 0.5]}
@@ -63,7 +64,7 @@ def test_dataframe_mapping_dedup_and_default_name(warehouse):
     assert not again.created and again.id == first.id
 
 
-@pytest.mark.parametrize("dtype", ["str", "string", object])
+@pytest.mark.parametrize("dtype", ["str", "string[pyarrow]", "string[python]", object])
 def test_a_frame_is_named_by_its_content_whatever_its_string_dtype(warehouse, dtype):
     frame = RUN.astype({"QUERY_KEY": dtype, "DOC_KEY": dtype})
     [stored] = warehouse.ingest_run(frame, columns=MAPPING)
@@ -73,6 +74,29 @@ def test_a_frame_is_named_by_its_content_whatever_its_string_dtype(warehouse, dt
     digest.update(b"\x00docid\x00" + "\x1f".join(["a", "b", "a", ""]).encode())
     digest.update(b"\x00score\x00" + struct.pack("=3d", 1.5, 2.5, 0.5))
     assert stored.name == f"dataframe-{digest.hexdigest()[:8]}"
+
+
+def test_arrow_held_text_hashes_as_python_text():
+    """Arrow-backed ids are hashed from Arrow's buffers: the same digest as Python strings,
+    for text beyond ASCII, for a slice (an offset into the buffers) and for several chunks."""
+    import pyarrow as pa
+
+    values = ["q1", "é", "日本語", "x\x1fy", "🙂", "d" * 300]
+    chunked = pa.chunked_array([pa.array(values[:2]), pa.array(values[2:], pa.string())])
+    held = {
+        "arrow": pd.Series(values, dtype="string[pyarrow]"),
+        "chunks": pd.Series(pd.arrays.ArrowStringArray(chunked)),
+        "object": pd.Series(values, dtype=object),
+    }
+    assert held["chunks"].array._pa_array.num_chunks == 2  # really two chunks
+    for part in (slice(None), slice(2, 5), slice(0, 0)):
+        digests = {
+            name: frame_sha256(pd.DataFrame({"qid": series.iloc[part].reset_index(drop=True)}))
+            for name, series in held.items()
+        }
+        text = "".join(value + "\x1f" for value in values[part])
+        expected = hashlib.sha256(b"qid\x00qid\x00" + text.encode()).hexdigest()
+        assert set(digests.values()) == {expected}, part
 
 
 def test_qrels_from_csv_with_mapping_and_dataframe(warehouse, tmp_path):

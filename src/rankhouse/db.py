@@ -315,11 +315,26 @@ class DuckDB:
     dialect = "duckdb"
 
     def __init__(self, path: str, *, read_only: bool = False, config: dict | None = None):
-        from .duck import duckdb
+        from . import ahead
 
         self.path = path
-        self.duck = duckdb.connect(path, read_only=read_only, config=config or {})
+        config = config or {}
+        self.duck = ahead.take(self.key(path, read_only, config))
+        if self.duck is None:
+            self.duck = self.open(path, read_only, config)
         self._connection = DuckDBConnection(self.duck)
+
+    @staticmethod
+    def open(path: str, read_only: bool, config: dict):
+        """A new DuckDB connection to ``path``."""
+        from .duck import duckdb
+
+        return duckdb.connect(path, read_only=read_only, config=config)
+
+    @staticmethod
+    def key(path: str, read_only: bool, config: dict) -> tuple:
+        """What identifies a connection opened ahead (:mod:`rankhouse.ahead`) as this one."""
+        return ("duckdb", path, read_only, tuple(config.items()))
 
     @contextmanager
     def connect(self) -> Iterator[DuckDBConnection]:

@@ -72,7 +72,21 @@ def scratch_database():
     operator can spill: a computation that runs out of memory under the limit runs again
     without it (:func:`compute`), so the limit bounds memory and never fails an evaluation.
     """
+    from . import ahead
+
     limit = _scratch_limit()
+    duck = ahead.take(("scratch", limit))
+    return duck if duck is not None else _new_scratch_database(limit)
+
+
+def scratch_ahead() -> tuple[tuple, Any]:
+    """:func:`scratch_database`'s database made now, for :func:`rankhouse.ahead.open_ahead`:
+    (its key, the connection)."""
+    limit = _scratch_limit()
+    return ("scratch", limit), _new_scratch_database(limit)
+
+
+def _new_scratch_database(limit: str):
     duck = _bounded_database(limit)
     duck.execute(ENGINE_TABLES)
     duck.execute(f"SET VARIABLE {_BOUND_VARIABLE} = ?", [limit])

@@ -9,7 +9,11 @@ to :data:`rankhouse.cli.app`.
 
 from __future__ import annotations
 
+import os
 import sys
+from functools import partial
+
+from .ahead import open_ahead
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -20,6 +24,7 @@ def main(argv: list[str] | None = None) -> None:
 
         print(f"rankhouse {__version__}")
         sys.exit(0)
+    _open_ahead(args)
     direct = _trec_eval_call(args)
     if direct is not None:
         db, read_only, rest = direct
@@ -33,6 +38,46 @@ def main(argv: list[str] | None = None) -> None:
     from .cli import app
 
     app(args=args, prog_name="rankhouse")
+
+
+#: Commands that open the warehouse before anything else that takes time.
+_WAREHOUSE_COMMANDS = frozenset(
+    {"ingest", "runs", "qrels", "eval", "history", "compare", "regress", "report", "sql"}
+)
+
+
+def _open_ahead(args: list[str]) -> None:
+    """Start opening the database the command line will open (see :mod:`rankhouse.ahead`)."""
+    found = split_command(args)
+    if found is None or "--help" in args:
+        return
+    db, read_only, position = found
+    command, rest = args[position], args[position + 1 :]
+    if command == "trec-eval" and "-h" not in rest:
+        open_ahead(partial(_trec_eval_database, db, read_only))
+    elif command in _WAREHOUSE_COMMANDS:
+        if command == "sql" and "--write" not in rest:  # sql reads only, unless told to write
+            read_only = True
+        open_ahead(partial(_warehouse_file, db, read_only))
+
+
+def _warehouse_file(db: str | None, read_only: bool):
+    from .warehouse import open_file_ahead
+
+    return open_file_ahead(db, read_only)
+
+
+def _trec_eval_database(db: str | None, read_only: bool):
+    """What :func:`rankhouse.trec_eval.main` opens: the engine's database when nothing is
+    kept, else the warehouse file."""
+    from .warehouse import DB_ENV_VAR, open_file_ahead
+
+    db = db if db is not None else os.environ.get(DB_ENV_VAR)
+    if read_only or not db or db == ":memory:":
+        from .engine import scratch_ahead
+
+        return scratch_ahead()
+    return open_file_ahead(db, False)
 
 
 def _trec_eval_call(args: list[str]) -> tuple[str | None, bool, list[str]] | None:

@@ -73,6 +73,28 @@ def _duckdb_path(url: str) -> str | None:
 DUCKDB_CONFIG = {"default_collation": "", "disabled_compression_methods": "fsst"}
 
 
+def _duckdb_config(read_only: bool) -> dict:
+    # reading harms nothing: no file access, settings locked
+    return DUCKDB_CONFIG | READ_ONLY_CONFIG if read_only else dict(DUCKDB_CONFIG)
+
+
+def open_file_ahead(target: str | None, read_only: bool) -> tuple[tuple, Any] | None:
+    """Open the warehouse file ``target`` names as :class:`Warehouse` will (for
+    :func:`rankhouse.ahead.open_ahead`): (its key, the connection), or None when ``target``
+    is no existing DuckDB file, or not one that opens at once (locked, damaged, foreign)."""
+    from .db import DuckDB
+
+    path = _duckdb_path(resolve_target(target))
+    if path is None or path == ":memory:":
+        return None
+    file = Path(path)
+    # never a file the command could refuse to create, nor an empty one DuckDB would fill
+    if not file.is_file() or file.stat().st_size == 0:
+        return None
+    config = _duckdb_config(read_only)
+    return DuckDB.key(path, read_only, config), DuckDB.open(path, read_only, config)
+
+
 class Warehouse:
     """An open warehouse. Opening applies pending schema migrations.
 
@@ -119,14 +141,12 @@ class Warehouse:
             from .db import DuckDB
             from .duck import duckdb
 
-            config = dict(DUCKDB_CONFIG)
             if path == ":memory:":
                 if read_only:
                     raise RankhouseError("cannot open an in-memory warehouse read-only")
             else:
                 check_file(Path(path), create=create and not read_only)
-            if read_only:  # reading harms nothing: no file access, settings locked
-                config |= READ_ONLY_CONFIG
+            config = _duckdb_config(read_only)
             try:
                 return connect_waiting(
                     lambda: DuckDB(path, read_only=read_only, config=config), path

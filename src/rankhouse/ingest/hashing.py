@@ -127,10 +127,49 @@ def frame_sha256(frame: pd.DataFrame) -> str:
             digest.update(column.to_numpy(dtype="float64").tobytes())
         elif column.dtype.kind in "iu":
             digest.update(column.to_numpy(dtype="int64").tobytes())
-        elif len(column):  # each value followed by \x1f, hashed as one string (same digest)
-            text = "\x1f".join(_strings(column)) + "\x1f"
-            digest.update(text.encode("utf-8", "surrogatepass"))
+        elif len(column):  # each value followed by \x1f
+            for block in _text_blocks(column):
+                digest.update(block)
     return digest.hexdigest()
+
+
+def _text_blocks(column: pd.Series) -> Iterator[bytes | memoryview]:
+    """The UTF-8 bytes of ``column``'s values, each followed by \x1f, in blocks.
+
+    Arrow-backed text (pandas' default string dtype) is joined by Arrow in its own buffers,
+    without a Python string per value; other columns are joined in Python.
+    """
+    arrow = _arrow_text(column)
+    if arrow is None:
+        yield ("\x1f".join(_strings(column)) + "\x1f").encode("utf-8", "surrogatepass")
+        return
+    import numpy as np
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    for chunk in arrow.chunks:
+        ended = pc.binary_join_element_wise(
+            chunk, pa.scalar("\x1f", chunk.type), pa.scalar("", chunk.type)
+        )
+        _, offsets, data = ended.buffers()
+        width = np.int64 if pa.types.is_large_string(ended.type) else np.int32
+        ends = np.frombuffer(offsets, dtype=width)[ended.offset : ended.offset + len(ended) + 1]
+        yield memoryview(data)[ends[0] : ends[-1]]
+
+
+def _arrow_text(column: pd.Series):
+    """``column``'s values as a pyarrow ChunkedArray of (large) strings, or None when they are
+    not held so (or some are missing)."""
+    if not hasattr(column.array, "__arrow_array__") or column.hasnans:
+        return None
+    import pyarrow as pa
+
+    values = pa.array(column.array)
+    if isinstance(values, pa.Array):
+        values = pa.chunked_array([values])
+    if not (pa.types.is_string(values.type) or pa.types.is_large_string(values.type)):
+        return None
+    return values
 
 
 def _strings(column: pd.Series) -> list[str]:
