@@ -163,3 +163,33 @@ def test_cli_unknown_run(shared_dir, db_path, run_cli):
     result = run_cli("compare", qrels_path(shared_dir), "nope", "-m", "AP")
     assert result.exit_code == 1
     assert result.stderr.startswith("Error: ") and "nope" in result.stderr
+
+
+def test_rows_are_paired_as_the_per_query_frame_pairs_them():
+    """compare pairs its rows without pandas; the report pairs the DataFrame
+    (rankhouse.pairing): the same queries, in the same (byte) order, NaN and gaps left out."""
+    from rankhouse.compare import Comparison, _pairs, _values_by_run
+    from rankhouse.evaluation import PerQueryValues
+    from rankhouse.pairing import paired_frame
+
+    rng = np.random.default_rng(3)
+    queries = ["10", "9", "a", "Z", "é", "日本", "q\u00a0", "b"]
+    values = PerQueryValues()
+    for run in ("base", "r1", "r2"):
+        for query in queries:
+            if rng.random() < 0.2:  # the run has no value for this query
+                continue
+            for measure in ("AP", "RR"):
+                values.run.append(run)
+                values.query.append(query)
+                values.measure.append(measure)
+                values.value.append(float("nan") if rng.random() < 0.2 else float(rng.random()))
+    frame = Comparison([], values, None).per_query
+    for measure in ("AP", "RR"):
+        by_run = _values_by_run(values, measure)
+        for run in ("r1", "r2"):
+            expected = paired_frame(frame, run, "base", measure)
+            run_values, baseline_values = _pairs(by_run, run, "base")
+            assert len(expected) >= 2
+            np.testing.assert_array_equal(run_values, expected["run_value"].to_numpy())
+            np.testing.assert_array_equal(baseline_values, expected["baseline_value"].to_numpy())

@@ -125,6 +125,20 @@ def test_the_t_test_and_no_correction_need_neither_scipy_stats_nor_statsmodels(
     ]
 
 
+@engine_module
+@pytest.mark.parametrize(
+    "shape", [[], ["--long"], ["--per-query"], ["-f", "json"]], ids=lambda s: " ".join(s) or "wide"
+)
+def test_compare_prints_its_rows_without_pandas(tmp_path, trec_files, shape):
+    """compare's tables are built from rows: a DataFrame only when the Python API asks."""
+    qrels, run = trec_files
+    other = tmp_path / "other.txt"
+    other.write_text("1 Q0 b 1 2.0 alt\n1 Q0 a 2 1.0 alt\n2 Q0 c 1 3.0 alt\n")
+    db = str(tmp_path / "w.duckdb")
+    compare = ["--db", db, "compare", str(qrels), str(run), str(other), "-m", "P@1,AP", "-b", "sys"]
+    assert _imported(tmp_path, *compare, *shape) == ["_duckdb"]
+
+
 def test_csv_ingest_in_a_fresh_process(tmp_path):
     """CSV rows reach DuckDB as Arrow tables: the package is loaded before they are scanned."""
     run = tmp_path / "run.csv"

@@ -6,7 +6,7 @@ names, ``correction_alpha``, ``perquery``, ``round``, ``highlight``; ``queries``
 ``filter_by_topics``): docs/compare.md maps them one by one.
 
 The per-query values come from stored evaluations (computed first when missing) and are
-paired by query id (:mod:`rankhouse.pairing`), never by position. Queries where either
+paired by query id, in query-id byte order, never by position. Queries where either
 value is NaN (trec_eval's ``-nan``) are left out of the pairs. The tests are those of
 :mod:`rankhouse.stats`; the correction for multiple testing is applied per measure over the
 runs compared with the baseline (the family of PyTerrier's ``Experiment``).
@@ -14,15 +14,19 @@ runs compared with the baseline (the family of PyTerrier's ``Experiment``).
 
 from __future__ import annotations
 
+import math
+import numbers
+import sys
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from functools import cached_property
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import pandas as pd
 
 from .errors import InputError, RankhouseError
-from .pairing import paired_comparison, pairs_of, wide_values
+from .evaluation import PerQueryValues
+from .pairing import paired_comparison
 from .stats import (
     DEFAULT_PERMUTATIONS,
     DEFAULT_SEED,
@@ -32,6 +36,9 @@ from .stats import (
     check_test,
     correct,
 )
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 COLUMNS = (
     "run",
@@ -54,20 +61,67 @@ PER_QUERY_COLUMNS = ("run", "query", "measure", "value")
 """Columns of the per-query values ``compare(..., perquery=True)`` returns."""
 
 
+#: The columns of :data:`COLUMNS` that hold numbers (the others hold names and flags).
+NUMBER_COLUMNS = frozenset(COLUMNS) - {"run", "measure", "baseline", "significant"}
+_COUNTS = ("num_paired", "improved", "degraded", "tied")
+
+
 @dataclass
 class Comparison:
-    """Everything :func:`compare` computes, before it is shaped for the caller.
+    """Everything :func:`compare` computes, before it is shaped for the caller, as plain rows
+    (the command line prints them without pandas) and as DataFrames built when first read.
 
     Attributes:
-        means: one row per run and measure, :data:`COLUMNS`.
-        per_query: :data:`PER_QUERY_COLUMNS`, the values the means and tests were made of
-            (runs by their shown names, measures by their labels).
+        rows: one dict per run and measure, :data:`COLUMNS` as keys (a missing count is
+            None, a missing number NaN).
+        values: the per-query values the means and tests were made of (runs by their shown
+            names, measures by their labels).
         baseline: the baseline's shown name, or None.
     """
 
-    means: pd.DataFrame
-    per_query: pd.DataFrame
+    rows: list[dict[str, Any]]
+    values: PerQueryValues
     baseline: str | None
+
+    @cached_property
+    def means(self) -> pd.DataFrame:
+        """:attr:`rows` as a DataFrame, :data:`COLUMNS`: names as text, the counts nullable
+        integers, the flags objects (None for none)."""
+        import pandas as pd
+
+        frame = pd.DataFrame(
+            {
+                "run": [row["run"] for row in self.rows],
+                "measure": [row["measure"] for row in self.rows],
+                "mean": np.asarray([row["mean"] for row in self.rows], dtype=float),
+                "num_q": np.asarray([row["num_q"] for row in self.rows], dtype=np.int64),
+            }
+        )
+        for name in ("baseline", "significant"):
+            frame[name] = pd.Series([row[name] for row in self.rows], dtype=object)
+        if self.baseline is not None:  # one name in every row: a text column
+            frame["baseline"] = self.baseline
+        for name in ("delta", "p_value", "p_corrected"):
+            frame[name] = np.asarray([row[name] for row in self.rows], dtype=float)
+        for name in _COUNTS:
+            frame[name] = pd.array(
+                [pd.NA if row[name] is None else row[name] for row in self.rows], dtype="Int64"
+            )
+        return frame[list(COLUMNS)]
+
+    @cached_property
+    def per_query(self) -> pd.DataFrame:
+        """:attr:`values` as a DataFrame, :data:`PER_QUERY_COLUMNS`."""
+        import pandas as pd
+
+        return pd.DataFrame(
+            {
+                "run": np.asarray(self.values.run, dtype=object),
+                "query": np.asarray(self.values.query, dtype=object),
+                "measure": np.asarray(self.values.measure, dtype=object),
+                "value": np.asarray(self.values.value, dtype=float),
+            }
+        )
 
 
 def compare(
@@ -217,13 +271,13 @@ def comparison(
         "with_query_counts": False,
     }
     result = evaluate(wh, qrels, runs, measures, **options)
-    run_names = list(dict.fromkeys(result.aggregates["run"]))
+    run_names = result.runs
     shown = _shown_names(run_names, names)
     parts = [result]
     base_name = None
     if isinstance(baseline, bool):
         raise RankhouseError("baseline is a run's position, name or file, not a boolean")
-    if isinstance(baseline, int | np.integer):
+    if isinstance(baseline, numbers.Integral):
         if not 0 <= baseline < len(run_names):
             raise RankhouseError(
                 f"baseline={baseline} is no position among the {len(run_names)} runs "
@@ -234,40 +288,36 @@ def comparison(
         base_name = _named(baseline, run_names, shown)
         if base_name is None:
             base = evaluate(wh, qrels, [baseline], measures, **options)
-            if base.aggregates["run_id"].nunique() != 1:
+            stands_for = len({row["run_id"] for row in base.rows})
+            if stands_for != 1:
                 raise InputError(
-                    f"the baseline {baseline!r} stands for "
-                    f"{base.aggregates['run_id'].nunique()} runs",
+                    f"the baseline {baseline!r} stands for {stands_for} runs",
                     hint="name one stored run (a file with several run tags holds several runs)",
                 )
-            base_name = str(base.aggregates["run"].iloc[0])
+            base_name = str(base.rows[0]["run"])
             if base_name not in run_names:
                 parts = [base, result]
                 shown = {base_name: base_name, **shown}
-    aggregates = pd.concat([p.aggregates for p in parts], ignore_index=True)
-    per_query = _per_query(parts, result.labels, shown)
-    labels = {name: result.labels[name] for name in dict.fromkeys(aggregates["measure"])}
+    aggregates = [row for part in parts for row in part.rows]
+    values = _per_query(parts, result.labels, shown)
+    labels = {name: result.labels[name] for name in dict.fromkeys(r["measure"] for r in aggregates)}
     if wanted_queries is not None:
-        per_query = per_query[per_query["query"].isin(wanted_queries)].reset_index(drop=True)
-        if per_query.empty:
-            raise InputError(
-                f"none of the {len(wanted_queries)} queries given is judged in the qrels",
-                hint="query ids are compared as text; check the ids in the file or list",
-            )
-        means = _subset_means(per_query, measures, labels)
+        values = _subset(values, wanted_queries)
+        means = _subset_means(values, measures, labels)
     else:
-        means = pd.DataFrame(
+        means = [
             {
-                "run": [shown[r] for r in aggregates["run"]],
-                "measure": aggregates["label"].tolist(),
-                "mean": aggregates["value"].astype(float).to_numpy(),
-                "num_q": aggregates["num_q"].astype(int).to_numpy(),
+                "run": shown[row["run"]],
+                "measure": row["label"],
+                "mean": math.nan if row["value"] is None else float(row["value"]),
+                "num_q": int(row["num_q"]),
             }
-        )
+            for row in aggregates
+        ]
     base_shown = shown[base_name] if base_name is not None else None
-    means = _add_tests(
+    rows = _add_tests(
         means,
-        per_query,
+        values,
         base_shown,
         test=test,
         correction=correction,
@@ -275,7 +325,7 @@ def comparison(
         permutations=permutations,
         seed=seed,
     )
-    return Comparison(means[list(COLUMNS)], per_query, base_shown)
+    return Comparison([{name: row[name] for name in COLUMNS} for row in rows], values, base_shown)
 
 
 def _alpha(alpha: float, correction_alpha: float | None) -> float:
@@ -315,56 +365,77 @@ def _named(baseline: Any, run_names: list[str], shown: dict[str, str]) -> str | 
     return baseline if baseline in run_names else None
 
 
-def _per_query(parts, labels: dict[str, str], shown: dict[str, str]) -> pd.DataFrame:
-    frames = [p.per_query for p in parts]
-    frame = pd.concat([f.astype({"run": object, "measure": object}) for f in frames])
-    return pd.DataFrame(
-        {
-            "run": frame["run"].map(shown).to_numpy(dtype=object),
-            "query": frame["query"].astype(str).to_numpy(dtype=object),
-            "measure": frame["measure"].map(labels).to_numpy(dtype=object),
-            "value": frame["value"].to_numpy(dtype=float),
-        }
+def _per_query(parts, labels: dict[str, str], shown: dict[str, str]) -> PerQueryValues:
+    found = PerQueryValues()
+    for part in parts:
+        values = part._loaded_per_query()
+        found.run += [shown[run] for run in values.run]
+        found.query += [str(query) for query in values.query]
+        found.measure += [labels[measure] for measure in values.measure]
+        found.value += [float(value) for value in values.value]
+    return found
+
+
+def _subset(values: PerQueryValues, wanted: set[str]) -> PerQueryValues:
+    """The values of the ``wanted`` queries; InputError when none is there."""
+    kept = [i for i, query in enumerate(values.query) if query in wanted]
+    if not kept:
+        raise InputError(
+            f"none of the {len(wanted)} queries given is judged in the qrels",
+            hint="query ids are compared as text; check the ids in the file or list",
+        )
+    return PerQueryValues(
+        [values.run[i] for i in kept],
+        [values.query[i] for i in kept],
+        [values.measure[i] for i in kept],
+        [values.value[i] for i in kept],
     )
 
 
 def _subset_means(
-    per_query: pd.DataFrame, measures: Iterable[Any], labels: dict[str, str]
-) -> pd.DataFrame:
+    values: PerQueryValues, measures: Iterable[Any], labels: dict[str, str]
+) -> list[dict[str, Any]]:
     """Means (sums, geometric means) over the subset, added in query-id byte order as the
     engine adds them."""
+    import pandas as pd
+
     from .engine import aggregate
     from .measures import parse_measures
 
     items = [measures] if isinstance(measures, str) else list(measures)
     by_label = {labels[m.name]: m for m in parse_measures(items) if m.name in labels}
     kinds = [_relabelled(measure, label) for label, measure in by_label.items()]
-    runs = list(pd.unique(per_query["run"].to_numpy(dtype=object)))
+    runs = list(dict.fromkeys(values.run))
     codes = {name: i for i, name in enumerate(runs)}
-    totals = aggregate(
-        per_query.assign(run_id=per_query["run"].map(codes), query_id=per_query["query"]),
-        kinds,
-    )
-    return pd.DataFrame(
+    frame = pd.DataFrame(
         {
-            "run": [runs[t.run_id] for t in totals],
-            "measure": [t.measure.name for t in totals],
-            "mean": [float(t.value) for t in totals],
-            "num_q": [int(t.num_q) for t in totals],
+            "run_id": [codes[run] for run in values.run],
+            "query_id": pd.Series(values.query, dtype=object),
+            "measure": pd.Series(values.measure, dtype=object),
+            "value": pd.Series(values.value, dtype=float),
         }
     )
+    return [
+        {
+            "run": runs[t.run_id],
+            "measure": t.measure.name,
+            "mean": float(t.value),
+            "num_q": int(t.num_q),
+        }
+        for t in aggregate(frame, kinds)
+    ]
 
 
 def _relabelled(measure, label: str):
-    """The measure under its label's name (what the per-query frame calls it)."""
+    """The measure under its label's name (what the per-query values call it)."""
     from dataclasses import replace
 
     return replace(measure, name=label)
 
 
 def _add_tests(
-    frame: pd.DataFrame,
-    per_query: pd.DataFrame,
+    means: list[dict[str, Any]],
+    values: PerQueryValues,
     baseline: str | None,
     *,
     test: PairedTest,
@@ -372,41 +443,74 @@ def _add_tests(
     alpha: float,
     permutations: int,
     seed: int,
-) -> pd.DataFrame:
-    frame = frame.copy()
-    for name in ("baseline", "significant"):
-        frame[name] = pd.Series([None] * len(frame), dtype=object)
-    for name in ("delta", "p_value", "p_corrected"):
-        frame[name] = np.nan
-    for name in ("num_paired", "improved", "degraded", "tied"):
-        frame[name] = pd.array([pd.NA] * len(frame), dtype="Int64")
+) -> list[dict[str, Any]]:
+    """``means`` with :data:`COLUMNS`' test columns: empty without a baseline and on the
+    baseline's own rows; else each run against the baseline, per measure, the p-values
+    corrected over the runs of the measure."""
+    rows = [
+        {
+            **row,
+            "baseline": baseline,
+            "delta": math.nan,
+            "p_value": math.nan,
+            "p_corrected": math.nan,
+            "significant": None,
+            **dict.fromkeys(_COUNTS),
+        }
+        for row in means
+    ]
     if baseline is None:
-        return frame
-    frame["baseline"] = baseline
-    for measure, group in frame.groupby("measure", sort=False):
-        base_mean = float(group.loc[group["run"] == baseline, "mean"].iloc[0])
-        others = group.index[group["run"] != baseline]
-        wide = wide_values(per_query, measure)
-        for index in others:
-            pairs = pairs_of(wide, frame.at[index, "run"], baseline)
+        return rows
+    by_measure: dict[str, list[dict[str, Any]]] = {}
+    for row in rows:
+        by_measure.setdefault(row["measure"], []).append(row)
+    for measure, group in by_measure.items():
+        base_mean = next(row["mean"] for row in group if row["run"] == baseline)
+        others = [row for row in group if row["run"] != baseline]
+        by_run = _values_by_run(values, measure)
+        for row in others:
+            run_values, baseline_values = _pairs(by_run, row["run"], baseline)
             paired = paired_comparison(
-                pairs["run_value"].to_numpy(),
-                pairs["baseline_value"].to_numpy(),
-                test=test,
-                permutations=permutations,
-                seed=seed,
+                run_values, baseline_values, test=test, permutations=permutations, seed=seed
             )
-            frame.loc[index, "delta"] = frame.at[index, "mean"] - base_mean
-            frame.loc[index, "num_paired"] = paired.num_paired
-            frame.loc[index, "improved"] = paired.improved
-            frame.loc[index, "degraded"] = paired.degraded
-            frame.loc[index, "tied"] = paired.tied
-            frame.loc[index, "p_value"] = paired.p_value
-        corrected, reject = correct(frame.loc[others, "p_value"].tolist(), correction, alpha=alpha)
-        for index, p_corrected, significant in zip(others, corrected, reject, strict=True):
-            frame.loc[index, "p_corrected"] = p_corrected
-            frame.at[index, "significant"] = significant
-    return frame
+            row["delta"] = row["mean"] - base_mean
+            row["num_paired"] = paired.num_paired
+            row["improved"] = paired.improved
+            row["degraded"] = paired.degraded
+            row["tied"] = paired.tied
+            row["p_value"] = paired.p_value
+        corrected, reject = correct([row["p_value"] for row in others], correction, alpha=alpha)
+        for row, p_corrected, significant in zip(others, corrected, reject, strict=True):
+            row["p_corrected"] = p_corrected
+            row["significant"] = significant
+    return rows
+
+
+def _values_by_run(values: PerQueryValues, measure: str) -> dict[str, dict[str, float]]:
+    """The values of ``measure``: run -> {query: value}."""
+    found: dict[str, dict[str, float]] = {}
+    for run, query, name, value in zip(
+        values.run, values.query, values.measure, values.value, strict=True
+    ):
+        if name == measure:
+            found.setdefault(run, {})[query] = value
+    return found
+
+
+def _pairs(
+    by_run: dict[str, dict[str, float]], run: str, baseline: str
+) -> tuple[np.ndarray, np.ndarray]:
+    """Values of ``run`` and ``baseline`` for the queries both have a value for (NaN is
+    none), in query-id byte order: the order the test sees them in."""
+    mine, theirs = by_run.get(run, {}), by_run.get(baseline, {})
+    both = [
+        q for q, v in mine.items() if q in theirs and not (math.isnan(v) or math.isnan(theirs[q]))
+    ]
+    queries = sorted(both, key=lambda q: q.encode("utf-8"))
+    return (
+        np.asarray([mine[q] for q in queries], dtype=float),
+        np.asarray([theirs[q] for q in queries], dtype=float),
+    )
 
 
 def read_queries(queries: Any) -> set[str]:
@@ -419,7 +523,8 @@ def read_queries(queries: Any) -> set[str]:
     """
     from pathlib import Path
 
-    if isinstance(queries, pd.DataFrame):
+    pd = sys.modules.get("pandas")  # a DataFrame given means pandas is imported
+    if pd is not None and isinstance(queries, pd.DataFrame):
         columns = {str(c).lower(): c for c in queries.columns}
         column = next((columns[c] for c in ("qid", "query_id") if c in columns), None)
         if column is None:
@@ -443,6 +548,41 @@ def read_queries(queries: Any) -> set[str]:
     return found
 
 
+#: The columns :func:`experiment_rows` gives each measure after its mean when a baseline was
+#: given: (suffix of the column name, the :data:`COLUMNS` value shown, a number or not).
+_TEST_CELLS = (
+    (" delta", "delta", True),
+    (" +", "improved", True),
+    (" -", "degraded", True),
+    (" p", "p_value", True),
+    (" p corr", "p_corrected", True),
+    (" sig", "significant", False),
+)
+
+
+def experiment_rows(
+    rows: Sequence[Mapping[str, Any]],
+) -> tuple[list[str], list[list[Any]], list[bool]]:
+    """:func:`experiment_table` of :attr:`Comparison.rows`, as plain values: (the columns,
+    one row per run, which columns hold numbers). A missing cell is None or NaN."""
+    runs = list(dict.fromkeys(row["run"] for row in rows))
+    measures = list(dict.fromkeys(row["measure"] for row in rows))
+    found = {(row["run"], row["measure"]): row for row in rows}
+    cells = [("", "mean", True)]
+    if any(row["baseline"] is not None for row in rows):
+        cells += _TEST_CELLS
+    columns, numeric = ["run"], [False]
+    table: list[list[Any]] = [[run] for run in runs]
+    for measure in measures:
+        for suffix, key, is_number in cells:
+            columns.append(measure + suffix)
+            numeric.append(is_number)
+            for run, line in zip(runs, table, strict=True):
+                row = found.get((run, measure))
+                line.append(None if row is None else row[key])
+    return columns, table, numeric
+
+
 def experiment_table(frame: pd.DataFrame) -> pd.DataFrame:
     """The wide view of :func:`compare`'s result, one row per run: PyTerrier's Experiment.
 
@@ -459,6 +599,8 @@ def experiment_table(frame: pd.DataFrame) -> pd.DataFrame:
     Returns:
         A plain DataFrame, one row per run in the order of ``frame``.
     """
+    import pandas as pd
+
     runs = list(dict.fromkeys(frame["run"]))
     measures = list(dict.fromkeys(frame["measure"]))
     indexed = pd.DataFrame(frame).set_index(["run", "measure"])

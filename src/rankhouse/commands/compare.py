@@ -16,7 +16,7 @@ from .common import (
     all_files,
     open_warehouse,
 )
-from .output import FORMAT_OPTION, OutputFormat, print_frame
+from .output import FORMAT_OPTION, OutputFormat, print_rows
 
 
 class Test(StrEnum):
@@ -122,18 +122,18 @@ def compare_command(
     runs tested against the baseline. --round and --highlight shape the table output; CSV
     and JSON keep every digit.
     """
-    from ..compare import experiment_table
+    from ..compare import COLUMNS, NUMBER_COLUMNS, comparison, experiment_rows
     from ..errors import RankhouseError
-    from ..report.tables import best_positions
+    from ..evaluation_checks import check_argument_order
+    from ..measures.best import best_positions
 
     rounding = _rounding(round)
     shown = [n.strip() for item in names or [] for n in item.split(",") if n.strip()]
-    from ..evaluation_checks import check_argument_order
-
     check_argument_order(qrels, runs)  # before a missing warehouse is reported
     # --read-only serves stored values; only files may create the warehouse
     wh = open_warehouse(ctx, write=False, create=all_files(qrels, *runs))
-    frame, values = wh.compare(
+    found = comparison(
+        wh,
         qrels,
         runs,
         measures,
@@ -147,35 +147,48 @@ def compare_command(
         relevance_level=relevance_level,
         missing_queries=missing_queries.value,
         queries=queries,
-        perquery="both",
     )
     if per_query and long:
         raise RankhouseError("--per-query and --long are two different tables; choose one")
     if per_query:
-        print_frame(
-            values,
+        values = found.values
+        columns = ["run", "query", "measure", "value"]
+        print_rows(
+            columns,
+            list(zip(values.run, values.query, values.measure, values.value, strict=True)),
             fmt,
             title="compare, per query",
-            digits=_column_digits(rounding, values),
+            digits=_column_digits(rounding, columns),
             keys=["run", "query"],
+            numeric=[False, False, False, True],
         )
         return
     if long:
-        digits = _column_digits(rounding, frame)
-        print_frame(frame, fmt, title="compare", digits=digits, keys=["run", "measure"])
+        print_rows(
+            COLUMNS,
+            [[row[name] for name in COLUMNS] for row in found.rows],
+            fmt,
+            title="compare",
+            digits=_column_digits(rounding, COLUMNS),
+            keys=["run", "measure"],
+            numeric=[name in NUMBER_COLUMNS for name in COLUMNS],
+        )
         return
-    wide = experiment_table(frame)
+    columns, table, numeric = experiment_rows(found.rows)
     marked = {}
     if highlight != Highlight.none:
-        for measure in dict.fromkeys(frame["measure"]):
-            marked[measure] = best_positions(wide[measure].tolist(), measure)
+        for measure in dict.fromkeys(row["measure"] for row in found.rows):
+            position = columns.index(measure)
+            marked[measure] = best_positions([line[position] for line in table], measure)
     title = "compare" if baseline is None else f"compare against {baseline} ({test} test)"
-    print_frame(
-        wide,
+    print_rows(
+        columns,
+        table,
         fmt,
         title=title,
-        digits=_column_digits(rounding, wide),
+        digits=_column_digits(rounding, columns),
         keys=["run"],
+        numeric=numeric,
         emphasis=marked,
         emphasis_style="bold" if highlight == Highlight.bold else "bold green",
     )
@@ -201,18 +214,19 @@ def _rounding(items: list[str] | None) -> dict[str | None, int]:
     return found
 
 
-def _column_digits(rounding: dict[str | None, int], frame) -> dict[str, int] | int:
-    """Decimals per column: a measure's columns (``AP``, ``AP delta``...) take its own."""
+def _column_digits(rounding: dict[str | None, int], columns) -> dict[str, int] | int:
+    """Decimals per column (of the names ``columns``): a measure's columns (``AP``,
+    ``AP delta``...) take its own."""
     default = rounding.get(None, 4)
     per_measure = {m: d for m, d in rounding.items() if m is not None}
     if not per_measure:
         return default
     digits = {}
-    for column in frame.columns:
+    for column in columns:
         measure = next(
             (m for m in per_measure if column == m or str(column).startswith(f"{m} ")), None
         )
         digits[str(column)] = per_measure[measure] if measure else default
-    if "measure" in frame.columns:  # long forms: one measure per row, one number of decimals
+    if "measure" in columns:  # long forms: one measure per row, one number of decimals
         digits["mean"] = digits["delta"] = digits["value"] = default
     return digits

@@ -16,13 +16,10 @@ from typing import Any
 
 import pandas as pd
 
+from ..measures.best import best_positions
+
 DEFAULT_ROUND = 4
 HIGHLIGHTS = ("bold", "color", "colour", None)
-
-# Measures where the largest value is not the best one: counts summed over queries and the
-# shares of unjudged documents (they describe the judgments, not the ranking).
-_NOT_RANKED = frozenset({"NumQ", "NumRet", "NumRel", "NumRelRet", "NumNonRelJudgedRet"})
-_LOWER_IS_BETTER = frozenset({"Unj", "RBP_resid"})
 
 
 @dataclass(frozen=True)
@@ -89,27 +86,6 @@ def signed(value: Any, digits: int) -> str:
     if float(text) == 0:
         return text.lstrip("-")
     return text if text.startswith("-") else f"+{text}"
-
-
-def _direction(measure: str) -> int:
-    """+1 when larger is better, -1 when smaller is, 0 when the measure ranks nothing."""
-    name = measure.split("(", 1)[0].split("@", 1)[0]
-    if name in _NOT_RANKED:
-        return 0
-    return -1 if name in _LOWER_IS_BETTER else 1
-
-
-def best_positions(values: Sequence[Any], measure: str) -> set[int]:
-    """Positions of the best value(s) of ``measure`` among ``values`` (ties all win)."""
-    direction = _direction(measure)
-    numbers = [
-        float(v) if v is not None and v is not pd.NA and not pd.isna(v) else None for v in values
-    ]
-    present = [v for v in numbers if v is not None]
-    if direction == 0 or len(present) < 2:
-        return set()
-    best = max(present) if direction > 0 else min(present)
-    return {i for i, v in enumerate(numbers) if v == best}
 
 
 def cell(text: str, *, classes: Iterable[str] = (), title: str | None = None, tag="td") -> str:
