@@ -9,7 +9,8 @@
 -- -M (keep rank <= max_rank) and -J (keep judged documents, renumbered), and computes the
 -- cutoff-independent statistics.
 --
--- Tables built (temporary, per connection; replaced at each request):
+-- Tables built (temporary, per connection; replaced at each request; on a database that is the
+-- engine's alone they are built as ordinary tables, so that a second connection reads them):
 --   rh_request  (run_ids, qrels_id, max_rank, judged_only, skip_missing): what they rank
 --   rh_ranking  (run_id, query_id, doc_id, rank, grade, pooled_upto, judged_upto)
 --               the retrieved documents that have a judgment line (any grade, negatives too).

@@ -144,3 +144,52 @@ def test_a_joint_statement_that_fails_while_every_group_runs_alone_loses_nothing
     finally:
         duck.close()
     assert rows == expected
+
+
+def test_a_private_database_runs_the_groups_with_helper_tables_beside_the_others(monkeypatch):
+    """compute(private=True): the ranking's tables are ordinary tables of the database, and
+    the groups that build helper tables run on a second connection, at the same time as the
+    joint statement: the same values as every group run alone on one connection."""
+    import threading
+
+    expected, _ = _values(monkeypatch, each_alone=True)
+    threads: dict[str, str] = {}
+    run_alone = engine._run_alone
+
+    def spied(duck, group):
+        threads[group.family.name] = threading.current_thread().name
+        run_alone(duck, group)
+
+    monkeypatch.setattr(engine, "_run_alone", spied)
+    duck = _database()
+    try:
+        compute(duck, [1, 2], 1, parse_measures(MEASURES), private=True)
+        rows = duck.execute(f"SELECT * FROM {VALUES_TABLE} ORDER BY ALL").fetchall()
+        ordinary = duck.execute(
+            "SELECT table_name FROM duckdb_tables() WHERE NOT temporary AND table_name LIKE 'rh%'"
+        ).fetchall()
+    finally:
+        duck.close()
+    assert rows == expected
+    assert threads == dict.fromkeys(["gains", "rbp", "rbp_resid"], "rankhouse-groups")
+    assert {name for (name,) in ordinary} >= {"rh_ranking", "rh_queries", "rh_stats"}
+
+
+def test_a_group_that_fails_beside_the_others_is_named(monkeypatch):
+    from dataclasses import replace
+
+    from rankhouse.measures.registry import REGISTRY
+
+    def failing(duck, measures, binds):
+        duck.execute("SELECT CAST('not a number' AS DOUBLE)")
+
+    rbp = REGISTRY.families["rbp"]
+    monkeypatch.setitem(REGISTRY.families, "rbp", replace(rbp, prepare=failing))
+    duck = _database()
+    try:
+        with pytest.raises(MeasureError) as raised:
+            compute(duck, [1], 1, parse_measures(["AP", "RBP(p=0.5)", "P@3"]), private=True)
+    finally:
+        duck.close()
+    assert str(raised.value).startswith("RBP(p=0.5): sql/measures/rbp.sql could not be computed")
+    assert "Conversion Error" in str(raised.value)

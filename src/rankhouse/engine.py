@@ -374,6 +374,7 @@ def compute(
     missing_queries: str = "zero",
     max_rank: int | None = None,
     judged_only: bool = False,
+    private: bool = False,
 ) -> Values:
     """Per-query values of ``measures`` for stored runs against a stored qrels set.
 
@@ -391,6 +392,11 @@ def compute(
         missing_queries: ``"zero"`` (score as empty ranking) or ``"skip"``.
         max_rank: keep only the top ``max_rank`` documents of each query (trec_eval ``-M``).
         judged_only: keep only documents judged ``>= 0``, renumbered (trec_eval ``-J``).
+        private: ``duck``'s database is the caller's alone and holds its rows committed
+            (:func:`scratch_database`). The ranking's tables are then ordinary tables of it,
+            and the measure groups that build helper tables run on a second connection
+            while the others run on ``duck``: a second core at work on small inputs, where
+            DuckDB runs each statement on one (DL19's all_trec: 0.29 s -> 0.25 s).
 
     Returns:
         The :class:`Values` (one per run, evaluated query and measure).
@@ -411,6 +417,7 @@ def compute(
         missing_queries=missing_queries,
         max_rank=max_rank,
         judged_only=judged_only,
+        private=private,
     )
     try:
         return run()
@@ -430,6 +437,7 @@ def _compute(
     missing_queries: str,
     max_rank: int | None,
     judged_only: bool,
+    private: bool,
 ) -> Values:
     if missing_queries not in MISSING_QUERIES:
         raise MeasureError(f"missing_queries must be 'zero' or 'skip', not {missing_queries!r}")
@@ -451,17 +459,18 @@ def _compute(
         RANKING_SQL,
         context
         | {"skip_missing": missing_queries == "skip", "levels": levels, "dense_from": DENSE_FROM},
+        temporary=not private,
     )
     duck.execute(
-        f"CREATE OR REPLACE TEMP TABLE {_FOUND_TABLE} (measure_idx INTEGER, run_id INTEGER, "
-        "query_id VARCHAR, value DOUBLE)"
+        f"CREATE OR REPLACE {'' if private else 'TEMP '}TABLE {_FOUND_TABLE} "
+        "(measure_idx INTEGER, run_id INTEGER, query_id VARCHAR, value DOUBLE)"
     )
     index = {m.name: i for i, m in enumerate(measures)}
     groups = [
         _group(family_name, group, context, relevance_level, index, prefix=f"rh{i}_")
         for i, (family_name, group) in enumerate(_groups(measures, relevance_level))
     ]
-    _run_groups(duck, groups)
+    _run_groups(duck, groups, beside=private)
     duck.execute(
         _FILL,
         {
@@ -593,13 +602,42 @@ def _group(
     return _Group(family, group, offered, [(st, st.binds(binds)) for st in setup], select, values)
 
 
-def _run_groups(duck, groups: list[_Group]) -> None:
+def _run_groups(duck, groups: list[_Group], *, beside: bool = False) -> None:
     """Add every group's rows to ``rh_found``: each group with helper tables by itself, the
-    others in one statement (a statement's fixed cost, 2-5 ms, is most of a small group's)."""
-    for group in groups:
-        if group.alone:
-            _run_alone(duck, group)
+    others in one statement (a statement's fixed cost, 2-5 ms, is most of a small group's).
+
+    ``beside``: the groups by themselves run on a second connection to ``duck``'s database
+    (see :func:`compute`'s ``private``) while the statement of the others runs on ``duck``.
+    """
+    alone = [group for group in groups if group.alone]
     together = [group for group in groups if not group.alone]
+    if not (beside and alone and together):
+        for group in alone:
+            _run_alone(duck, group)
+        _run_together(duck, together)
+        return
+    failures: list[BaseException] = []
+    second = duck.cursor()
+
+    def run_alone() -> None:
+        try:
+            for group in alone:
+                _run_alone(second, group)
+        except BaseException as exc:  # raised below, in the caller's thread
+            failures.append(exc)
+
+    thread = threading.Thread(target=run_alone, name="rankhouse-groups")
+    thread.start()
+    try:
+        _run_together(duck, together)
+    finally:
+        thread.join()
+        second.close()
+    if failures:
+        raise failures[0]
+
+
+def _run_together(duck, together: list[_Group]) -> None:
     if len(together) == 1:
         _run_alone(duck, together[0])
     elif together:
@@ -625,10 +663,10 @@ def _run_alone(duck, group: _Group) -> None:
         raise group.error(exc) from None
 
 
-def _run_file(duck, path: str, binds: dict[str, Any]):
+def _run_file(duck, path: str, binds: dict[str, Any], *, temporary: bool = True):
     """Run every statement of ``sql/<path>`` with its declared binds; the last result."""
     try:
-        return load_sql(path).run(duck, binds)
+        return load_sql(path).run(duck, binds, temporary=temporary)
     except _duckdb_errors() as exc:
         raise MeasureError(f"sql/{path} could not be computed: {_first_line(exc)}") from None
 

@@ -23,6 +23,7 @@ _DECLARED = re.compile(r"^--\s+:(\w+)\s+(\S+)")
 # A bind is ':name' not preceded by ':' or a word character (so '::DOUBLE' casts are skipped).
 _USED = re.compile(r"(?<![:\w]):([A-Za-z_]\w*)")
 _STRING = re.compile(r"'(?:[^']|'')*'")
+_TEMPORARY = re.compile(r"^(\s*CREATE OR REPLACE )TEMP(?:ORARY)? (?=TABLE )", re.IGNORECASE)
 # What a bind can hide in: string literals, quoted identifiers and comments are kept as they are.
 _TOKENS = re.compile(r"'(?:[^']|'')*'|\"(?:[^\"]|\"\")*\"|--[^\n]*|(?<![:\w]):([A-Za-z_]\w*)")
 
@@ -66,6 +67,12 @@ class Statement:
         )
         return Statement.parse(renamed)
 
+    def ordinary(self) -> Statement:
+        """The statement with a leading ``CREATE OR REPLACE TEMP TABLE`` made ``CREATE OR
+        REPLACE TABLE``: on a database that is the caller's alone, the table it builds is then
+        one that the database's other connections read too."""
+        return Statement.parse(_TEMPORARY.sub(r"\1", self.text, count=1))
+
     def __str__(self) -> str:
         return self.text
 
@@ -100,11 +107,14 @@ class SqlFile:
             )
         return {name: offered[name] for name in self.params}
 
-    def run(self, duck, offered: dict[str, object]):
-        """Execute every statement on the DuckDB connection ``duck``; the last one's result."""
+    def run(self, duck, offered: dict[str, object], *, temporary: bool = True):
+        """Execute every statement on the DuckDB connection ``duck``; the last one's result.
+        ``temporary=False`` runs them :meth:`Statement.ordinary`."""
         binds = self.binds(offered)
         result = None
         for statement in self.statements:
+            if not temporary:
+                statement = statement.ordinary()
             result = duck.execute(statement.duckdb, statement.binds(binds))
         return result
 

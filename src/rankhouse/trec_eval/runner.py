@@ -152,7 +152,9 @@ def _evaluate_unstored(options, requests, out) -> int:
                 f"INSERT INTO judgments SELECT $id, query_id, doc_id, grade FROM {QRELS_TABLE}",
                 {"id": QRELS_ID},
             )
-            per_topic = _engine_values(duck, options, requests, RUN_ID, QRELS_ID, topics, limit)
+            per_topic = _engine_values(
+                duck, options, requests, RUN_ID, QRELS_ID, topics, limit, private=True
+            )
     finally:
         duck.close()
     return _finish(options, requests, qrels, topics, run_topics, per_topic, runid, failure, out)
@@ -356,8 +358,11 @@ def _lines(options, requests) -> list:
     return [(line, m) for r in requests for line, m in line_measures(r, options)]
 
 
-def _engine_values(duck, options, requests, run_id, qrels_id, topics, limit) -> TopicValues:
-    """The printed lines' values computed by the engine on ``duck`` (nothing stored)."""
+def _engine_values(
+    duck, options, requests, run_id, qrels_id, topics, limit, *, private: bool = False
+) -> TopicValues:
+    """The printed lines' values computed by the engine on ``duck`` (nothing stored;
+    ``private``: see :func:`rankhouse.engine.compute`)."""
     from ..engine import compute
 
     lines = _lines(options, requests)
@@ -371,6 +376,7 @@ def _engine_values(duck, options, requests, run_id, qrels_id, topics, limit) -> 
             list(dict.fromkeys(m for _, m in lines)),
             relevance_level=options.level,
             missing_queries="zero",
+            private=private,
             **_engine_options(options),
         )
         queries, columns = values.columns(run_id)
@@ -473,7 +479,7 @@ def ranking_matches(duck, run_id: int, qrels_id: int, options: Options) -> bool:
     """Whether the engine's ranking tables on the DuckDB connection ``duck`` are this run's
     under these options."""
     found = duck.execute(
-        "SELECT count(*) FROM duckdb_tables() WHERE temporary AND table_name = 'rh_request'"
+        "SELECT count(*) FROM duckdb_tables() WHERE table_name = 'rh_request'"
     ).fetchone()[0]
     if not found:
         return False
