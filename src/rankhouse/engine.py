@@ -56,9 +56,11 @@ CREATE TABLE run_rows (run_id INTEGER NOT NULL, query_id VARCHAR NOT NULL,
 
 
 #: What the in-memory engine database may hold in memory before DuckDB moves data to temporary
-#: files (``$RANKHOUSE_MEMORY_LIMIT``, in DuckDB's words: ``300MB``, ``2GB``). trec_eval holds
+#: files (``$RANKHOUSE_MEMORY_LIMIT``, in DuckDB's words: ``400MB``, ``2GB``). trec_eval holds
 #: a whole run in memory; this keeps rankhouse below it on large runs, at a small cost in time.
-SCRATCH_MEMORY_LIMIT = "300MB"
+#: On the 7-million-line MS MARCO run, -m all_trec: 300MB peaked at 430 MiB in 3.84 s, 400MB
+#: at 480 MiB in 3.64 s, 450MB at 542 MiB in 3.62 s (trec_eval: 555 MiB, 7.2 s).
+SCRATCH_MEMORY_LIMIT = "400MB"
 #: The DuckDB variable that marks a connection as bounded by rankhouse (it holds the limit).
 _BOUND_VARIABLE = "rankhouse_memory_limit"
 
