@@ -44,6 +44,10 @@ DENSE_FROM = 16
 #: ``run_id, query_id, measure_idx, value``; ``measure_idx`` indexes :attr:`Values.measures`.
 VALUES_TABLE = "rh_values"
 _FOUND_TABLE = "rh_found"
+#: From this many values :meth:`Values.columns` reads them through numpy: 0.11 us a value
+#: against 0.25 us as rows (700,000 values of all_trec on MS MARCO: 0.075 s against 0.17 s),
+#: which pays for importing numpy (0.05 s) from about here.
+NUMPY_VALUES_FROM = 400_000
 #: The tables the engine reads, as the warehouse defines them: what a database that holds
 #: nothing else needs (trec-eval without a warehouse, ``rankhouse.evaluate`` on frames).
 ENGINE_TABLES = """
@@ -296,13 +300,16 @@ class Values:
             or []
         )
         # one sorted scan, cut into measures here: cheaper than a sorted list per measure
-        rows = self.duck.execute(
+        found = self.duck.execute(
             f"SELECT value FROM {VALUES_TABLE} WHERE run_id = $run_id "
             "ORDER BY measure_idx, query_id",
             binds,
-        ).fetchall()
+        )
         n = len(queries)
-        values = [value for (value,) in rows]
+        if n * len(self.measures) >= NUMPY_VALUES_FROM:
+            values = found.fetchnumpy()["value"].tolist()
+        else:
+            values = [value for (value,) in found.fetchall()]
         if len(values) != n * len(self.measures):  # cut into columns, a gap would shift them
             raise MeasureError(f"{VALUES_TABLE} lacks values of run {run_id}: not from compute()")
         return queries, {m.name: values[i * n : (i + 1) * n] for i, m in enumerate(self.measures)}
