@@ -37,21 +37,23 @@ dcg AS (
 ),
 ideal AS (
     SELECT query_id,
-           row_number() OVER (PARTITION BY query_id ORDER BY grade DESC) AS position,
-           CASE WHEN CAST(:dcg AS VARCHAR) = 'exp-log2'
-                THEN pow(CAST(2 AS DOUBLE), CAST(grade AS DOUBLE)) - CAST(1 AS DOUBLE)
-                ELSE CAST(grade AS DOUBLE) END AS gain
+           list(CASE WHEN CAST(:dcg AS VARCHAR) = 'exp-log2'
+                     THEN pow(CAST(2 AS DOUBLE), CAST(grade AS DOUBLE)) - CAST(1 AS DOUBLE)
+                     ELSE CAST(grade AS DOUBLE) END ORDER BY grade DESC) AS gains
     FROM judgments
     WHERE qrels_id = :qrels_id AND grade > 0
       AND query_id IN (SELECT DISTINCT query_id FROM gained)
+    GROUP BY query_id
 ),
 idcg AS (
+    -- position p of the ideal ranking is the gain's place in the list (1-based)
     SELECT i.query_id, c.cutoff,
-           list_reduce(list(i.gain / log2(CAST(i.position + 1 AS DOUBLE)) ORDER BY i.position),
+           list_reduce(list_transform(CASE WHEN c.cutoff IS NULL THEN i.gains
+                                           ELSE i.gains[1:c.cutoff] END,
+                                      lambda g, p: g / log2(CAST(p + 1 AS DOUBLE))),
                        lambda acc, x: acc + x) AS idcg
     FROM ideal AS i
-    JOIN cutoffs AS c ON c.cutoff IS NULL OR i.position <= c.cutoff
-    GROUP BY i.query_id, c.cutoff
+    JOIN cutoffs AS c ON c.cutoff IS NULL OR c.cutoff >= 1
 )
 SELECT d.run_id, d.query_id, d.cutoff AS key, d.dcg / i.idcg AS value
 FROM dcg AS d
