@@ -346,3 +346,58 @@ def test_a_file_warehouse_moves_to_the_server(postgres_url, tmp_path):
     assert len(moved) > 100 and moved == _evaluations(path)
     with Warehouse(postgres_url) as wh, wh.connect() as conn:
         assert conn.execute("SELECT count(*) FROM evaluations").scalar() == 2 * len(MEASURES)
+
+
+def test_a_schema_migrated_by_another_process_while_this_one_waits_is_whole(postgres_url):
+    """A process that lists a server's schema while another one migrates it (some migrations
+    committed, the lock held) waits for the lock, then sees the whole schema: it must list it
+    again rather than judge the part it saw (that said "damaged: ... missing")."""
+    import threading
+
+    from rankhouse.schema import MIGRATION_LOCK
+
+    migrations = known_migrations("postgresql")
+    server = psycopg.connect(postgres_url)
+    server.autocommit = True
+    server.execute("SELECT pg_advisory_lock(%s)", [MIGRATION_LOCK])
+    server.execute(
+        "CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, name VARCHAR NOT NULL, "
+        "applied_at TIMESTAMP NOT NULL)"
+    )
+
+    def apply(migration) -> None:
+        for statement in migration.statements():
+            server.execute(statement)
+        server.execute(
+            "INSERT INTO schema_migrations VALUES (%s, %s, now())",
+            [migration.version, migration.name],
+        )
+
+    apply(migrations[0])  # what the waiting process will have seen
+    opened: list = []
+
+    def open_warehouse() -> None:
+        try:
+            Warehouse(postgres_url).close()
+            opened.append("whole")
+        except Exception as exc:  # reported by the assertion below
+            opened.append(exc)
+
+    waiting = threading.Thread(target=open_warehouse)
+    waiting.start()
+    try:
+        for _ in range(200):  # until it waits for the migration lock (it has listed by then)
+            blocked = server.execute(
+                "SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND NOT granted"
+            ).fetchone()[0]
+            if blocked:
+                break
+            threading.Event().wait(0.05)
+        assert blocked, "the second process never waited for the migration lock"
+        for migration in migrations[1:]:
+            apply(migration)
+    finally:
+        server.execute("SELECT pg_advisory_unlock(%s)", [MIGRATION_LOCK])
+        waiting.join(60)
+        server.close()
+    assert opened == ["whole"]

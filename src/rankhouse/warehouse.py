@@ -191,8 +191,10 @@ class Warehouse:
                     applied = migrate(self.db, names if self.db.dialect == "duckdb" else None)
                 except SchemaError as exc:
                     raise SchemaError(f"cannot open the warehouse {where}: {exc}") from None
-                if applied or "schema_migrations" not in names:  # another process may have
-                    with self.db.connect() as conn:  # migrated it while this one waited
+                # Another process may have migrated it while this one waited for the lock:
+                # on a server, even after this one listed part of its schema.
+                if applied or "schema_migrations" not in names or self.db.dialect != "duckdb":
+                    with self.db.connect() as conn:
                         names = object_names(conn, self.db.dialect)
         except database_errors(self.db.dialect) as exc:
             reason = str(getattr(exc, "orig", exc)).strip().splitlines()[0]
