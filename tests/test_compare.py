@@ -165,31 +165,41 @@ def test_cli_unknown_run(shared_dir, db_path, run_cli):
     assert result.stderr.startswith("Error: ") and "nope" in result.stderr
 
 
-def test_rows_are_paired_as_the_per_query_frame_pairs_them():
-    """compare pairs its rows without pandas; the report pairs the DataFrame
-    (rankhouse.pairing): the same queries, in the same (byte) order, NaN and gaps left out."""
-    from rankhouse.compare import Comparison, _pairs, _values_by_run
+def test_values_are_paired_by_query_id_in_byte_order_without_nan_or_gaps():
+    """rankhouse.pairing pairs compare's values and the report's: by query id, in byte
+    order, leaving out a query either run lacks or holds NaN for (expected pairs by hand)."""
     from rankhouse.evaluation import PerQueryValues
-    from rankhouse.pairing import paired_frame
+    from rankhouse.pairing import paired, paired_frames, values_by_run
 
-    rng = np.random.default_rng(3)
-    queries = ["10", "9", "a", "Z", "é", "日本", "q\u00a0", "b"]
+    nan = float("nan")
+    table = [  # run, query, value of AP (RR rows must not mix in)
+        ("base", "é", 0.1),
+        ("base", "a", 0.2),
+        ("base", "B", 0.3),
+        ("base", "10", 0.4),
+        ("base", "9", nan),
+        ("base", "x", 0.6),
+        ("r1", "9", 0.5),
+        ("r1", "x", nan),
+        ("r1", "é", 0.7),
+        ("r1", "10", 0.8),
+        ("r1", "a", 0.9),
+        ("r1", "only-r1", 1.0),
+        ("r1", "B", 0.0),
+    ]
     values = PerQueryValues()
-    for run in ("base", "r1", "r2"):
-        for query in queries:
-            if rng.random() < 0.2:  # the run has no value for this query
-                continue
-            for measure in ("AP", "RR"):
-                values.run.append(run)
-                values.query.append(query)
-                values.measure.append(measure)
-                values.value.append(float("nan") if rng.random() < 0.2 else float(rng.random()))
-    frame = Comparison([], values, None).per_query
-    for measure in ("AP", "RR"):
-        by_run = _values_by_run(values, measure)
-        for run in ("r1", "r2"):
-            expected = paired_frame(frame, run, "base", measure)
-            run_values, baseline_values = _pairs(by_run, run, "base")
-            assert len(expected) >= 2
-            np.testing.assert_array_equal(run_values, expected["run_value"].to_numpy())
-            np.testing.assert_array_equal(baseline_values, expected["baseline_value"].to_numpy())
+    for run, query, value in table:
+        for measure, shift in (("AP", 0.0), ("RR", 5.0)):
+            values.run.append(run)
+            values.query.append(query)
+            values.measure.append(measure)
+            values.value.append(value + shift)
+    queries, run_values, baseline_values = paired(values_by_run(values, "AP"), "r1", "base")
+    # byte order: digits, then upper case, then lower case, then UTF-8's two-byte letters
+    assert queries == ["10", "B", "a", "é"]
+    assert run_values.tolist() == [0.8, 0.0, 0.9, 0.7]
+    assert baseline_values.tolist() == [0.4, 0.3, 0.2, 0.1]
+    [frame] = paired_frames(values, "base", "RR").values()
+    assert frame["query_id"].tolist() == queries
+    assert frame["run_value"].tolist() == [v + 5.0 for v in (0.8, 0.0, 0.9, 0.7)]
+    assert frame["baseline_value"].tolist() == [v + 5.0 for v in (0.4, 0.3, 0.2, 0.1)]

@@ -1,14 +1,16 @@
 """A database that holds nothing gets every migration in one transaction, without the
 statements that change rows (there are none to change): the schema must be the one that the
-migrations build one by one, each statement run, each migration committed on its own."""
+migration files build statement by statement, the UPDATEs included."""
 
 from __future__ import annotations
 
 import duckdb
 import pytest
+from schema_helpers import migrate_by_hand
 
 from rankhouse import SchemaError, Warehouse, schema
 from rankhouse.schema import known_migrations
+from rankhouse.warehouse import resolve_target
 
 #: DuckDB's description of a database's schema, every object with its definition.
 CATALOG = {
@@ -48,22 +50,13 @@ def _described(path) -> dict[str, list]:
 
 
 def _one_by_one(path) -> None:
-    """The schema as migrations built it before: every statement, one transaction each."""
-    con = duckdb.connect(str(path))
-    con.execute(
-        "CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, name VARCHAR NOT NULL, "
-        "applied_at TIMESTAMP NOT NULL)"
-    )
-    for migration in known_migrations():
-        con.begin()
-        for statement in migration.statements():
-            con.execute(statement)
-        con.execute(
-            "INSERT INTO schema_migrations VALUES (?, ?, now())",
-            [migration.version, migration.name],
-        )
-        con.commit()
-    con.close()
+    """The schema as the migration files build it: every statement run."""
+    db = Warehouse._open_database(resolve_target(path), read_only=False)
+    try:
+        with db.transaction() as con:
+            migrate_by_hand(con, "duckdb", len(known_migrations()))
+    finally:
+        db.close()
 
 
 def test_a_new_warehouse_has_the_schema_the_migrations_build(tmp_path):

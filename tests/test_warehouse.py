@@ -6,8 +6,10 @@ import json
 
 import duckdb
 import pytest
+from schema_helpers import migrate_by_hand
 
 from rankhouse import RankhouseError, SchemaError, Warehouse
+from rankhouse.db import DuckDBConnection
 from rankhouse.schema import known_migrations
 from rankhouse.warehouse import resolve_target
 
@@ -18,21 +20,6 @@ def _applied(wh: Warehouse) -> list[tuple[int, str]]:
             tuple(r)
             for r in conn.execute("SELECT version, name FROM schema_migrations ORDER BY version")
         ]
-
-
-def _migrate_to(con, dialect: str, version: int) -> None:
-    """Build the schema of an older rankhouse: migrations 1 to ``version``, recorded."""
-    con.execute_raw(
-        "CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, name VARCHAR NOT NULL, "
-        "applied_at TIMESTAMP NOT NULL)"
-    )
-    for migration in known_migrations(dialect)[:version]:
-        for statement in migration.statements():
-            con.execute_raw(statement)
-        con.execute(
-            "INSERT INTO schema_migrations VALUES (:v, :n, now())",
-            {"v": migration.version, "n": migration.name},
-        )
 
 
 def test_new_file_gets_every_migration_in_order(db_path):
@@ -102,20 +89,8 @@ def test_cli_unknown_option_is_a_usage_error(run_cli):
 
 def test_warehouse_of_schema_4_keeps_its_runs_through_migration_5(db_path):
     """0005 rebuilds run_rows without the stored rank; the rows and their ranking survive."""
-    import duckdb
-
     con = duckdb.connect(str(db_path))
-    con.execute(
-        "CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, name VARCHAR NOT NULL, "
-        "applied_at TIMESTAMP NOT NULL)"
-    )
-    for migration in known_migrations()[:4]:
-        for statement in migration.statements():
-            con.execute(statement)
-        con.execute(
-            "INSERT INTO schema_migrations VALUES (?, ?, now())",
-            [migration.version, migration.name],
-        )
+    migrate_by_hand(DuckDBConnection(con), "duckdb", 4)
     con.execute(
         "INSERT INTO runs (name, system_tag, source, content_sha256, parse_options, ingested_at, "
         "metadata, order_by, num_queries, num_rows) VALUES ('old', 't', 'f', 'x', '{}', now(), "
@@ -165,7 +140,7 @@ def test_warehouse_of_schema_5_gets_labels_through_migration_6(backend_target):
         ("Utility(rel_ret=2.0)", 2, "zero", "{}"),
     ]
     with db.transaction() as con:
-        _migrate_to(con, dialect, 5)
+        migrate_by_hand(con, dialect, 5)
         for name in ("base", "new"):
             con.execute(
                 (
@@ -233,7 +208,7 @@ def test_err_stored_under_the_old_default_is_renamed_by_migration_8(backend_targ
     db = Warehouse._open_database(url, read_only=False)
     dialect = db.dialect
     with db.transaction() as con:
-        _migrate_to(con, dialect, 6)
+        migrate_by_hand(con, dialect, 6)
         con.execute_raw(
             "INSERT INTO runs (name, system_tag, source, content_sha256, parse_options, "
             "ingested_at, metadata, order_by, num_queries, num_rows) VALUES "

@@ -26,7 +26,7 @@ import numpy as np
 
 from .errors import InputError, RankhouseError
 from .evaluation import PerQueryValues
-from .pairing import paired_comparison
+from .pairing import paired, paired_comparison, values_by_run
 from .stats import (
     DEFAULT_PERMUTATIONS,
     DEFAULT_SEED,
@@ -467,50 +467,23 @@ def _add_tests(
     for measure, group in by_measure.items():
         base_mean = next(row["mean"] for row in group if row["run"] == baseline)
         others = [row for row in group if row["run"] != baseline]
-        by_run = _values_by_run(values, measure)
+        by_run = values_by_run(values, measure)
         for row in others:
-            run_values, baseline_values = _pairs(by_run, row["run"], baseline)
-            paired = paired_comparison(
+            _, run_values, baseline_values = paired(by_run, row["run"], baseline)
+            compared = paired_comparison(
                 run_values, baseline_values, test=test, permutations=permutations, seed=seed
             )
             row["delta"] = row["mean"] - base_mean
-            row["num_paired"] = paired.num_paired
-            row["improved"] = paired.improved
-            row["degraded"] = paired.degraded
-            row["tied"] = paired.tied
-            row["p_value"] = paired.p_value
+            row["num_paired"] = compared.num_paired
+            row["improved"] = compared.improved
+            row["degraded"] = compared.degraded
+            row["tied"] = compared.tied
+            row["p_value"] = compared.p_value
         corrected, reject = correct([row["p_value"] for row in others], correction, alpha=alpha)
         for row, p_corrected, significant in zip(others, corrected, reject, strict=True):
             row["p_corrected"] = p_corrected
             row["significant"] = significant
     return rows
-
-
-def _values_by_run(values: PerQueryValues, measure: str) -> dict[str, dict[str, float]]:
-    """The values of ``measure``: run -> {query: value}."""
-    found: dict[str, dict[str, float]] = {}
-    for run, query, name, value in zip(
-        values.run, values.query, values.measure, values.value, strict=True
-    ):
-        if name == measure:
-            found.setdefault(run, {})[query] = value
-    return found
-
-
-def _pairs(
-    by_run: dict[str, dict[str, float]], run: str, baseline: str
-) -> tuple[np.ndarray, np.ndarray]:
-    """Values of ``run`` and ``baseline`` for the queries both have a value for (NaN is
-    none), in query-id byte order: the order the test sees them in."""
-    mine, theirs = by_run.get(run, {}), by_run.get(baseline, {})
-    both = [
-        q for q, v in mine.items() if q in theirs and not (math.isnan(v) or math.isnan(theirs[q]))
-    ]
-    queries = sorted(both, key=lambda q: q.encode("utf-8"))
-    return (
-        np.asarray([mine[q] for q in queries], dtype=float),
-        np.asarray([theirs[q] for q in queries], dtype=float),
-    )
 
 
 def read_queries(queries: Any) -> set[str]:

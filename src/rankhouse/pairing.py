@@ -7,6 +7,7 @@ test the pairs with :mod:`rankhouse.stats`.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -16,6 +17,8 @@ from .stats import DEFAULT_PERMUTATIONS, DEFAULT_SEED, PairedTest, paired_test
 
 if TYPE_CHECKING:
     import pandas as pd
+
+    from .evaluation import PerQueryValues
 
 _PAIRED_VALUES = """
     SELECT r.query_id, r.value AS run_value, b.value AS baseline_value
@@ -114,45 +117,52 @@ def compare_pair(
     )
 
 
-def paired_frame(per_query: pd.DataFrame, run: str, baseline: str, measure: str) -> pd.DataFrame:
-    """One run's and the baseline's values of ``measure`` joined on query id, NaN pairs
-    dropped: ``query_id, run_value, baseline_value`` in query-id byte order.
-
-    Args:
-        per_query: per-query values, :data:`PER_QUERY_COLUMNS`.
-        run: the run (as named in ``per_query``).
-        baseline: the baseline (as named in ``per_query``).
-        measure: the measure's label.
-    """
-    return pairs_of(wide_values(per_query, measure), run, baseline)
-
-
-def paired_frames(per_query: pd.DataFrame, baseline: str, measure: str) -> dict[str, pd.DataFrame]:
-    """:func:`paired_frame` of every run other than the baseline (one pivot for all)."""
-    wide = wide_values(per_query, measure)
-    return {run: pairs_of(wide, run, baseline) for run in wide.columns if run != baseline}
+def values_by_run(values: PerQueryValues, measure: str) -> dict[str, dict[str, float]]:
+    """The per-query values of ``measure``: run -> {query id: value}, runs in the order
+    ``values`` first gives them."""
+    found: dict[str, dict[str, float]] = {}
+    for run, query, name, value in zip(
+        values.run, values.query, values.measure, values.value, strict=True
+    ):
+        if name == measure:
+            found.setdefault(run, {})[query] = value
+    return found
 
 
-def wide_values(per_query: pd.DataFrame, measure: str) -> pd.DataFrame:
-    """The values of ``measure``, one row per query (in byte order), one column per run."""
-    import pandas as pd
-
-    of_measure = per_query[per_query["measure"] == measure]
-    runs = list(pd.unique(of_measure["run"].to_numpy(dtype=object)))
-    wide = of_measure.pivot(index="query", columns="run", values="value").reindex(columns=runs)
-    keys = np.array([str(q).encode("utf-8") for q in wide.index], dtype=bytes)
-    return wide.iloc[np.argsort(keys, kind="stable")]
-
-
-def pairs_of(wide: pd.DataFrame, run: str, baseline: str) -> pd.DataFrame:
-    """The pairs of two columns of :func:`wide_values` (rows with a NaN dropped)."""
-    import pandas as pd
-
-    pairs = wide[[run, baseline]].dropna()
-    return pd.DataFrame(
-        {
-            "query_id": pairs.index.to_numpy(dtype=object),
-            "run_value": pairs[run].to_numpy(dtype=float),
-            "baseline_value": pairs[baseline].to_numpy(dtype=float),
-        }
+def paired(
+    by_run: dict[str, dict[str, float]], run: str, baseline: str
+) -> tuple[list[str], np.ndarray, np.ndarray]:
+    """(query ids, ``run``'s values, ``baseline``'s values) of :func:`values_by_run`, for the
+    queries both have a value for (NaN is none), in query-id byte order: the order a test
+    sees them in."""
+    mine, theirs = by_run.get(run, {}), by_run.get(baseline, {})
+    both = [
+        q for q, v in mine.items() if q in theirs and not (math.isnan(v) or math.isnan(theirs[q]))
+    ]
+    queries = sorted(both, key=lambda q: q.encode("utf-8"))
+    return (
+        queries,
+        np.asarray([mine[q] for q in queries], dtype=float),
+        np.asarray([theirs[q] for q in queries], dtype=float),
     )
+
+
+def paired_frames(values: PerQueryValues, baseline: str, measure: str) -> dict[str, pd.DataFrame]:
+    """:func:`paired` of every run other than the baseline, as DataFrames ``query_id,
+    run_value, baseline_value`` (the report draws them)."""
+    import pandas as pd
+
+    by_run = values_by_run(values, measure)
+    frames = {}
+    for run in by_run:
+        if run == baseline:
+            continue
+        queries, run_values, baseline_values = paired(by_run, run, baseline)
+        frames[run] = pd.DataFrame(
+            {
+                "query_id": pd.Series(queries, dtype=object),
+                "run_value": run_values,
+                "baseline_value": baseline_values,
+            }
+        )
+    return frames

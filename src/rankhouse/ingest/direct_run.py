@@ -19,7 +19,14 @@ from typing import TYPE_CHECKING
 
 from ..duck import duckdb
 from . import store, trec_text
-from .hashing import NUMPY_FROM, BackgroundHash, count_repeats_each
+from .hashing import (
+    NUMPY_FROM,
+    PAIR_HASH,
+    TIE_HASH,
+    BackgroundHash,
+    count_repeats_each,
+    repeats_sql,
+)
 from .progress import IngestProgress
 from .sources import Source
 
@@ -151,15 +158,13 @@ def _check_rows(duck, src: Source, run_id: int, tag: str) -> tuple[int, int, int
     ).fetchone()
     if num_rows < NUMPY_FROM:  # DuckDB counts the repeated hashes itself
         repeated, tied_pairs, num_queries = duck.execute(
-            "SELECT count(*) - count(DISTINCT hash(query_id, doc_id)), "
-            "count(*) - count(DISTINCT hash(query_id, score)), count(DISTINCT query_id) "
-            "FROM run_rows WHERE run_id = ?",
+            f"SELECT {repeats_sql(PAIR_HASH)}, {repeats_sql(TIE_HASH)}, "
+            "count(DISTINCT query_id) FROM run_rows WHERE run_id = ?",
             [run_id],
         ).fetchone()
     else:  # sorting hashes in numpy beats a hash aggregate over millions of keys
         hashes = duck.execute(
-            "SELECT hash(query_id, doc_id) AS pair, hash(query_id, score) AS tie "
-            "FROM run_rows WHERE run_id = ?",
+            f"SELECT {PAIR_HASH} AS pair, {TIE_HASH} AS tie FROM run_rows WHERE run_id = ?",
             [run_id],
         ).fetchnumpy()
         repeated, tied_pairs = count_repeats_each(hashes["pair"], hashes["tie"])

@@ -18,7 +18,7 @@ from typing import Any
 
 from ..duck import duckdb
 from . import tabular
-from .hashing import frame_sha256
+from .hashing import PAIR_HASH, TIE_HASH, frame_sha256, repeats_sql
 from .sources import Source, resolve_columns
 
 _TABLES = {
@@ -28,10 +28,9 @@ _TABLES = {
 # One pass over the rows just inserted: rows, refused rows, queries, tied scores, repeats.
 _INSPECT = {
     "qrels": "count(*), count(*) FILTER (WHERE query_id = '' OR doc_id = ''), "
-    "count(DISTINCT query_id), 0, count(*) - count(DISTINCT hash(query_id, doc_id))",
+    f"count(DISTINCT query_id), 0, {repeats_sql(PAIR_HASH)}",
     "run": "count(*), count(*) FILTER (WHERE query_id = '' OR doc_id = '' OR isnan(score)), "
-    "count(DISTINCT query_id), count(*) - count(DISTINCT hash(query_id, score)), "
-    "count(*) - count(DISTINCT hash(query_id, doc_id))",
+    f"count(DISTINCT query_id), {repeats_sql(TIE_HASH)}, {repeats_sql(PAIR_HASH)}",
 }
 
 

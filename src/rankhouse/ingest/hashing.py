@@ -185,6 +185,20 @@ def _strings(column: pd.Series) -> list[str]:
     return column.tolist() if strings and not column.hasnans else column.astype(str).tolist()
 
 
+#: The 64-bit hash of a run row's (query, document) pair: two rows with the same one are the
+#: same document listed twice for a query (checked on the strings before it is reported).
+PAIR_HASH = "hash(query_id, doc_id)"
+#: The 64-bit hash of a run row's (query, score): rows with the same one tie (a collision
+#: could only add one to the count of tied pairs).
+TIE_HASH = "hash(query_id, score)"
+
+
+def repeats_sql(key: str) -> str:
+    """The SQL aggregate that counts the rows whose ``key`` (:data:`PAIR_HASH`,
+    :data:`TIE_HASH`) equals an earlier row's."""
+    return f"count(*) - count(DISTINCT {key})"
+
+
 #: From this many rows a numpy sort of the hashes counts repeats; below it DuckDB counts them
 #: (no numpy import: small inputs start faster).
 NUMPY_FROM = 1_000_000

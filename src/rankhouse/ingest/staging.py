@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from .hashing import TIE_HASH, repeats_sql
+
 STAGE = "_rankhouse_stage"
 
 
@@ -58,8 +60,8 @@ def summarize(duck, kind: str) -> list[StageSummary]:
     # Distinct (query, score) pairs are counted by their 64-bit hash: a collision could only
     # add one to the number of ties, and costs far less than comparing two columns.
     found = duck.execute(
-        f"SELECT tag, count(DISTINCT query_id), count(*), "
-        f"count(*) - count(DISTINCT hash(query_id, score)) FROM {STAGE} GROUP BY tag ORDER BY tag"
+        f"SELECT tag, count(DISTINCT query_id), count(*), {repeats_sql(TIE_HASH)} "
+        f"FROM {STAGE} GROUP BY tag ORDER BY tag"
     ).fetchall()
     return [
         StageSummary(tag, int(queries), int(rows), int(ties)) for tag, queries, rows, ties in found

@@ -228,7 +228,7 @@ def _section(
     comparison_frame = found.means
     pairs: dict[str, dict[str, pd.DataFrame]] = {}
     if found.baseline is not None:
-        by_measure = {m: paired_frames(found.per_query, found.baseline, m) for m in shown}
+        by_measure = {m: paired_frames(found.values, found.baseline, m) for m in shown}
         for row in run_rows:
             if row["name"] != found.baseline:
                 pairs[row["name"]] = {m: by_measure[m][row["name"]] for m in shown}
