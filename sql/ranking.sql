@@ -1,21 +1,21 @@
 -- The one shared ranking: every measure file reads the temporary tables built here.
 --
--- trec_eval ranks each query's documents by score descending, then doc_id descending in byte
--- order. Only the documents that have a judgment line need their rank (the others only
--- occupy ranks), so this file ranks those alone: a query with few of them (most queries of
--- sparse judgments such as MS MARCO's) counts, for each, the documents ranked above it; a
--- query with many sorts its documents. Both give the same rank; the second is cheaper when
--- a query has more than :dense_from judged retrieved documents. Then it applies trec_eval's
--- -M (keep rank <= max_rank) and -J (keep judged documents, renumbered), and computes the
--- cutoff-independent statistics.
+-- The engine first builds rh_ranking, the ranks of the retrieved documents that have a
+-- judgment line (the others only occupy ranks), with one of two files that give the same
+-- table: ranking_sorted.sql sorts every query's documents (most queries judged deeply, as
+-- TREC's pools are), ranking_per_query.sql ranks a query with few judged documents by
+-- counting the documents above each one (MS MARCO's one judgment a query), without a sort.
+-- Both apply trec_eval's -M (keep rank <= max_rank) and -J (keep judged documents,
+-- renumbered). This file then computes the cutoff-independent statistics.
 --
 -- Tables built (temporary, per connection; replaced at each request; on a database that is the
 -- engine's alone they are built as ordinary tables, so that a second connection reads them):
+--   rh_ranking  (run_id, query_id, doc_id, rank, grade, pooled_upto, judged_upto), built
+--               before this file: the retrieved documents that have a judgment line (any
+--               grade, negatives too). rank = evaluation rank (after -M/-J); pooled_upto =
+--               judged lines at or above (negative grades included); judged_upto = grades
+--               >= 0 at or above.
 --   rh_request  (run_ids, qrels_id, max_rank, judged_only, skip_missing): what they rank
---   rh_ranking  (run_id, query_id, doc_id, rank, grade, pooled_upto, judged_upto)
---               the retrieved documents that have a judgment line (any grade, negatives too).
---               rank = evaluation rank (after -M/-J); pooled_upto = judged lines at or above
---               (negative grades included); judged_upto = grades >= 0 at or above.
 --   rh_queries  (run_id, query_id, num_ret, eval_n, in_run)
 --               one row per run and evaluated query: every query of the qrels set (only those
 --               the run answered when :skip_missing). num_ret = n; in_run = the run has lines
@@ -36,59 +36,11 @@
 --   :judged_only   BOOLEAN    trec_eval -J: keep only documents judged >= 0, ranks renumbered
 --   :skip_missing  BOOLEAN    evaluate only queries the run answered (else all qrels queries)
 --   :levels        INTEGER[]  the relevance levels the request needs (each >= 0)
---   :dense_from    INTEGER    queries with more judged retrieved documents are sorted, not counted
 
 CREATE OR REPLACE TEMP TABLE rh_request AS
 SELECT CAST(:run_ids AS INTEGER[]) AS run_ids, CAST(:qrels_id AS INTEGER) AS qrels_id,
        CAST(:max_rank AS INTEGER) AS max_rank, CAST(:judged_only AS BOOLEAN) AS judged_only,
        CAST(:skip_missing AS BOOLEAN) AS skip_missing;
-
-CREATE OR REPLACE TEMP TABLE rh_judged_rows AS
-SELECT rr.run_id, rr.query_id, rr.doc_id, rr.score, j.grade
-FROM run_rows AS rr
-JOIN judgments AS j
-  ON j.qrels_id = :qrels_id AND j.query_id = rr.query_id AND j.doc_id = rr.doc_id
-WHERE list_contains(CAST(:run_ids AS INTEGER[]), rr.run_id);
-
-CREATE OR REPLACE TEMP TABLE rh_ranking AS
-WITH per_query AS (
-    SELECT run_id, query_id, count(*) > CAST(:dense_from AS INTEGER) AS dense
-    FROM rh_judged_rows
-    GROUP BY run_id, query_id
-),
-counted AS (
-    SELECT j.run_id, j.query_id, j.doc_id,
-           1 + count(*) FILTER (
-               WHERE rr.score > j.score OR (rr.score = j.score AND rr.doc_id > j.doc_id)
-           ) AS position
-    FROM rh_judged_rows AS j
-    JOIN per_query AS q ON q.run_id = j.run_id AND q.query_id = j.query_id AND NOT q.dense
-    JOIN run_rows AS rr ON rr.run_id = j.run_id AND rr.query_id = j.query_id
-    GROUP BY j.run_id, j.query_id, j.doc_id
-),
-sorted AS (
-    SELECT rr.run_id, rr.query_id, rr.doc_id,
-           row_number() OVER (
-               PARTITION BY rr.run_id, rr.query_id ORDER BY rr.score DESC, rr.doc_id DESC
-           ) AS position
-    FROM run_rows AS rr
-    JOIN per_query AS q ON q.run_id = rr.run_id AND q.query_id = rr.query_id AND q.dense
-),
-kept AS (
-    SELECT j.run_id, j.query_id, j.doc_id, p.position, j.grade
-    FROM rh_judged_rows AS j
-    JOIN (SELECT * FROM counted UNION ALL SELECT * FROM sorted) AS p
-      ON p.run_id = j.run_id AND p.query_id = j.query_id AND p.doc_id = j.doc_id
-    WHERE (CAST(:max_rank AS INTEGER) IS NULL OR p.position <= CAST(:max_rank AS INTEGER))
-      AND (NOT CAST(:judged_only AS BOOLEAN) OR j.grade >= 0)
-)
-SELECT
-    run_id, query_id, doc_id, grade,
-    CASE WHEN CAST(:judged_only AS BOOLEAN) THEN row_number() OVER w ELSE position END AS rank,
-    row_number() OVER w AS pooled_upto,
-    count(*) FILTER (WHERE grade >= 0) OVER w AS judged_upto
-FROM kept
-WINDOW w AS (PARTITION BY run_id, query_id ORDER BY position ROWS UNBOUNDED PRECEDING);
 
 CREATE OR REPLACE TEMP TABLE rh_queries AS
 WITH qrels_queries AS (

@@ -8,6 +8,7 @@ import struct
 import warnings
 from collections.abc import Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 
 import pandas as pd
@@ -113,21 +114,37 @@ def identical(a: float | None, b: float | None) -> bool:
 _SAME = itertools.count()
 
 
-#: ranking.sql thresholds for the tests: 0 sorts every query, 3 mixes sorted and counted
-#: queries in one evaluation (the collections below have up to 10 judged documents a query),
-#: 16 (the default) counts them all.
-RANKING_THRESHOLDS = [0, 3, engine.DENSE_FROM]
+@dataclass(frozen=True)
+class Ranking:
+    """How the engine ranks the judged documents: the file (``sorted``: ranking_sorted.sql,
+    else ranking_per_query.sql) and, query by query, the sort/count threshold."""
+
+    sorted: bool
+    dense_from: int
+
+
+#: The rankings for the tests: every query sorted by ranking_sorted.sql, and query by query
+#: with the threshold at 0 (every query sorted), 3 (sorted and counted queries in one
+#: evaluation: the collections below have up to 10 judged documents a query) and 16 (the
+#: default: every query counted). The last is what the engine picks for those collections.
+RANKINGS = [
+    Ranking(True, engine.DENSE_FROM),
+    Ranking(False, 0),
+    Ranking(False, 3),
+    Ranking(False, engine.DENSE_FROM),
+]
 
 
 @contextmanager
-def ranking_threshold(dense_from: int) -> Iterator[None]:
-    """Evaluate with ranking.sql's sort/count threshold set to ``dense_from``."""
-    saved = engine.DENSE_FROM
-    engine.DENSE_FROM = dense_from
+def ranking_path(ranking: Ranking) -> Iterator[None]:
+    """Evaluate with the judged documents ranked as ``ranking`` says."""
+    saved = engine.DENSE_FROM, engine.SORTED_FROM_SHARE
+    # a share above 1 is never reached; a share of 0 always is
+    engine.DENSE_FROM, engine.SORTED_FROM_SHARE = ranking.dense_from, 0 if ranking.sorted else 2
     try:
         yield
     finally:
-        engine.DENSE_FROM = saved
+        engine.DENSE_FROM, engine.SORTED_FROM_SHARE = saved
 
 
 def read_trec_output(path: Path) -> list[tuple[str, str, str]]:

@@ -16,10 +16,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from measure_helpers import (
-    RANKING_THRESHOLDS,
+    RANKINGS,
     assert_same_numbers,
     collections,
-    ranking_threshold,
+    ranking_path,
     store_qrels,
     store_run,
 )
@@ -53,12 +53,12 @@ SETTINGS = settings(
 _NAMES = itertools.count()
 
 
-def _ours(wh, qrels, run, names, dense_from=RANKING_THRESHOLDS[-1], **options):
+def _ours(wh, qrels, run, names, ranking=RANKINGS[-1], **options):
     measures = parse_measures(names)
     number = next(_NAMES)
     qrels_id = store_qrels(wh, qrels, name=f"qrels{number}")
     run_id = store_run(wh, run, name=f"run{number}")
-    with engine_connection(wh, [run_id], qrels_id) as conn, ranking_threshold(dense_from):
+    with engine_connection(wh, [run_id], qrels_id) as conn, ranking_path(ranking):
         frame = compute(conn, [run_id], qrels_id, measures, **options).frame()
     return measures, {(r.measure, r.query_id): r.value for r in frame.itertuples()}
 
@@ -70,9 +70,9 @@ def _v9_and_v10_iprec_agree(recall: float, num_rel: int) -> bool:
 
 
 @pytest.mark.parametrize("level", [1, 2])
-@given(data=collections(), dense_from=st.sampled_from(RANKING_THRESHOLDS))
+@given(data=collections(), ranking=st.sampled_from(RANKINGS))
 @SETTINGS
-def test_agrees_with_pytrec_eval(shared_any_warehouse, file_twin, pytrec, level, data, dense_from):
+def test_agrees_with_pytrec_eval(shared_any_warehouse, file_twin, pytrec, level, data, ranking):
     """Within 1e-9 of pytrec_eval; on a server, identical to a DuckDB file (checked against
     pytrec_eval by the file's run of this test)."""
     qrels, run = data
@@ -83,7 +83,7 @@ def test_agrees_with_pytrec_eval(shared_any_warehouse, file_twin, pytrec, level,
     if qrels.empty:
         return
     if shared_any_warehouse.dialect == "postgresql":
-        with ranking_threshold(dense_from):
+        with ranking_path(ranking):
             assert_same_numbers(
                 shared_any_warehouse,
                 file_twin,
@@ -99,7 +99,7 @@ def test_agrees_with_pytrec_eval(shared_any_warehouse, file_twin, pytrec, level,
         qrels,
         run,
         TREC_MEASURES,
-        dense_from,
+        ranking,
         relevance_level=level,
         missing_queries="skip",
     )

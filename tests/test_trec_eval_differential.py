@@ -20,10 +20,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from measure_helpers import (
-    RANKING_THRESHOLDS,
+    RANKINGS,
     assert_same_numbers,
     collections,
-    ranking_threshold,
+    ranking_path,
     store_qrels,
     store_run,
 )
@@ -82,12 +82,12 @@ SETTINGS = settings(
 _NAMES = itertools.count()
 
 
-def _ours(wh, qrels, run, options: Options, requests, dense_from=RANKING_THRESHOLDS[-1]):
+def _ours(wh, qrels, run, options: Options, requests, ranking=RANKINGS[-1]):
     number = next(_NAMES)
     qrels_id = store_qrels(wh, qrels, name=f"te_qrels{number}")
     run_id = store_run(wh, run, name=f"te_run{number}")
     lines = [pair for r in requests for pair in line_measures(r, options)]
-    with engine_connection(wh, [run_id], qrels_id) as duck, ranking_threshold(dense_from):
+    with engine_connection(wh, [run_id], qrels_id) as duck, ranking_path(ranking):
         frame = compute(
             duck,
             [run_id],
@@ -152,37 +152,37 @@ options_strategy = st.builds(
     data=collections(),
     options=options_strategy,
     defaults=st.booleans(),
-    dense_from=st.sampled_from(RANKING_THRESHOLDS),
+    ranking=st.sampled_from(RANKINGS),
 )
 @SETTINGS
-def test_sql_matches_oracle(shared_any_warehouse, file_twin, data, options, defaults, dense_from):
+def test_sql_matches_oracle(shared_any_warehouse, file_twin, data, options, defaults, ranking):
     """Within 1e-12 of the oracle; on a server, identical to a DuckDB file (checked against
     the oracle by the file's run of this test)."""
     qrels, run = data
     requests = resolve_measures(DEFAULT_SPECS if defaults else SPECS)
     if shared_any_warehouse.dialect == "postgresql":
-        _same_numbers(shared_any_warehouse, file_twin, qrels, run, options, requests, dense_from)
+        _same_numbers(shared_any_warehouse, file_twin, qrels, run, options, requests, ranking)
         return
-    ours = _ours(shared_any_warehouse, qrels, run, options, requests, dense_from)
+    ours = _ours(shared_any_warehouse, qrels, run, options, requests, ranking)
     expected = _oracle(qrels, run, options, requests)
     for key, value in expected.items():
         assert _same(ours[key], value), (key, ours[key], value)
 
 
-def _same_numbers(wh, file_twin, qrels, run, options: Options, requests, dense_from) -> None:
+def _same_numbers(wh, file_twin, qrels, run, options: Options, requests, ranking) -> None:
     """What a server stores for these measures and options is what a DuckDB file stores."""
     names = list(dict.fromkeys(m.name for r in requests for _, m in line_measures(r, options)))
     settings = {"relevance_level": options.level, "judged_only": options.judged_only}
     if options.max_docs is not None:
         settings["max_rank"] = options.max_docs
-    with ranking_threshold(dense_from):
+    with ranking_path(ranking):
         assert_same_numbers(wh, file_twin, qrels, run, names, **settings)
 
 
 @pytest.mark.parametrize("level", [1, 2])
-@given(data=collections(), dense_from=st.sampled_from(RANKING_THRESHOLDS))
+@given(data=collections(), ranking=st.sampled_from(RANKINGS))
 @SETTINGS
-def test_sql_matches_pytrec_eval(shared_warehouse, pytrec, level, data, dense_from):
+def test_sql_matches_pytrec_eval(shared_warehouse, pytrec, level, data, ranking):
     """On a DuckDB file (a server's values are the file's: test_sql_matches_oracle, whose
     measures and options cover these)."""
     qrels, run = data
@@ -194,7 +194,7 @@ def test_sql_matches_pytrec_eval(shared_warehouse, pytrec, level, data, dense_fr
     if qrels.empty:
         return
     requests = resolve_measures(PYTREC_SPECS)
-    ours = _ours(shared_warehouse, qrels, run, Options("q", "r", level=level), requests, dense_from)
+    ours = _ours(shared_warehouse, qrels, run, Options("q", "r", level=level), requests, ranking)
     theirs = pytrec.evaluate(
         {
             q: dict(zip(g.doc_id, g.grade.astype(int), strict=True))
@@ -220,10 +220,10 @@ def _relstring_char(code: int) -> str:
     data=collections(),
     options=options_strategy,
     length=st.sampled_from([0, 1, 3, 10]),
-    dense_from=st.sampled_from(RANKING_THRESHOLDS),
+    ranking=st.sampled_from(RANKINGS),
 )
 @SETTINGS
-def test_relstring_matches_oracle(shared_warehouse, data, options, length, dense_from):
+def test_relstring_matches_oracle(shared_warehouse, data, options, length, ranking):
     """relstring from the engine's ranking tables and from the run's rows, against the spec."""
     qrels, run = data
     number = next(_NAMES)
@@ -231,7 +231,7 @@ def test_relstring_matches_oracle(shared_warehouse, data, options, length, dense
     run_id = store_run(shared_warehouse, run, name=f"rs_run{number}")
     with (
         engine_connection(shared_warehouse, [run_id], qrels_id) as duck,
-        ranking_threshold(dense_from),
+        ranking_path(ranking),
     ):
         compute(
             duck,

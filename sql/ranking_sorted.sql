@@ -1,0 +1,41 @@
+-- The ranks of the judged retrieved documents, by sorting every retrieved document.
+--
+-- Builds rh_ranking (see ranking.sql, which reads it) when most queries of the qrels set have
+-- many judgments (TREC's pooled judgments: hundreds a query): each query's documents are
+-- sorted as trec_eval sorts them (score descending, then doc_id descending in byte order),
+-- and the judged ones keep their position. One sort of the run, and no join before it; on
+-- sparse judgments (MS MARCO's one a query) ranking_per_query.sql is cheaper, since it
+-- sorts nothing. The engine picks the file (engine.SORTED_FROM_SHARE); both give the same
+-- table. Then trec_eval's -M (keep rank <= max_rank) and -J (keep judged documents,
+-- renumbered).
+--
+-- Parameters:
+--   :run_ids      INTEGER[]  the runs evaluated
+--   :qrels_id     INTEGER    the qrels set
+--   :max_rank     INTEGER    trec_eval -M: keep the top max_rank documents; NULL keeps all
+--   :judged_only  BOOLEAN    trec_eval -J: keep only documents judged >= 0, ranks renumbered
+
+CREATE OR REPLACE TEMP TABLE rh_ranking AS
+WITH sorted AS (
+    SELECT run_id, query_id, doc_id,
+           row_number() OVER (
+               PARTITION BY run_id, query_id ORDER BY score DESC, doc_id DESC
+           ) AS position
+    FROM run_rows
+    WHERE list_contains(CAST(:run_ids AS INTEGER[]), run_id)
+),
+kept AS (
+    SELECT s.run_id, s.query_id, s.doc_id, s.position, j.grade
+    FROM sorted AS s
+    JOIN judgments AS j
+      ON j.qrels_id = :qrels_id AND j.query_id = s.query_id AND j.doc_id = s.doc_id
+    WHERE (CAST(:max_rank AS INTEGER) IS NULL OR s.position <= CAST(:max_rank AS INTEGER))
+      AND (NOT CAST(:judged_only AS BOOLEAN) OR j.grade >= 0)
+)
+SELECT
+    run_id, query_id, doc_id, grade,
+    CASE WHEN CAST(:judged_only AS BOOLEAN) THEN row_number() OVER w ELSE position END AS rank,
+    row_number() OVER w AS pooled_upto,
+    count(*) FILTER (WHERE grade >= 0) OVER w AS judged_upto
+FROM kept
+WINDOW w AS (PARTITION BY run_id, query_id ORDER BY position ROWS UNBOUNDED PRECEDING);
