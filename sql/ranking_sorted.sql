@@ -9,6 +9,10 @@
 -- table. Then trec_eval's -M (keep rank <= max_rank) and -J (keep judged documents,
 -- renumbered).
 --
+-- The last step (kept: -M and -J; the window of pooled_upto and judged_upto) is the same as
+-- ranking_per_query.sql's: each file builds rh_ranking in one statement, since a table between the
+-- ranks and that step costs 2.4 ms of DL19's 17. Change both.
+--
 -- Parameters:
 --   :run_ids      INTEGER[]  the runs evaluated
 --   :qrels_id     INTEGER    the qrels set

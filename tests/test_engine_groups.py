@@ -4,27 +4,14 @@ what running each group by itself gives, and a group that fails is still named."
 from __future__ import annotations
 
 import pytest
+from engine_helpers import small_database
 
 from rankhouse import engine
-from rankhouse.engine import VALUES_TABLE, compute, scratch_database
+from rankhouse.engine import VALUES_TABLE, compute
 from rankhouse.errors import MeasureError
 from rankhouse.measures import parse_measures
 from rankhouse.measures.sqlfile import load_sql, parse_sql
 
-JUDGMENTS = [
-    ("q1", "a", 2),
-    ("q1", "b", 0),
-    ("q1", "c", 1),
-    ("q1", "z", 3),  # never retrieved
-    ("q2", "d", 1),
-    ("q2", "e", -1),
-    ("q3", "f", 1),  # q3: no run answers it
-]
-RUNS = {
-    1: [("q1", "a", 3.0), ("q1", "x", 3.0), ("q1", "b", 2.0), ("q1", "c", 1.0), ("q2", "e", 5.0)]
-    + [("q2", "y", 4.0), ("q2", "d", 4.0), ("q9", "a", 1.0)],
-    2: [("q1", "c", 9.0), ("q1", "b", 9.0), ("q1", "a", 1.0), ("q2", "d", 0.5)],
-}
 # Families with and without helper tables (gains, RBP), several keys and relevance levels.
 MEASURES = [
     "AP",
@@ -51,16 +38,6 @@ MEASURES = [
 ]
 
 
-def _database():
-    duck = scratch_database()
-    duck.executemany("INSERT INTO judgments VALUES (1, ?, ?, ?)", JUDGMENTS)
-    for run_id, rows in RUNS.items():
-        duck.executemany(
-            "INSERT INTO run_rows VALUES (?, ?, ?, NULL, ?)", [(run_id, *row) for row in rows]
-        )
-    return duck
-
-
 def _values(monkeypatch, *, each_alone: bool) -> tuple[list[tuple], list[str]]:
     """Every stored value, and the families that ran as statements of their own."""
     ran_alone: list[str] = []
@@ -74,7 +51,7 @@ def _values(monkeypatch, *, each_alone: bool) -> tuple[list[tuple], list[str]]:
         patch.setattr(engine, "_run_alone", spied)
         if each_alone:
             patch.setattr(engine._Group, "alone", property(lambda group: True))
-        duck = _database()
+        duck = small_database()
         try:
             compute(duck, [1, 2], 1, parse_measures(MEASURES))
             rows = duck.execute(f"SELECT * FROM {VALUES_TABLE} ORDER BY ALL").fetchall()
@@ -106,7 +83,7 @@ def test_a_group_that_fails_in_the_one_statement_is_named(monkeypatch):
         return parse_sql(BROKEN_RR, path) if path == "measures/rr.sql" else load_sql(path)
 
     monkeypatch.setattr(engine, "load_sql", broken)
-    duck = _database()
+    duck = small_database()
     try:
         with pytest.raises(MeasureError) as raised:
             compute(duck, [1], 1, parse_measures(["AP", "RR", "P@3"]))
@@ -136,7 +113,7 @@ class _RefusesJointStatements:
 
 def test_a_joint_statement_that_fails_while_every_group_runs_alone_loses_nothing(monkeypatch):
     expected, _ = _values(monkeypatch, each_alone=True)
-    duck = _database()
+    duck = small_database()
     try:
         refusing = _RefusesJointStatements(duck)
         compute(refusing, [1, 2], 1, parse_measures(MEASURES))
@@ -161,7 +138,7 @@ def test_a_private_database_runs_the_groups_with_helper_tables_beside_the_others
         run_alone(duck, group)
 
     monkeypatch.setattr(engine, "_run_alone", spied)
-    duck = _database()
+    duck = small_database()
     try:
         compute(duck, [1, 2], 1, parse_measures(MEASURES), private=True)
         rows = duck.execute(f"SELECT * FROM {VALUES_TABLE} ORDER BY ALL").fetchall()
@@ -185,7 +162,7 @@ def test_a_group_that_fails_beside_the_others_is_named(monkeypatch):
 
     rbp = REGISTRY.families["rbp"]
     monkeypatch.setitem(REGISTRY.families, "rbp", replace(rbp, prepare=failing))
-    duck = _database()
+    duck = small_database()
     try:
         with pytest.raises(MeasureError) as raised:
             compute(duck, [1], 1, parse_measures(["AP", "RBP(p=0.5)", "P@3"]), private=True)

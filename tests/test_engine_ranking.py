@@ -5,31 +5,14 @@ the qrels set's queries are judged."""
 from __future__ import annotations
 
 import pytest
+from engine_helpers import small_database
 
 from rankhouse import engine
-from rankhouse.engine import compute, scratch_database
+from rankhouse.engine import compute
 from rankhouse.measures import parse_measures
 
-JUDGMENTS = [
-    ("q1", "a", 2),
-    ("q1", "b", 0),
-    ("q1", "c", 1),
-    ("q1", "z", 3),  # never retrieved
-    ("q2", "d", 1),
-    ("q2", "e", -1),
-    ("q3", "f", 1),  # no run answers it
-]
-RUN = [
-    ("q1", "a", 3.0),
-    ("q1", "x", 3.0),  # tied with a: 'x' > 'a' ranks first
-    ("q1", "b", 2.0),
-    ("q1", "c", 1.0),
-    ("q2", "e", 5.0),
-    ("q2", "y", 4.0),  # tied with d: 'y' > 'd' ranks first
-    ("q2", "d", 4.0),
-    ("q9", "a", 1.0),  # not in the qrels
-]
-# (query, doc, rank, grade, pooled_upto, judged_upto), worked out by hand from the lines above
+# (query, doc, rank, grade, pooled_upto, judged_upto) of run 1, worked out by hand from
+# engine_helpers' lines
 EXPECTED = {
     "plain": [
         ("q1", "a", 2, 2, 1, 1),
@@ -60,9 +43,7 @@ OPTIONS = {
 
 @pytest.fixture
 def duck():
-    duck = scratch_database()
-    duck.executemany("INSERT INTO judgments VALUES (1, ?, ?, ?)", JUDGMENTS)
-    duck.executemany("INSERT INTO run_rows VALUES (1, ?, ?, NULL, ?)", RUN)
+    duck = small_database(run_ids=[1])
     yield duck
     duck.close()
 
