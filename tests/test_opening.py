@@ -17,8 +17,14 @@ import pytest
 from cli_helpers import ERROR_LINE, finish, run_many, start
 
 from rankhouse import MeasureError, NoWarehouseError, SchemaError, Warehouse
-from rankhouse.db import DuckDB
-from rankhouse.opening import OBJECTS_QUERY, expected_objects, lock_timeout, object_names
+from rankhouse.db import DuckDB, DuckDBConnection
+from rankhouse.opening import (
+    OBJECTS_QUERY,
+    expected_objects,
+    holds_nothing,
+    lock_timeout,
+    object_names,
+)
 
 QRELS = b"q1 0 d1 1\nq1 0 d2 0\nq2 0 d3 1\n"
 RUN_A = b"q1 Q0 d1 1 2.0 sysA\nq1 Q0 d2 2 1.0 sysA\nq2 Q0 d3 1 1.0 sysA\n"
@@ -138,6 +144,43 @@ def foreign_file(tmp_path):
         conn.execute("INSERT INTO customers VALUES (1, 'Ada')")
         conn.execute("CREATE VIEW names AS SELECT name FROM customers")
     return path
+
+
+# A process that commits a table and dies before DuckDB checkpoints: the table is in the WAL.
+_DIES_BEFORE_CHECKPOINT = """
+import os, sys, duckdb
+conn = duckdb.connect(sys.argv[1])
+conn.execute("SET checkpoint_threshold = '1GB'")
+conn.execute("CREATE TABLE customers (id INTEGER, name VARCHAR)")
+conn.execute("INSERT INTO customers VALUES (1, 'Ada')")
+os._exit(0)
+"""
+
+
+def test_tables_only_in_the_write_ahead_log_make_a_file_foreign(tmp_path):
+    """A new file is recognised from DuckDB's storage (no block, an empty WAL), without a
+    look at its catalogue: a table that only the WAL holds still makes it another
+    application's file, refused untouched."""
+    path = tmp_path / "crashed.duckdb"
+    subprocess.run([sys.executable, "-c", _DIES_BEFORE_CHECKPOINT, str(path)], check=True)
+    wal = path.with_name(path.name + ".wal")
+    assert wal.stat().st_size > 0
+    with pytest.raises(SchemaError, match="it holds 1 other tables or views \\(customers\\)"):
+        Warehouse(path)
+    with duckdb.connect(str(path), read_only=True) as conn:
+        assert conn.execute("SHOW TABLES").fetchall() == [("customers",)]
+
+
+@pytest.mark.parametrize("state", ["created", "table", "checkpointed"])
+def test_only_a_file_duckdb_has_just_created_holds_nothing(tmp_path, state):
+    path = tmp_path / "w.duckdb"
+    conn = duckdb.connect(str(path))
+    if state != "created":
+        conn.execute("CREATE TABLE t (i INTEGER)")
+    if state == "checkpointed":
+        conn.execute("CHECKPOINT")
+    assert holds_nothing(DuckDBConnection(conn)) == (state == "created")
+    conn.close()
 
 
 @pytest.mark.parametrize("args", [["runs", "list"], ["ingest", "qrels", "qrels.txt"]])

@@ -61,6 +61,22 @@ def object_names(conn, dialect: str) -> list[str]:
     return [row[0].lower() for row in conn.execute(OBJECTS_QUERY)]
 
 
+def holds_nothing(conn) -> bool:
+    """Whether the DuckDB file under ``conn`` holds nothing at all: no block written and
+    nothing in its write-ahead log, as a file DuckDB has just created.
+
+    Asked of DuckDB's storage rather than its catalogue: on a new file, the statement that
+    :func:`object_names` tries first fails, and a failed name lookup, like a first listing of
+    the catalogue, costs DuckDB about 10 ms. Only for a file: an in-memory database reports
+    no blocks whatever it holds.
+    """
+    blocks, wal = conn.execute_raw(
+        "SELECT total_blocks, wal_size FROM pragma_database_size() "
+        "WHERE database_name = current_database()"
+    ).one()
+    return blocks == 0 and wal == "0 bytes"
+
+
 _LOCK_CONFLICT = "Could not set lock on file"
 _LOCK_HOLDER = re.compile(r"Conflicting lock is held in (.*?)(?: \(PID (\d+)\))?(?:\. See also|$)")
 
