@@ -215,8 +215,8 @@ def _bounded_database(limit: str):
     import os
     import tempfile
 
+    from .defaults import DUCKDB_CONFIG
     from .duck import duckdb
-    from .warehouse import DUCKDB_CONFIG
 
     # os.urandom, not uuid: importing uuid (and platform with it) costs 3-10 ms at start-up
     spill = os.path.join(tempfile.gettempdir(), f"rankhouse-{os.getpid()}-{os.urandom(4).hex()}")

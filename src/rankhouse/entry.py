@@ -70,13 +70,15 @@ def _warehouse_file(db: str | None, read_only: bool):
 def _trec_eval_database(db: str | None, read_only: bool):
     """What :func:`rankhouse.trec_eval.main` opens: the engine's database when nothing is
     kept, else the warehouse file."""
-    from .warehouse import DB_ENV_VAR, open_file_ahead
+    from .defaults import DB_ENV_VAR
 
     db = db if db is not None else os.environ.get(DB_ENV_VAR)
     if read_only or not db or db == ":memory:":
         from .engine import scratch_ahead
 
         return scratch_ahead()
+    from .warehouse import open_file_ahead
+
     return open_file_ahead(db, False)
 
 

@@ -8,7 +8,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from .defaults import DEFAULT_PERMUTATIONS, DEFAULT_SEED
+from .defaults import DB_ENV_VAR, DEFAULT_PERMUTATIONS, DEFAULT_SEED, DUCKDB_CONFIG
 from .errors import NoWarehouseError, RankhouseError, SchemaError
 from .opening import (
     check_complete,
@@ -29,7 +29,6 @@ if TYPE_CHECKING:
     from .ingest import IngestResult
 
 DEFAULT_DB = "rankhouse.duckdb"
-DB_ENV_VAR = "RANKHOUSE_DB"
 _DUCKDB_PREFIX = "duckdb:///"
 _SUPPORTED_SCHEMES = ("duckdb", "postgresql", "postgresql+psycopg")
 
@@ -66,12 +65,6 @@ def _duckdb_path(url: str) -> str | None:
     if url.startswith("duckdb://"):  # duckdb://relative/path, as SQLAlchemy reads it
         return url[len("duckdb://") :] or ":memory:"
     return None
-
-
-#: DuckDB settings of every warehouse connection. Ordering stays byte-wise (trec_eval breaks
-#: ties by strcmp of doc ids); FSST string compression cost a quarter of a 7-million-row
-#: ingest and made the file no smaller (document ids are short; dictionary compression stays).
-DUCKDB_CONFIG = {"default_collation": "", "disabled_compression_methods": "fsst"}
 
 
 def _duckdb_config(read_only: bool) -> dict:

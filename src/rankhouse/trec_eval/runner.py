@@ -70,7 +70,7 @@ def main(
             is kept (an in-memory warehouse: trec_eval writes no file, neither does this).
         read_only: evaluate without storing anything (scratch warehouse).
     """
-    from ..warehouse import DB_ENV_VAR
+    from ..defaults import DB_ENV_VAR
 
     out = out or sys.stdout
     err = err or sys.stderr
