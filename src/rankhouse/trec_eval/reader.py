@@ -76,52 +76,51 @@ class Qrels:
         )
 
 
-# Lines split on LF only, fields on trec_eval's whitespace; a '#' line is skipped unless the
-# line before it was a skipped comment (so in a block of '#' lines every other one is data).
-_QRELS_SQL = r"""
+# Qrels text to a table (line, query_id, doc_id, grade): the lines split on LF only (a last
+# empty piece is no line), each line's fields (the list f) split by a step between these two.
+_QRELS_LINES = r"""
 CREATE OR REPLACE TEMP TABLE {table} AS
 WITH pieces AS (
     SELECT string_split($text, chr(10)) AS lines
 ), numbered AS (
     SELECT unnest(lines) AS line, generate_subscripts(lines, 1) AS n, len(lines) AS total
     FROM pieces
-), marked AS (
+), lines AS (
+    SELECT n, line FROM numbered WHERE NOT (n = total AND line = '')
+), """
+_QRELS_FIELDS = r"""
+SELECT n AS line, f[1] AS query_id, f[3] AS doc_id,
+       CASE WHEN len(f) = 4 AND regexp_full_match(f[4], '[+-]?[0-9]{{1,9}}')
+            THEN CAST(f[4] AS INTEGER) END AS grade
+FROM split
+"""
+# trec_eval's split: fields on its whitespace; a '#' line is skipped unless the line before it
+# was a skipped comment (so in a block of '#' lines every other one is data).
+_QRELS_SQL = (
+    _QRELS_LINES
+    + r"""marked AS (
     SELECT n, line,
            starts_with(line, '#')
            AND (n - coalesce(max(n) FILTER (WHERE NOT starts_with(line, '#'))
                              OVER (ORDER BY n ROWS UNBOUNDED PRECEDING), 0)) % 2 = 1
                AS skipped
-    FROM numbered
-    WHERE NOT (n = total AND line = '')
+    FROM lines
 ), split AS (
     SELECT n, regexp_split_to_array(trim(line, $blank), '[ \t\r\x0b\x0c]+') AS f
     FROM marked
     WHERE NOT skipped
+)"""
+    + _QRELS_FIELDS
 )
-SELECT n AS line, f[1] AS query_id, f[3] AS doc_id,
-       CASE WHEN len(f) = 4 AND regexp_full_match(f[4], '[+-]?[0-9]{{1,9}}')
-            THEN CAST(f[4] AS INTEGER) END AS grade
-FROM split
-"""
 # The same for a file of plain lines (see _plain_lines): no comment, fields split by single
 # spaces. Half the time of the general split (DL19's 9,260 lines: 11 ms against 22).
-_QRELS_PLAIN_SQL = r"""
-CREATE OR REPLACE TEMP TABLE {table} AS
-WITH pieces AS (
-    SELECT string_split($text, chr(10)) AS lines
-), numbered AS (
-    SELECT unnest(lines) AS line, generate_subscripts(lines, 1) AS n, len(lines) AS total
-    FROM pieces
-), split AS (
-    SELECT n, string_split(line, ' ') AS f
-    FROM numbered
-    WHERE NOT (n = total AND line = '')
+_QRELS_PLAIN_SQL = (
+    _QRELS_LINES
+    + r"""split AS (
+    SELECT n, string_split(line, ' ') AS f FROM lines
+)"""
+    + _QRELS_FIELDS
 )
-SELECT n AS line, f[1] AS query_id, f[3] AS doc_id,
-       CASE WHEN len(f) = 4 AND regexp_full_match(f[4], '[+-]?[0-9]{{1,9}}')
-            THEN CAST(f[4] AS INTEGER) END AS grade
-FROM split
-"""
 _QRELS_FACTS = """
 SELECT
     (SELECT list(DISTINCT query_id ORDER BY query_id) FROM {table}),
