@@ -1,7 +1,9 @@
 """Qrels and run files read with trec_eval 10's rules (TREC_EVAL_SEMANTICS sections 2 and 3).
 
-Qrels are small and have quirks (one comment line at a time, blank lines fatal), so they are
-read in Python. Runs can hold millions of lines, so DuckDB reads and splits them; only the
+Qrels have quirks (one comment line at a time, blank lines fatal): DuckDB splits a UTF-8 file
+with trec_eval's rules (with a shorter statement when every line is plain: no comment, single
+spaces), and a file it cannot take exactly is read line by line in Python, which names the
+problem. Runs can hold millions of lines, so DuckDB reads and splits them; only the
 scores DuckDB cannot cast exactly like C ``atof`` go through the Python emulation. A run that
 DuckDB's CSV reader would read otherwise than trec_eval (a byte order mark, which trec_eval
 keeps in the first query id; a carriage return, which trec_eval does not take as a line end;
