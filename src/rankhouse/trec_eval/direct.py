@@ -73,10 +73,11 @@ def read_unstored(
     duck,
     run_path: str,
     whitespace: frozenset[int],
-    accept: Callable[[set[str]], bool],
+    accept: Callable[[set[str]], bool] | None,
     run_id: int,
 ) -> DirectRun | None:
-    """The same one-pass read into ``run_rows`` of a bare engine database (no catalogue)."""
+    """The same one-pass read into ``run_rows`` of a bare engine database (no catalogue);
+    ``accept`` None takes any topics (the caller judges them)."""
     with _regular(run_path, whitespace) as regular:
         if regular is None:
             return None
@@ -127,6 +128,6 @@ def _insert(duck, source: Source, separator: str, run_id: int, accept) -> _Found
             "SELECT DISTINCT query_id FROM run_rows WHERE run_id = ?", [run_id]
         ).fetchall()
     }
-    if not accept(topics):
+    if accept is not None and not accept(topics):
         raise _Fallback
     return _Found(last_tag(str(source.data_path)), topics, num_rows)
