@@ -122,4 +122,5 @@ def test_a_qrels_error_interrupts_the_run_being_read(monkeypatch):
         started.wait(10)
         raise ValueError("the qrels' error")
     duck.close()
-    assert isinstance(reading._error, duckdb.InterruptException)
+    with pytest.raises(duckdb.InterruptException):
+        reading.result()

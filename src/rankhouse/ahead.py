@@ -20,30 +20,10 @@ import threading
 from collections.abc import Callable, Hashable
 from typing import Any
 
-
-class _Opening:
-    """One database being opened in a thread of its own."""
-
-    def __init__(self, open_database: Callable[[], tuple[Hashable, Any] | None]) -> None:
-        self.key: Hashable = None
-        self.connection: Any = None
-        # not a daemon: the interpreter waits for it rather than stop it inside DuckDB
-        self.thread = threading.Thread(
-            target=self._open, args=(open_database,), name="rankhouse-open-ahead"
-        )
-        self.thread.start()
-
-    def _open(self, open_database: Callable[[], tuple[Hashable, Any] | None]) -> None:
-        try:
-            opened = open_database()
-        except Exception:  # the command opens it again itself and reports the problem
-            return
-        if opened is not None:
-            self.key, self.connection = opened
-
+from .background import Background
 
 _LOCK = threading.Lock()
-_opening: _Opening | None = None
+_opening: Background[tuple[Hashable, Any] | None] | None = None
 
 
 def open_ahead(open_database: Callable[[], tuple[Hashable, Any] | None]) -> None:
@@ -53,7 +33,8 @@ def open_ahead(open_database: Callable[[], tuple[Hashable, Any] | None]) -> None
     global _opening
     discard()
     with _LOCK:
-        _opening = _Opening(open_database)
+        # not a daemon: the interpreter waits for it rather than stop it inside DuckDB
+        _opening = Background(open_database, "rankhouse-open-ahead")
 
 
 def take(key: Hashable) -> Any | None:
@@ -64,9 +45,14 @@ def take(key: Hashable) -> Any | None:
         opening, _opening = _opening, None
     if opening is None:
         return None
-    opening.thread.join()
-    connection = opening.connection
-    if connection is not None and opening.key != key:
+    try:
+        opened = opening.result()
+    except Exception:  # the command opens it again itself and reports the problem
+        return None
+    if opened is None:
+        return None
+    opened_key, connection = opened
+    if opened_key != key:
         connection.close()
         return None
     return connection

@@ -652,25 +652,16 @@ def _run_groups(duck, groups: list[_Group], *, beside: bool = False) -> None:
             _run_alone(duck, group)
         _run_together(duck, together)
         return
-    failures: list[BaseException] = []
+    from .background import Background
+
     second = duck.cursor()
-
-    def run_alone() -> None:
-        try:
-            for group in alone:
-                _run_alone(second, group)
-        except BaseException as exc:  # raised below, in the caller's thread
-            failures.append(exc)
-
-    thread = threading.Thread(target=run_alone, name="rankhouse-groups")
-    thread.start()
+    beside = Background(lambda: [_run_alone(second, group) for group in alone], "rankhouse-groups")
     try:
         _run_together(duck, together)
     finally:
-        thread.join()
+        beside.wait()
         second.close()
-    if failures:
-        raise failures[0]
+    beside.result()  # a group that failed beside the others
 
 
 def _run_together(duck, together: list[_Group]) -> None:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import hashlib
-import threading
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -86,17 +85,14 @@ class BackgroundHash:
         on_bytes: Callable[[int], None] | None = None,
         label: str | None = None,
     ) -> None:
-        self._result: str | None = None
-        self._error: BaseException | None = None
-        self._whitespace: set[int] = set()
-        self._thread = threading.Thread(target=self._run, args=(path, on_bytes, label), daemon=True)
-        self._thread.start()
+        from ..background import Background
 
-    def _run(self, path: Path, on_bytes: Callable[[int], None] | None, label) -> None:
-        try:
-            self._result = file_sha256(path, on_bytes, self._whitespace, label)
-        except BaseException as exc:  # re-raised in the caller's thread by result()
-            self._error = exc
+        self._whitespace: set[int] = set()
+        self._hash = Background(
+            lambda: file_sha256(path, on_bytes, self._whitespace, label),
+            "rankhouse-hash",
+            daemon=True,
+        )
 
     def whitespace(self) -> frozenset[int]:
         """The :data:`ODD_BYTES` the file holds; waits for the thread."""
@@ -105,11 +101,7 @@ class BackgroundHash:
 
     def result(self) -> str:
         """Wait for the hash; re-raises what the thread raised (e.g. a corrupt gzip stream)."""
-        self._thread.join()
-        if self._error is not None:
-            raise self._error
-        assert self._result is not None
-        return self._result
+        return self._hash.result()
 
 
 def frame_sha256(frame: pd.DataFrame) -> str:

@@ -23,6 +23,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import TextIO
 
+from ..background import Background
 from ..errors import RankhouseError
 from ..ingest.hashing import count_repeated
 from ..measures.sqlfile import load_sql
@@ -177,40 +178,36 @@ class _RunReading:
 
     def __init__(self, duck, run_path: str) -> None:
         self._cursor = duck.cursor()
-        self._found: DirectRun | None = None
-        self._error: BaseException | None = None
+        self._run_path = run_path
         self._stopped = threading.Event()
-        self._thread = threading.Thread(target=self._read, args=(run_path,), name="rankhouse-run")
+        self._reading: Background[DirectRun | None] | None = None
 
-    def _read(self, run_path: str) -> None:
-        try:
-            # the file's odd bytes decide the reader; the caller judges the topics it finds
-            whitespace = results_odd_bytes(run_path)
-            if not self._stopped.is_set():
-                self._found = read_unstored(self._cursor, run_path, whitespace, None, RUN_ID)
-        except BaseException as exc:  # raised by result(), in the caller's thread
-            self._error = exc
+    def _read(self) -> DirectRun | None:
+        # the file's odd bytes decide the reader; the caller judges the topics it finds
+        whitespace = results_odd_bytes(self._run_path)
+        if self._stopped.is_set():
+            return None
+        return read_unstored(self._cursor, self._run_path, whitespace, None, RUN_ID)
 
     def __enter__(self) -> _RunReading:
-        self._thread.start()
+        self._reading = Background(self._read, "rankhouse-run")
         return self
 
     def __exit__(self, kind, *_) -> None:
+        assert self._reading is not None
         if kind is not None:
             self._stopped.set()
             # again and again: an interrupt that comes before a statement starts is lost
-            while self._thread.is_alive():
+            while not self._reading.wait(0.01):
                 self._cursor.interrupt()
-                self._thread.join(0.01)
-        self._thread.join()
+        self._reading.wait()
         self._cursor.close()
 
     def result(self) -> DirectRun | None:
         """The run the direct path read, or None (the general reader must read it); raises
         what the reading raised (a missing or empty run file)."""
-        if self._error is not None:
-            raise self._error
-        return self._found
+        assert self._reading is not None
+        return self._reading.result()
 
 
 def _evaluate_stored(options, requests, out, db) -> int:
