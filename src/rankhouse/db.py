@@ -22,6 +22,8 @@ from contextlib import contextmanager
 from functools import lru_cache
 from typing import Any
 
+from . import leaving
+
 # A bind is ':name' outside strings, quoted identifiers and comments, not part of a '::' cast.
 _TOKENS = re.compile(r"'(?:[^']|'')*'|\"(?:[^\"]|\"\")*\"|--[^\n]*|(?<![:\w]):([A-Za-z_]\w*)")
 
@@ -323,6 +325,7 @@ class DuckDB:
         if self.duck is None:
             self.duck = self.open(path, read_only, config)
         self._connection = DuckDBConnection(self.duck)
+        leaving.opened(self)
 
     @staticmethod
     def open(path: str, read_only: bool, config: dict):
@@ -362,6 +365,7 @@ class DuckDB:
 
     def close(self) -> None:
         self.duck.close()
+        leaving.closed(self)
 
 
 class Server:
@@ -386,6 +390,7 @@ class Server:
         self.engine = sa.create_engine(parsed)
         self.read_only = read_only
         sa.event.listen(self.engine, "connect", _tune_postgresql)
+        leaving.opened(self)
 
     @contextmanager
     def connect(self) -> Iterator[ServerConnection]:
@@ -450,6 +455,7 @@ class Server:
 
     def close(self) -> None:
         self.engine.dispose()
+        leaving.closed(self)
 
 
 def database_errors(dialect: str) -> tuple[type[BaseException], ...]:

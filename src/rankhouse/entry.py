@@ -17,8 +17,26 @@ from .ahead import open_ahead
 
 
 def main(argv: list[str] | None = None) -> None:
-    """Run the command line ``argv`` (default ``sys.argv[1:]``) and exit with its status."""
+    """Run the command line ``argv`` (default ``sys.argv[1:]``) and exit with its status.
+
+    As the console script (``argv`` None), the process then ends at once when the command
+    left nothing open (:func:`rankhouse.leaving.leave`)."""
     args = sys.argv[1:] if argv is None else list(argv)
+    if argv is None:
+        from .leaving import end_with_command
+
+        end_with_command()
+    try:
+        _run(args)
+    except SystemExit as stop:
+        if argv is None:
+            from .leaving import leave
+
+            leave(stop.code)
+        raise
+
+
+def _run(args: list[str]) -> None:
     if args == ["--version"]:  # what Typer would print, without importing it
         from . import __version__
 

@@ -122,7 +122,7 @@ def _run_file(path: str) -> Iterator[str]:
 
 
 def _evaluate_unstored(options, requests, out) -> int:
-    from ..engine import scratch_database
+    from ..engine import close_scratch, load_files, scratch_database
 
     duck = scratch_database()
     try:
@@ -130,6 +130,7 @@ def _evaluate_unstored(options, requests, out) -> int:
             # the run goes into run_rows on a second connection while the qrels are read
             with _RunReading(duck, run_path) as reading:
                 qrels = read_qrels(duck, options.qrels, QRELS_TABLE)
+                load_files([m for _, m in _lines(options, requests)])  # while the run is read
             topics = qrels.topics
             direct = reading.result()  # a problem of the run is reported after the qrels'
             if (
@@ -160,7 +161,7 @@ def _evaluate_unstored(options, requests, out) -> int:
                 duck, options, requests, RUN_ID, QRELS_ID, topics, limit, private=True
             )
     finally:
-        duck.close()
+        close_scratch(duck)
     return _finish(options, requests, qrels, topics, run_topics, per_topic, runid, failure, out)
 
 
