@@ -5,6 +5,7 @@ general path's error, with nothing of it left behind."""
 from __future__ import annotations
 
 import math
+import threading
 import warnings
 
 import numpy as np
@@ -14,7 +15,7 @@ import pytest
 import rankhouse
 from rankhouse.engine import scratch_database
 from rankhouse.errors import InputError, RankhouseWarning
-from rankhouse.ingest import api, frame_engine
+from rankhouse.ingest import api, frame_engine, hashing
 
 MEASURES = ["AP", "nDCG@5", "P@2", "RR", "R@10", "Bpref", "NumRet"]
 
@@ -74,6 +75,47 @@ def test_the_direct_path_is_taken_and_reports_what_it_inserted():
     assert staged == [(0,)]  # never staged
     ties = run.groupby("query_id")["score"].apply(lambda s: len(s) - s.nunique()).sum()
     assert loaded.tied_pairs == ties
+
+
+def _load_run(run: pd.DataFrame):
+    duck = scratch_database()
+    try:
+        [loaded] = api.load_into_engine(duck, run, "run", first_id=1)
+    finally:
+        duck.close()
+    return loaded
+
+
+@pytest.mark.parametrize(
+    "rows, thread",
+    [
+        (frame_engine.HASH_BESIDE_FROM, "rankhouse-frame-hash"),
+        (frame_engine.HASH_BESIDE_FROM - 1, "MainThread"),
+    ],
+)
+def test_a_large_frame_is_hashed_while_it_is_read_and_a_small_one_after(monkeypatch, rows, thread):
+    run = pd.DataFrame(
+        {
+            "query_id": [f"q{i % 50}" for i in range(rows)],
+            "doc_id": [f"d{i}" for i in range(rows)],
+            "score": np.arange(rows, dtype=float),
+        }
+    )
+    where = []
+
+    def recorded(frame):
+        where.append(threading.current_thread().name)
+        return hashing.frame_sha256(frame)
+
+    with monkeypatch.context() as patch:
+        patch.setattr(frame_engine, "frame_sha256", recorded)
+        loaded = _load_run(run)
+    assert where == [thread]
+    with monkeypatch.context() as patch:
+        _general_only(patch)
+        general = _load_run(run)
+    assert loaded.name == general.name  # dataframe-<sha8>: the general path's hash
+    assert loaded.name.startswith("dataframe-")
 
 
 def _refused(qrels, run) -> str:

@@ -13,9 +13,12 @@ general path, which names the problem.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
+from functools import partial
 from typing import Any
 
+from ..background import Background
 from ..duck import duckdb
 from . import tabular
 from .hashing import PAIR_HASH, TIE_HASH, frame_sha256, repeats_sql
@@ -64,6 +67,7 @@ def insert(
     from . import frames  # pandas and numpy: only for DataFrames
 
     canonical = frames.canonical(frame, found, order)
+    sha256 = _hashing(canonical)
     normalized = Source(src.label, None, canonical, "dataframe")
     identity = {field: field for field in canonical.columns}
     types = tabular.describe(duck, normalized, "none")
@@ -80,9 +84,22 @@ def insert(
     if not total or refused or repeats:
         duck.execute(f"DELETE FROM {table} WHERE {key} = ?", [table_id])
         return None
-    return Inserted(
-        frame_sha256(canonical), identity, queries, total, ties, has_ranks="rank" in found
-    )
+    return Inserted(sha256(), identity, queries, total, ties, has_ranks="rank" in found)
+
+
+#: A frame of this many rows or more is hashed on a thread while DuckDB reads it; a smaller
+#: one when its hash is asked for (starting a thread costs more than hashing it).
+HASH_BESIDE_FROM = 5_000
+
+
+def _hashing(canonical) -> Callable[[], str]:
+    """A function that gives the frame's hash: worked out on a thread from now on (Arrow and
+    hashlib let go of the GIL: 5 ms of a 95 ms ``rankhouse.evaluate`` call on DL19), or, for a
+    frame of fewer than :data:`HASH_BESIDE_FROM` rows, when called."""
+    work = partial(frame_sha256, canonical)
+    if len(canonical) < HASH_BESIDE_FROM:
+        return work
+    return Background(work, "rankhouse-frame-hash", daemon=True).result
 
 
 def _inspected(duck, kind: str, table: str, key: str, table_id: int) -> tuple[Any, ...]:
