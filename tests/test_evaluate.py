@@ -128,11 +128,39 @@ def test_second_evaluation_is_reused_unless_recompute(warehouse):
     recomputed = warehouse.evaluate("qrels", "bm25", ["AP"], recompute=True)
     assert recomputed.num_reused == 0
     assert _count(warehouse, "evaluations") == stored  # replaced, not duplicated
+    assert _count(warehouse, "evaluation_values") == values  # the old values went with them
     assert recomputed.summary.loc[0, "AP"] == first.summary.loc[0, "AP"]
 
     other_level = warehouse.evaluate("qrels", "bm25", ["AP"], relevance_level=2)
     assert other_level.num_reused == 0
     assert _count(warehouse, "evaluations") == stored + 1
+
+
+def test_evaluations_inserted_several_to_a_statement_keep_their_own_values(
+    any_warehouse, monkeypatch
+):
+    from rankhouse import evaluation
+
+    monkeypatch.setattr(evaluation, "_INSERT_ROWS", 3)  # 8 evaluations: 3 + 3 + 2 rows
+    measures = ["AP", "nDCG@10", "P@5", "RR"]
+    first = any_warehouse.evaluate(QRELS, [BM25, DENSE], measures)
+    again = any_warehouse.evaluate("qrels", ["bm25", "dense"], measures, recompute=True)
+    for result in (first, again):
+        assert _count(any_warehouse, "evaluations") == 8
+        with any_warehouse.connect() as conn:
+            stored = conn.execute(
+                "SELECT r.name, e.measure, e.value, avg(v.value), count(v.value) "
+                "FROM evaluations AS e JOIN runs AS r ON r.id = e.run_id "
+                "JOIN evaluation_values AS v ON v.evaluation_id = e.id "
+                "GROUP BY r.name, e.measure, e.value"
+            ).all()
+        assert len(stored) == 8
+        summary = result.summary.set_index("run")
+        for run, measure, value, mean, count in stored:
+            assert count == 8
+            assert value == pytest.approx(mean, abs=1e-12)  # its own per-query values
+            assert value == pytest.approx(summary.loc[run, measure], abs=1e-12)
+        assert len({(run, measure) for run, measure, *_ in stored}) == 8
 
 
 def test_stored_evaluation_records_what_produced_it(warehouse):
