@@ -101,9 +101,9 @@ def close_scratch(duck) -> None:
 
     In a process that ends with its command (:func:`rankhouse.leaving.ending`), a database
     that put nothing on disk (no spill folder) is left open instead: closing it would only
-    free memory that the process's end frees anyway (10 ms on DL19, most of it DuckDB's
-    catalogue of functions). A folder it spilled to is removed by closing it, so that one is
-    closed.
+    free memory that the process's end frees anyway (10 ms on DL19, freeing the rows; an
+    empty database closes in 1.5 ms). A folder it spilled to is removed by closing it, so
+    that one is closed.
     """
     import os
 
