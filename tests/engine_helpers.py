@@ -3,6 +3,7 @@ grade, a judged document never retrieved, a query no run answers and one the qre
 
 from __future__ import annotations
 
+from rankhouse.duck import duckdb
 from rankhouse.engine import scratch_database
 
 JUDGMENTS = [
@@ -40,3 +41,12 @@ def small_database(run_ids=tuple(RUNS)):
             [(run_id, *row) for row in RUNS[run_id]],
         )
     return duck
+
+
+def is_closed(connection) -> bool:
+    """Whether the DuckDB ``connection`` was closed (a statement on it says so)."""
+    try:
+        connection.execute("SELECT 1")
+    except duckdb.ConnectionException:
+        return True
+    return False

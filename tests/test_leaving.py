@@ -13,6 +13,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from engine_helpers import is_closed
 
 from rankhouse import engine, leaving
 from rankhouse.db import DuckDB
@@ -105,24 +106,16 @@ def ending(monkeypatch):
     monkeypatch.setattr(engine, "_LEFT_OPEN", [])
 
 
-def _is_open(duck) -> bool:
-    try:
-        duck.execute("SELECT 1")
-    except Exception:
-        return False
-    return True
-
-
 def test_a_scratch_database_is_closed_in_a_process_that_goes_on():
     duck = engine.scratch_database()
     engine.close_scratch(duck)
-    assert not _is_open(duck)
+    assert is_closed(duck)
 
 
 def test_a_scratch_database_is_left_to_the_end_of_a_process_that_ends(ending):
     duck = engine.scratch_database()
     engine.close_scratch(duck)
-    assert _is_open(duck)
+    assert not is_closed(duck)
     # kept: dropping the last reference would close it
     assert len(engine._LEFT_OPEN) == 1 and engine._LEFT_OPEN[0] is duck
     duck.close()
@@ -134,7 +127,7 @@ def test_a_scratch_database_that_spilled_is_closed_even_then(ending):
     os.makedirs(spill)
     try:
         engine.close_scratch(duck)
-        assert not _is_open(duck)
+        assert is_closed(duck)
         assert engine._LEFT_OPEN == []
     finally:
         if os.path.isdir(spill):

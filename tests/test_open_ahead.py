@@ -11,6 +11,7 @@ from __future__ import annotations
 import threading
 
 import pytest
+from engine_helpers import is_closed
 
 from rankhouse import Warehouse, ahead, engine
 from rankhouse.db import DuckDB
@@ -39,14 +40,6 @@ def warehouse_file(tmp_path):
     path = tmp_path / "w.duckdb"
     Warehouse(path).close()
     return path
-
-
-def _is_closed(connection) -> bool:
-    try:
-        connection.execute("SELECT 1")
-    except duckdb.ConnectionException:
-        return True
-    return False
 
 
 def test_the_command_takes_the_connection_opened_ahead(warehouse_file, opened):
@@ -87,15 +80,15 @@ def test_another_request_closes_the_connection_opened_ahead(warehouse_file, open
         (_, _, ahead_mode, ahead_connection), (thread, _, mode, connection) = opened
         assert (ahead_mode, mode) == (False, True)
         assert thread == threading.current_thread().name
-        assert _is_closed(ahead_connection)
+        assert is_closed(ahead_connection)
         assert wh.db.duck is connection
 
 
-def test_a_connection_nobody_takes_is_closed(warehouse_file, opened):
+def test_a_connection_nobody_takesis_closed(warehouse_file, opened):
     _open_ahead(["--db", str(warehouse_file), "sql", "SELECT 1"])
     ahead.discard()
     [(_, _, _, connection)] = opened
-    assert _is_closed(connection)
+    assert is_closed(connection)
     assert ahead.take(DuckDB.key(str(warehouse_file), False, {})) is None
 
 
