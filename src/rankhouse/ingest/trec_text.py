@@ -192,8 +192,7 @@ def insert_run_rows(
     """
     names = [f"c{i}" for i in range(1, 7)]
     spec = "{" + ", ".join(f"'{name}': 'VARCHAR'" for name in names) + "}"
-    irregular = " OR ".join(f"{name} IS NULL OR {name} = ''" for name in names)
-    irregular += " OR starts_with(c1, '#')"
+    irregular = _irregular_sql(names)
     rank = integer_sql("c4", spaced=False)
     score = score_sql("c5", spaced=False) if order == "score" else "-CAST(rank AS DOUBLE)"
     bad_value = "score IS NULL OR isnan(score)" if order == "score" else "rank IS NULL"
@@ -212,12 +211,21 @@ def insert_run_rows(
             FROM (
                 SELECT *, {rank} AS rank
                 FROM read_csv(?, delim=?, columns={spec}, header=false, quote='', escape='',
-                              auto_detect=false, max_line_size={FAST_MAX_LINE}, compression=?)
+                              nullstr='', auto_detect=false, max_line_size={FAST_MAX_LINE},
+                              compression=?)
             )
         )
         """,
         [run_id, *tag_param, str(source.data_path), separator, compression],
     )
+
+
+def _irregular_sql(names: list[str]) -> str:
+    """SQL: whether a line read as the fields ``names`` is not a regular data line (a field
+    empty, two separators in a row included, or a comment). An empty field is NULL, never
+    '': the readers pass ``nullstr=''`` (a test of '' as well cost 0.12 s of a 7-million-line
+    run's 1.4 s)."""
+    return " OR ".join(f"{name} IS NULL" for name in names) + " OR starts_with(c1, '#')"
 
 
 #: The error :func:`insert_run_rows` raises for a file with more than one run tag.
@@ -232,12 +240,11 @@ def _stage_regular(duck, source: Source, kind: str, order: str, compression: str
     columns = _stage_columns(kind, order, lambda i: f"c{i}", str(count))
     # Other whitespace inside a field (a tab in a space-separated file) is ruled out by
     # _only_separator, from the bytes the hashing thread saw, not by a per-row test here.
-    irregular = " OR ".join(f"{name} IS NULL OR {name} = ''" for name in names)
-    irregular += " OR starts_with(c1, '#')"
+    irregular = _irregular_sql(names)
     duck.execute(
         f"CREATE OR REPLACE TEMP TABLE {STAGE} AS SELECT {columns}, "
         f"({irregular}) AS irregular FROM read_csv(?, delim=?, "
-        f"columns={spec}, header=false, quote='', escape='', auto_detect=false, "
+        f"columns={spec}, header=false, quote='', escape='', nullstr='', auto_detect=false, "
         f"max_line_size={FAST_MAX_LINE}, compression=?)",
         [str(source.data_path), sep, compression],
     )
