@@ -10,7 +10,9 @@ import threading
 import pytest
 
 import rankhouse
-from rankhouse.engine import _BOUND_VARIABLE, scratch_cursor
+from rankhouse import scratch
+from rankhouse.engine import scratch_cursor
+from rankhouse.scratch import BOUND_VARIABLE
 
 QRELS = {"q1": {"a": 1, "b": 0, "c": 2}, "q2": {"d": 1}}
 
@@ -79,7 +81,7 @@ def test_a_lifted_memory_limit_is_put_back_when_the_call_ends(monkeypatch):
         assert duck.execute("SELECT current_setting('memory_limit')").fetchone()[0] == "190.7 MiB"
         # what compute() does when an evaluation ran out of memory under the limit
         duck.execute("RESET memory_limit")
-        duck.execute(f"RESET VARIABLE {_BOUND_VARIABLE}")
+        duck.execute(f"RESET VARIABLE {BOUND_VARIABLE}")
         assert duck.execute("SELECT current_setting('memory_limit')").fetchone()[0] != "190.7 MiB"
     with scratch_cursor() as duck:
         assert duck.execute("SELECT current_setting('memory_limit')").fetchone()[0] == "190.7 MiB"
@@ -91,7 +93,7 @@ def _shared_databases() -> list:
     """This process's databases under the memory limit in force (each limit has its own)."""
     from rankhouse import engine
 
-    key = (os.getpid(), engine._scratch_limit())
+    key = (os.getpid(), scratch.memory_limit())
     return [shared for found, shared in engine._SHARED.items() if found == key]
 
 

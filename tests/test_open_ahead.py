@@ -8,12 +8,14 @@ covered by every CLI test, which runs through it).
 
 from __future__ import annotations
 
+import subprocess
+import sys
 import threading
 
 import pytest
 from engine_helpers import is_closed
 
-from rankhouse import Warehouse, ahead, engine
+from rankhouse import Warehouse, ahead, engine, scratch
 from rankhouse.db import DuckDB
 from rankhouse.duck import duckdb
 from rankhouse.entry import _open_ahead
@@ -132,13 +134,13 @@ def test_a_failure_ahead_leaves_the_command_to_report_it(opened, tmp_path):
 def test_trec_eval_without_a_warehouse_takes_the_engine_database(monkeypatch, tmp_path):
     monkeypatch.delenv("RANKHOUSE_DB", raising=False)
     made = []
-    original = engine._new_scratch_database
+    original = scratch.new_database
 
     def recording(limit):
         made.append((threading.current_thread().name, original(limit)))
         return made[-1][1]
 
-    monkeypatch.setattr(engine, "_new_scratch_database", recording)
+    monkeypatch.setattr(scratch, "new_database", recording)
     _open_ahead(["trec-eval", "-m", "map", "qrels", "run"])
     duck = engine.scratch_database()
     try:
@@ -156,3 +158,22 @@ def test_trec_eval_with_a_warehouse_opens_the_file(warehouse_file, opened, monke
     with Warehouse(warehouse_file) as wh:
         [(thread, _, _, connection)] = opened
         assert thread == "rankhouse-open-ahead" and wh.db.duck is connection
+
+
+def test_the_engine_database_is_made_without_importing_the_engine():
+    # The thread that makes it ahead connects as soon as DuckDB is loaded; importing the
+    # measure engine first (its catalogue, its SQL files) made the database come late.
+    script = (
+        "import sys\n"
+        "from rankhouse import scratch\n"
+        "key, duck = scratch.made_ahead()\n"
+        "assert duck.execute('SELECT count(*) FROM run_rows, judgments').fetchone() == (0,)\n"
+        "print(sorted(m for m in sys.modules if m.startswith(('rankhouse.', 'pandas'))))\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, timeout=120
+    )
+    assert done.returncode == 0, done.stderr
+    loaded = done.stdout.strip()
+    for heavy in ("rankhouse.engine", "rankhouse.measures", "rankhouse.warehouse", "pandas"):
+        assert f"'{heavy}" not in loaded, loaded

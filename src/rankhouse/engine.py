@@ -26,9 +26,11 @@ from dataclasses import dataclass
 from functools import partial
 from typing import TYPE_CHECKING, Any
 
-from .errors import MeasureError, RankhouseError, RankhouseWarning
+from .errors import MeasureError, RankhouseWarning
 from .measures import REGISTRY, Measure
 from .measures.sqlfile import load_sql
+from .scratch import BOUND_VARIABLE as _BOUND_VARIABLE
+from .scratch import ENGINE_TABLES, bounded_database
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -59,41 +61,23 @@ _FOUND_TABLE = "rh_found"
 #: against 0.25 us as rows (700,000 values of all_trec on MS MARCO: 0.075 s against 0.17 s),
 #: which pays for importing numpy (0.05 s) from about here.
 NUMPY_VALUES_FROM = 400_000
-#: The tables the engine reads, as the warehouse defines them: what a database that holds
-#: nothing else needs (trec-eval without a warehouse, ``rankhouse.evaluate`` on frames).
-ENGINE_TABLES = """
-CREATE TABLE judgments (qrels_id INTEGER NOT NULL, query_id VARCHAR NOT NULL,
-                        doc_id VARCHAR NOT NULL, grade INTEGER NOT NULL);
-CREATE TABLE run_rows (run_id INTEGER NOT NULL, query_id VARCHAR NOT NULL,
-                       doc_id VARCHAR NOT NULL USING COMPRESSION uncompressed, rank INTEGER,
-                       score DOUBLE NOT NULL)
-"""
-
-
-#: What the in-memory engine database may hold in memory before DuckDB moves data to temporary
-#: files (``$RANKHOUSE_MEMORY_LIMIT``, in DuckDB's words: ``400MB``, ``2GB``). trec_eval holds
-#: a whole run in memory; this keeps rankhouse below it on large runs, at a small cost in time.
-#: On the 7-million-line MS MARCO run, -m all_trec: 300MB peaked at 430 MiB in 3.84 s, 400MB
-#: at 480 MiB in 3.64 s, 450MB at 542 MiB in 3.62 s (trec_eval: 555 MiB, 7.2 s).
-SCRATCH_MEMORY_LIMIT = "400MB"
-#: The DuckDB variable that marks a connection as bounded by rankhouse (it holds the limit).
-_BOUND_VARIABLE = "rankhouse_memory_limit"
 
 
 def scratch_database():
     """An in-memory DuckDB connection holding the engine's (empty) tables and nothing else:
     evaluating there needs no warehouse schema. The caller closes it.
 
-    Past :data:`SCRATCH_MEMORY_LIMIT` DuckDB spills to a folder of its own under the system's
-    temporary directory, which it creates when first needed and removes when closed. Not every
-    operator can spill: a computation that runs out of memory under the limit runs again
-    without it (:func:`compute`), so the limit bounds memory and never fails an evaluation.
+    Past :data:`rankhouse.scratch.SCRATCH_MEMORY_LIMIT` DuckDB spills to a folder of its own
+    under the system's temporary directory, which it creates when first needed and removes
+    when closed. Not every operator can spill: a computation that runs out of memory under
+    the limit runs again without it (:func:`compute`), so the limit bounds memory and never
+    fails an evaluation.
     """
-    from . import ahead
+    from . import ahead, scratch
 
-    limit = _scratch_limit()
-    duck = ahead.take(("scratch", limit))
-    return duck if duck is not None else _new_scratch_database(limit)
+    limit = scratch.memory_limit()
+    duck = ahead.take(scratch.key(limit))
+    return duck if duck is not None else scratch.new_database(limit)
 
 
 def close_scratch(duck) -> None:
@@ -122,20 +106,6 @@ def close_scratch(duck) -> None:
 _LEFT_OPEN: list[Any] = []
 
 
-def scratch_ahead() -> tuple[tuple, Any]:
-    """:func:`scratch_database`'s database made now, for :func:`rankhouse.ahead.open_ahead`:
-    (its key, the connection)."""
-    limit = _scratch_limit()
-    return ("scratch", limit), _new_scratch_database(limit)
-
-
-def _new_scratch_database(limit: str):
-    duck = _bounded_database(limit)
-    duck.execute(ENGINE_TABLES)
-    duck.execute(f"SET VARIABLE {_BOUND_VARIABLE} = ?", [limit])
-    return duck
-
-
 @contextmanager
 def scratch_cursor():
     """Like :func:`scratch_database`, for a process that evaluates again and again (a notebook
@@ -155,12 +125,14 @@ def scratch_cursor():
     """
     import os
 
-    limit = _scratch_limit()
+    from .scratch import memory_limit
+
+    limit = memory_limit()
     with _SHARED_LOCK:
         key = (os.getpid(), limit)
         shared = _SHARED.get(key)
         if shared is None:
-            shared = _SHARED[key] = _SharedDatabase(_bounded_database(limit))
+            shared = _SHARED[key] = _SharedDatabase(bounded_database(limit))
         shared.users += 1
         duck = shared.connection.cursor()
     large = False
@@ -228,29 +200,6 @@ def _close_shared() -> None:
         if pid == os.getpid():
             shared.connection.close()
     _SHARED.clear()
-
-
-def _scratch_limit() -> str:
-    import os
-
-    return os.environ.get("RANKHOUSE_MEMORY_LIMIT") or SCRATCH_MEMORY_LIMIT
-
-
-def _bounded_database(limit: str):
-    """A new in-memory database that holds at most ``limit`` and spills to a folder of its own."""
-    import os
-    import tempfile
-
-    from .defaults import DUCKDB_CONFIG
-    from .duck import duckdb
-
-    # os.urandom, not uuid: importing uuid (and platform with it) costs 3-10 ms at start-up
-    spill = os.path.join(tempfile.gettempdir(), f"rankhouse-{os.getpid()}-{os.urandom(4).hex()}")
-    config = DUCKDB_CONFIG | {"memory_limit": limit, "temp_directory": spill}
-    try:
-        return duckdb.connect(":memory:", config=config)
-    except duckdb.Error as exc:
-        raise RankhouseError(f"$RANKHOUSE_MEMORY_LIMIT={limit!r}: {_first_line(exc)}") from None
 
 
 def _lift_memory_limit(duck) -> bool:

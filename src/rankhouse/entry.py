@@ -92,9 +92,9 @@ def _trec_eval_database(db: str | None, read_only: bool):
 
     db = db if db is not None else os.environ.get(DB_ENV_VAR)
     if read_only or not db or db == ":memory:":
-        from .engine import scratch_ahead
+        from .scratch import made_ahead
 
-        return scratch_ahead()
+        return made_ahead()
     from .warehouse import open_file_ahead
 
     return open_file_ahead(db, False)
