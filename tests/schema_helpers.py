@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import duckdb
+
 from rankhouse.schema import known_migrations
 
 
@@ -20,3 +22,42 @@ def migrate_by_hand(con, dialect: str, version: int) -> None:
             "INSERT INTO schema_migrations VALUES (:v, :n, now())",
             {"v": migration.version, "n": migration.name},
         )
+
+
+#: DuckDB's description of a database's schema, every object with its definition.
+CATALOG = {
+    "tables": "SELECT table_name, sql FROM duckdb_tables() WHERE NOT internal",
+    "columns": "SELECT table_name, column_index, column_name, data_type, is_nullable, "
+    "column_default FROM duckdb_columns() WHERE NOT internal",
+    "views": "SELECT view_name, sql FROM duckdb_views() WHERE NOT internal",
+    "sequences": "SELECT sequence_name, start_value, increment_by, last_value "
+    "FROM duckdb_sequences()",
+    "constraints": "SELECT table_name, constraint_type, constraint_text FROM duckdb_constraints()",
+    "indexes": "SELECT index_name, table_name, sql FROM duckdb_indexes()",
+}
+
+
+def described(path) -> dict[str, list]:
+    """The DuckDB file's schema (every object with its definition), its tables' row counts
+    and its recorded migrations."""
+    con = duckdb.connect(str(path), read_only=True)
+    try:
+        found = {
+            name: sorted(map(str, con.execute(query).fetchall())) for name, query in CATALOG.items()
+        }
+        tables = [
+            name
+            for (name,) in con.execute(
+                "SELECT table_name FROM duckdb_tables() WHERE NOT internal"
+            ).fetchall()
+        ]
+        found["rows"] = sorted(
+            (table, con.execute(f'SELECT count(*) FROM "{table}"').fetchone()[0])
+            for table in tables
+        )
+        found["migrations"] = con.execute(
+            "SELECT version, name FROM schema_migrations ORDER BY version"
+        ).fetchall()
+        return found
+    finally:
+        con.close()

@@ -127,7 +127,7 @@ def test_warehouse_of_schema_5_gets_labels_through_migration_6(backend_target):
     from rankhouse.measures import parse_measure
 
     url = resolve_target(backend_target)
-    db = Warehouse._open_database(url, read_only=False)
+    db, _ = Warehouse._open_database(url, read_only=False)
     dialect = db.dialect
     stored = [  # measure, level, policy, options
         ("AP", 1, "zero", "{}"),
@@ -205,7 +205,7 @@ def test_err_stored_under_the_old_default_is_renamed_by_migration_8(backend_targ
     """0008: ERR without max_grade used the qrels set's highest grade; those evaluations
     become ERR(max_grade=V) (V is not 4), so that ERR@k (now 4) is computed afresh."""
     url = resolve_target(backend_target)
-    db = Warehouse._open_database(url, read_only=False)
+    db, _ = Warehouse._open_database(url, read_only=False)
     dialect = db.dialect
     with db.transaction() as con:
         migrate_by_hand(con, dialect, 6)

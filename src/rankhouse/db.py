@@ -312,16 +312,25 @@ class DuckDB:
         path: the file, or ``":memory:"``.
         read_only: open the file read-only.
         config: DuckDB settings given at connect time.
+        take_ahead: take the connection :mod:`rankhouse.ahead` opened for the same thing, if
+            any (False: open a new one).
     """
 
     dialect = "duckdb"
 
-    def __init__(self, path: str, *, read_only: bool = False, config: dict | None = None):
+    def __init__(
+        self,
+        path: str,
+        *,
+        read_only: bool = False,
+        config: dict | None = None,
+        take_ahead: bool = True,
+    ):
         from . import ahead
 
         self.path = path
         config = config or {}
-        self.duck = ahead.take(self.key(path, read_only, config))
+        self.duck = ahead.take(self.key(path, read_only, config)) if take_ahead else None
         if self.duck is None:
             self.duck = self.open(path, read_only, config)
         self._connection = DuckDBConnection(self.duck)

@@ -24,6 +24,18 @@ CACHE_SIZE_ENV = "RANKHOUSE_CACHE_MB"
 DEFAULT_SIZE_MB = 2048
 
 
+def cache_folder() -> Path | None:
+    """rankhouse's cache folder (these rows, and the empty warehouse new files are copied
+    from: :mod:`rankhouse.templates`); None when ``$RANKHOUSE_CACHE`` is ``off``."""
+    setting = os.environ.get(CACHE_ENV, "")
+    if setting.lower() == "off":
+        return None
+    if setting:
+        return Path(setting).expanduser()
+    base = os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache"
+    return Path(base) / "rankhouse"
+
+
 class RowCache:
     """A folder of Parquet files, each the rows of one stored run or qrels set.
 
@@ -39,14 +51,9 @@ class RowCache:
     @classmethod
     def from_environment(cls) -> RowCache | None:
         """The cache the environment asks for; None when ``$RANKHOUSE_CACHE`` is ``off``."""
-        setting = os.environ.get(CACHE_ENV, "")
-        if setting.lower() == "off":
+        folder = cache_folder()
+        if folder is None:
             return None
-        if setting:
-            folder = Path(setting).expanduser()
-        else:
-            base = os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache"
-            folder = Path(base) / "rankhouse"
         megabytes = int(os.environ.get(CACHE_SIZE_ENV) or DEFAULT_SIZE_MB)
         return cls(folder, megabytes * 1024 * 1024)
 

@@ -163,7 +163,7 @@ def _apply(conn: Connection, migration: Migration, statements: list[str]) -> Non
         conn.execute_script(";\n".join(statements))
     conn.execute(
         "INSERT INTO schema_migrations VALUES (:v, :n, :t)",
-        {"v": migration.version, "n": migration.name, "t": _utc_now()},
+        {"v": migration.version, "n": migration.name, "t": utc_now()},
     )
 
 
@@ -176,5 +176,5 @@ def _failed(migration: Migration, exc: BaseException) -> SchemaError:
     )
 
 
-def _utc_now() -> datetime:
+def utc_now() -> datetime:
     return datetime.now(UTC).replace(tzinfo=None)

@@ -130,46 +130,55 @@ class Warehouse:
         self.url = resolve_target(target)
         self.read_only = read_only
         self._workspace = None
-        self.db = self._open_database(self.url, read_only, create)
+        self.db, copied = self._open_database(self.url, read_only, create)
         try:
-            self._prepare_schema(create=create)
+            self._prepare_schema(create=create, copied=copied)
         except BaseException:
             self.db.close()  # a refused file stays unlocked for the caller
             raise
 
     @staticmethod
     def _open_database(url: str, read_only: bool, create: bool = True):
+        """(the database, whether it is a new file copied from the template)."""
         path = _duckdb_path(url)
         if path is not None:
             from .db import DuckDB
             from .duck import duckdb
 
+            copied = False
+            config = _duckdb_config(read_only)
             if path == ":memory:":
                 if read_only:
                     raise RankhouseError("cannot open an in-memory warehouse read-only")
             else:
                 check_file(Path(path), create=create and not read_only)
-            config = _duckdb_config(read_only)
+                if create and not read_only and not Path(path).exists():
+                    from .templates import copy_to
+
+                    copied = copy_to(Path(path), config)
             try:
-                return connect_waiting(
+                database = connect_waiting(
                     lambda: DuckDB(path, read_only=read_only, config=config), path
                 )
             except duckdb.Error as exc:
                 raise RankhouseError(f"cannot open warehouse {path}: {exc}") from None
+            return database, copied
         if url.startswith("postgresql"):
             from .db import Server
             from .storage import require_postgres_drivers
 
             require_postgres_drivers()
-            return Server(url, read_only=read_only)
+            return Server(url, read_only=read_only), False
         scheme = url.split("://", 1)[0]
         raise RankhouseError(
             f"unsupported warehouse URL scheme {scheme + '://'!r}: a warehouse is a DuckDB "
             "file (a path, or duckdb:///path) or a PostgreSQL server (postgresql://...)"
         )
 
-    def _prepare_schema(self, *, create: bool) -> None:
-        """Check that the database is a whole rankhouse warehouse; migrate it when writable."""
+    def _prepare_schema(self, *, create: bool, copied: bool = False) -> None:
+        """Check that the database is a whole rankhouse warehouse; migrate it when writable.
+        ``copied``: a new file copied from the template, whose migrations are recorded as
+        applied now."""
         from .db import database_errors
 
         path = _duckdb_path(self.url)
@@ -200,6 +209,11 @@ class Warehouse:
                 if applied or "schema_migrations" not in names or self.db.dialect != "duckdb":
                     with self.db.connect() as conn:
                         names = object_names(conn, self.db.dialect)
+            if copied:
+                from .templates import restamp
+
+                with self.db.transaction() as conn:
+                    restamp(conn)
         except database_errors(self.db.dialect) as exc:
             reason = str(getattr(exc, "orig", exc)).strip().splitlines()[0]
             raise RankhouseError(f"cannot open warehouse {where}: {reason}") from None
