@@ -16,8 +16,9 @@ answers; bulk data moves through DuckDB itself or PostgreSQL's COPY).
 
 from __future__ import annotations
 
+import copy
 import re
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from functools import lru_cache
 from typing import Any
@@ -334,7 +335,18 @@ class DuckDB:
         if self.duck is None:
             self.duck = self.open(path, read_only, config)
         self._connection = DuckDBConnection(self.duck)
+        self.before_commit: Callable[[], None] | None = None
         leaving.opened(self)
+
+    def beside(self) -> DuckDB:
+        """Another connection to the same database (a DuckDB cursor) with transactions of its
+        own, for work on another thread; close it when that work is done."""
+        other = copy.copy(self)
+        other.duck = self.duck.cursor()
+        other._connection = DuckDBConnection(other.duck)
+        other.before_commit = None
+        leaving.opened(other)
+        return other
 
     @staticmethod
     def open(path: str, read_only: bool, config: dict):
@@ -356,7 +368,8 @@ class DuckDB:
     @contextmanager
     def transaction(self) -> Iterator[DuckDBConnection]:
         """The connection inside one transaction: committed on success, rolled back on error.
-        A transaction opened inside another joins it."""
+        A transaction opened inside another joins it. ``before_commit``, when set, runs
+        before each commit; what it raises rolls the transaction back."""
         conn = self._connection
         if conn.in_transaction:
             yield conn
@@ -365,6 +378,8 @@ class DuckDB:
         conn.in_transaction = True
         try:
             yield conn
+            if self.before_commit is not None:  # may refuse the commit: then roll back
+                self.before_commit()
         except BaseException:
             conn.in_transaction = False
             self.duck.rollback()

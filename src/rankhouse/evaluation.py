@@ -264,8 +264,7 @@ def evaluate(
     options = dict(sorted((options or {}).items()))
     measure_list, labels = _requested(measures, relevance_level, missing_queries, options)
     check_argument_order(qrels, runs)
-    qrels_row = resolve_qrels(wh, qrels)
-    run_rows = resolve_runs(wh, runs, name=name, meta=meta)
+    qrels_row, run_rows = _resolve_qrels_and_runs(wh, qrels, runs, name=name, meta=meta)
     if not run_rows:
         raise RankhouseError("no run to evaluate")
 
@@ -518,6 +517,56 @@ def _ingest_sources(
 
 
 # --- resolving names, ids, files and frames -------------------------------------------------
+
+
+def _resolve_qrels_and_runs(wh, qrels: Any, runs: Any, *, name, meta):
+    """:func:`resolve_qrels`, then :func:`resolve_runs`, as the caller sees it.
+
+    A qrels file (up to the size that gets a progress bar) given with run files is ingested on
+    a connection of its own, in a thread, while the runs are ingested: the two files are read
+    side by side. What the caller sees is what the two calls one after the other give: an
+    error of the qrels is raised rather than a run's, and no run is committed before the qrels
+    are (each run's commit waits for them; their error rolls it back).
+    """
+    if not _qrels_beside_runs(wh, qrels, runs):
+        return resolve_qrels(wh, qrels), resolve_runs(wh, runs, name=name, meta=meta)
+    import copy
+
+    from .background import Background
+
+    side = copy.copy(wh)
+    side.db = wh.db.beside()
+
+    def ingest_qrels() -> dict[str, Any]:
+        try:
+            return resolve_qrels(side, qrels)
+        finally:
+            side.db.close()
+
+    reading = Background(ingest_qrels, "rankhouse-qrels")
+    wh.db.before_commit = reading.result
+    try:
+        run_rows = resolve_runs(wh, runs, name=name, meta=meta)
+    except BaseException:
+        reading.result()  # the qrels' error first, as it would have come first
+        raise
+    finally:
+        wh.db.before_commit = None
+    return reading.result(), run_rows
+
+
+def _qrels_beside_runs(wh, qrels: Any, runs: Any) -> bool:
+    """Whether :func:`_resolve_qrels_and_runs` ingests the qrels file in a thread: a DuckDB
+    warehouse that may be written, a qrels file too small for a progress bar (one bar at a
+    time), and at least one run file to read meanwhile."""
+    from .ingest.progress import BIG_FILE_BYTES
+
+    if wh.dialect != "duckdb" or wh.read_only or not _is_existing_file(qrels):
+        return False
+    if os.path.getsize(qrels) > BIG_FILE_BYTES:
+        return False
+    given = runs if isinstance(runs, (list, tuple)) else [runs]
+    return any(isinstance(run, (str, os.PathLike)) and _is_existing_file(run) for run in given)
 
 
 def resolve_qrels(wh, qrels: Any) -> dict[str, Any]:

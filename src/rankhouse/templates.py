@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import hashlib
 import os
-import secrets
 from contextlib import suppress
 from pathlib import Path
 
@@ -103,7 +102,7 @@ def _build(folder: Path, key: str, config: dict) -> bytes | None:
     from .errors import SchemaError
     from .schema import migrate
 
-    partial = folder / f".warehouse-{key}.{os.getpid()}-{secrets.token_hex(4)}"
+    partial = folder / f".warehouse-{key}.{os.getpid()}-{os.urandom(4).hex()}"
     try:
         folder.mkdir(parents=True, exist_ok=True)
         db = DuckDB(str(partial), config=config, take_ahead=False)
