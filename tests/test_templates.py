@@ -44,6 +44,7 @@ def test_a_new_file_is_copied_from_the_template_built_once(cache, tmp_path, monk
         versions = conn.execute("SELECT version FROM schema_migrations ORDER BY 1").scalars()
     assert versions == [m.version for m in known_migrations()]
     assert _templates(cache) == [template]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["cache", "first.duckdb", "second.duckdb"]
 
 
 def test_a_copy_is_the_warehouse_the_migrations_build(cache, tmp_path, monkeypatch):
@@ -110,6 +111,28 @@ def test_an_existing_file_is_never_replaced(cache, tmp_path):
     existing.write_bytes(b"somebody's file")
     assert templates.copy_to(existing, dict(DUCKDB_CONFIG)) is False
     assert existing.read_bytes() == b"somebody's file"
+    assert not list(tmp_path.glob(".*"))  # the copy under its hidden name is gone
+
+
+def test_without_hard_links_the_migrations_build_the_file(cache, tmp_path, monkeypatch):
+    Warehouse(tmp_path / "builds.duckdb").close()
+
+    def no_links(source, target):
+        raise PermissionError(1, "Operation not permitted")
+
+    monkeypatch.setattr(templates.os, "link", no_links)
+    built = []
+    original = schema._create
+
+    def create(db, pending):
+        built.append(1)
+        return original(db, pending)
+
+    monkeypatch.setattr(schema, "_create", create)
+    with Warehouse(tmp_path / "new.duckdb") as wh, wh.connect() as conn:
+        assert conn.execute("SELECT count(*) FROM runs").scalar() == 0
+    assert built == [1]
+    assert not list(tmp_path.glob(".*"))
 
 
 def test_the_command_line_copies_the_template(cache, tmp_path, run_cli):

@@ -3,9 +3,9 @@
 rankhouse overlaps work that lets go of the GIL (DuckDB statements, hashlib, numpy sorts) with
 its main thread: a file's or a DataFrame's hash while DuckDB reads it, the measure groups with
 helper tables beside the joint statement, trec-eval's run beside its qrels, an evaluation's
-qrels file beside its run files, the database opened ahead while a command imports. Each starts a :class:`Background` and asks for its
-:meth:`~Background.result` when it needs it; what the work raised is raised there, in the
-caller's thread.
+qrels file beside its run files, the database opened ahead while a command imports. Each
+starts a :class:`Background` and asks for its :meth:`~Background.result` when it needs it;
+what the work raised is raised there, in the caller's thread.
 """
 
 from __future__ import annotations

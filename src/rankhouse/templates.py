@@ -13,10 +13,12 @@ the file's bytes, checked at every copy, so a damaged template is removed, never
 template is built by the migrations the first time it is needed, under a temporary name
 renamed when it is whole.
 
-The copy is created exclusively (an existing file is never replaced); the warehouse then opens
-and checks it like any existing warehouse (:class:`rankhouse.warehouse.Warehouse`), and
-records its migrations as applied when the copy was made (:func:`restamp`). With the cache
-off, or a folder that cannot be written, the migrations build each new file in place.
+The copy is written under a hidden name and then linked to its path, which fails rather than
+replace a file: an existing file is never replaced, and no process finds half a copy. The
+warehouse then opens and checks it like any existing warehouse
+(:class:`rankhouse.warehouse.Warehouse`) and records its migrations as applied when the copy
+was made (:func:`restamp`). With the cache off, a folder that cannot be written, or a file
+system without hard links, the migrations build each new file in place.
 """
 
 from __future__ import annotations
@@ -32,8 +34,12 @@ _SHA_DIGITS = 16
 def copy_to(path: Path, config: dict) -> bool:
     """Create the new warehouse file ``path`` as a copy of the template for ``config`` (built
     first if missing); whether it was made. False, and nothing at ``path``, when there is no
-    cache folder, the template cannot be built or read, or ``path`` exists (another process
-    made it meanwhile: the caller opens that one)."""
+    cache folder, the template cannot be built or read, the file system has no hard links,
+    or ``path`` exists (another process made it meanwhile: the caller opens that one).
+
+    The copy is written and synced under a hidden name beside ``path``, then linked to
+    ``path``: another process never finds a part of it there, and a link fails rather than
+    replace a file."""
     folder = template_folder()
     if folder is None:
         return False
@@ -41,18 +47,18 @@ def copy_to(path: Path, config: dict) -> bool:
     data = _read_template(folder, key) or _build(folder, key, config)
     if data is None:
         return False
+    hidden = path.with_name(f".{path.name}.rankhouse-new-{os.getpid()}-{os.urandom(4).hex()}")
     try:
-        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
-    except OSError:  # FileExistsError, or the folder cannot be written
-        return False
-    try:
-        with os.fdopen(fd, "wb") as target:
+        with open(hidden, "xb") as target:
             target.write(data)
             target.flush()
-            os.fsync(fd)  # on disk before DuckDB's log, which is synced, builds on it
-    except OSError:
-        path.unlink(missing_ok=True)  # made by the open above: nothing else is in it
+            os.fsync(target.fileno())  # on disk before DuckDB's log, which is synced, builds on it
+        os.link(hidden, path)
+    except OSError:  # FileExistsError, no hard links here, or the folder cannot be written
         return False
+    finally:
+        with suppress(OSError):
+            hidden.unlink()
     return True
 
 
