@@ -102,13 +102,23 @@ def _runs(warehouse):
             yield statement, ["--db", warehouse, "--read-only"]
 
 
+#: DuckDB 2.0.1 refuses to write over the file of a database it has open before it asks the
+#: sandbox (2.0.0 left that to the sandbox); --write would not let that through either, so no
+#: hint about --write follows it.
+OWN_FILE = "the file belongs to an attached database"
+
+
 @pytest.mark.parametrize(("attempt", "statement"), REFUSED, ids=[a for a, _ in REFUSED])
 def test_statement_is_refused_with_one_error_line(sandbox, attempt, statement):
     for result in sandbox[3][statement]:
         assert result.exit_code == 1, (result.stdout, result.stderr)
         assert re.match(ERROR_LINE, result.stderr), result.stderr
         assert result.stderr.startswith("Error: the query failed: ")
-        assert "without --write, sql reads the warehouse only" in result.stderr
+        if OWN_FILE in result.stderr:
+            assert attempt.startswith("overwrite the warehouse"), result.stderr
+            assert "--write" not in result.stderr
+        else:
+            assert "without --write, sql reads the warehouse only" in result.stderr
         assert result.stdout == ""
 
 
