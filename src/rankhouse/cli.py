@@ -17,7 +17,7 @@ import typer
 from . import __version__
 from .commands import register_all
 from .commands.common import CliState
-from .errors import RankhouseError, show_warning
+from .errors import RankhouseError, first_line, show_warning
 
 #: Modules whose errors reach the edge when a database refuses something the library did not
 #: foresee: printed as one line like a RankhouseError, never as a traceback.
@@ -38,7 +38,7 @@ class _App(typer.Typer):
         except Exception as exc:
             if not type(exc).__module__.startswith(_DATABASE_MODULES):
                 raise
-            print(f"Error: the database refused the request: {_first_line(exc)}", file=sys.stderr)
+            print(f"Error: the database refused the request: {first_line(exc)}", file=sys.stderr)
             sys.exit(1)
 
     def _narrowed(self, args: list[str] | None) -> typer.Typer:
@@ -63,12 +63,6 @@ class _App(typer.Typer):
 
 def _command_name(info) -> str:
     return info.name or typer.main.get_command_name(info.callback.__name__)
-
-
-def _first_line(exc: Exception) -> str:
-    orig = getattr(exc, "orig", None) or exc  # SQLAlchemy wraps the driver's error
-    lines = [line.strip() for line in str(orig).splitlines() if line.strip()]
-    return lines[0] if lines else type(orig).__name__
 
 
 app = _App(

@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from functools import partial
 from typing import TYPE_CHECKING, Any
 
-from .errors import MeasureError, RankhouseWarning
+from .errors import MeasureError, RankhouseWarning, first_line
 from .measures import REGISTRY, Measure
 from .measures.sqlfile import load_sql
 from .scratch import BOUND_VARIABLE as _BOUND_VARIABLE
@@ -418,7 +418,7 @@ def compute(
         return run()
     except duckdb.OutOfMemoryException as exc:
         if not _lift_memory_limit(duck):
-            raise MeasureError(f"DuckDB ran out of memory: {_first_line(exc)}") from None
+            raise MeasureError(f"DuckDB ran out of memory: {first_line(exc)}") from None
     return run()  # every statement replaces what it builds: running again is safe
 
 
@@ -503,7 +503,7 @@ def _judged_deeply(duck, qrels_id: int) -> bool:
             [DENSE_FROM, int(qrels_id)],
         ).fetchone()
     except _duckdb_errors() as exc:
-        raise MeasureError(f"the judgments could not be read: {_first_line(exc)}") from None
+        raise MeasureError(f"the judgments could not be read: {first_line(exc)}") from None
     return queries > 0 and deep >= SORTED_FROM_SHARE * queries
 
 
@@ -586,7 +586,7 @@ class _Group:
     def error(self, exc: BaseException) -> MeasureError:
         names = ", ".join(m.name for m in self.measures)
         return MeasureError(
-            f"{names}: sql/{self.family.sql} could not be computed: {_first_line(exc)}"
+            f"{names}: sql/{self.family.sql} could not be computed: {first_line(exc)}"
         )
 
 
@@ -682,13 +682,7 @@ def _run_file(duck, path: str, binds: dict[str, Any], *, temporary: bool = True)
     try:
         return load_sql(path).run(duck, binds, temporary=temporary)
     except _duckdb_errors() as exc:
-        raise MeasureError(f"sql/{path} could not be computed: {_first_line(exc)}") from None
-
-
-def _first_line(exc: BaseException) -> str:
-    # DuckDB adds candidates, the statement and a caret under its first line
-    lines = [line.strip() for line in str(exc).splitlines() if line.strip()]
-    return lines[0] if lines else type(exc).__name__
+        raise MeasureError(f"sql/{path} could not be computed: {first_line(exc)}") from None
 
 
 def _duckdb_errors() -> tuple[type[BaseException], ...]:

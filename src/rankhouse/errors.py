@@ -179,3 +179,11 @@ def show_warning(message, category, filename, lineno, file=None, line=None) -> N
     """``warnings.showwarning`` for the command line: ``Warning: <text>`` on standard error."""
     text = message.cli_text() if hasattr(message, "cli_text") else str(message)
     print(f"Warning: {text}", file=sys.stderr)
+
+
+def first_line(exc: BaseException) -> str:
+    """The first non-blank line of a database's error (DuckDB adds candidates, the statement
+    and a caret under it; SQLAlchemy wraps the driver's error as ``orig``), else its type."""
+    orig = getattr(exc, "orig", None) or exc
+    lines = [line.strip() for line in str(orig).splitlines() if line.strip()]
+    return lines[0] if lines else type(orig).__name__

@@ -177,4 +177,5 @@ def _failed(migration: Migration, exc: BaseException) -> SchemaError:
 
 
 def utc_now() -> datetime:
+    """Now in UTC without a time zone, as the warehouse's TIMESTAMP columns hold it."""
     return datetime.now(UTC).replace(tzinfo=None)

@@ -15,7 +15,7 @@ import os
 from typing import Any
 
 from .defaults import DUCKDB_CONFIG
-from .errors import RankhouseError
+from .errors import RankhouseError, first_line
 
 #: The tables the engine reads, as the warehouse defines them: what a database that holds
 #: nothing else needs (trec-eval without a warehouse, ``rankhouse.evaluate`` on frames).
@@ -74,6 +74,4 @@ def bounded_database(limit: str):
     try:
         return duckdb.connect(":memory:", config=config)
     except duckdb.Error as exc:
-        lines = [line.strip() for line in str(exc).splitlines() if line.strip()]
-        reason = lines[0] if lines else type(exc).__name__
-        raise RankhouseError(f"$RANKHOUSE_MEMORY_LIMIT={limit!r}: {reason}") from None
+        raise RankhouseError(f"$RANKHOUSE_MEMORY_LIMIT={limit!r}: {first_line(exc)}") from None

@@ -47,7 +47,7 @@ def copy_to(path: Path, config: dict) -> bool:
     data = _read_template(folder, key) or _build(folder, key, config)
     if data is None:
         return False
-    hidden = path.with_name(f".{path.name}.rankhouse-new-{os.getpid()}-{os.urandom(4).hex()}")
+    hidden = _aside(path)
     try:
         with open(hidden, "xb") as target:
             target.write(data)
@@ -85,7 +85,7 @@ def _key(config: dict) -> str:
     for migration in known_migrations("duckdb"):
         digest.update(f"{migration.version} {migration.name}\n".encode())
         digest.update(migration.path.read_bytes())
-    return digest.hexdigest()[:16]
+    return digest.hexdigest()[:_SHA_DIGITS]
 
 
 def _read_template(folder: Path, key: str) -> bytes | None:
@@ -108,7 +108,7 @@ def _build(folder: Path, key: str, config: dict) -> bytes | None:
     from .errors import SchemaError
     from .schema import migrate
 
-    partial = folder / f".warehouse-{key}.{os.getpid()}-{os.urandom(4).hex()}"
+    partial = _aside(folder / f"warehouse-{key}.duckdb")
     try:
         folder.mkdir(parents=True, exist_ok=True)
         db = DuckDB(str(partial), config=config, take_ahead=False)
@@ -125,6 +125,12 @@ def _build(folder: Path, key: str, config: dict) -> bytes | None:
             with suppress(OSError):  # gone, or its folder never was one
                 made.unlink()
     return data
+
+
+def _aside(path: Path) -> Path:
+    """A hidden name of this process's own beside ``path``, for a file made whole before it
+    takes ``path`` (``.NAME.rankhouse-new-PID-XXXXXXXX``)."""
+    return path.with_name(f".{path.name}.rankhouse-new-{os.getpid()}-{os.urandom(4).hex()}")
 
 
 def _sha(data: bytes) -> str:
