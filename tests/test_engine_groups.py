@@ -43,9 +43,9 @@ def _values(monkeypatch, *, each_alone: bool) -> tuple[list[tuple], list[str]]:
     ran_alone: list[str] = []
     run_alone = engine._run_alone
 
-    def spied(duck, group):
+    def spied(duck, group, built=None):
         ran_alone.append(group.family.name)
-        run_alone(duck, group)
+        run_alone(duck, group, built)
 
     with monkeypatch.context() as patch:
         patch.setattr(engine, "_run_alone", spied)
@@ -69,6 +69,64 @@ def test_groups_in_one_statement_give_what_each_group_gives_alone(monkeypatch):
     assert len({value for *_, value in together}) > 10
     # only the groups that build helper tables ran by themselves
     assert sorted(ran_alone) == ["gains", "rbp", "rbp_resid"]
+
+
+# Two helper tables shared across families: the gain table (nDCG_gains, RBP) and RBP's weights
+# (RBP, RBP_resid), each asked for with the same and with other parameters.
+SHARING = [
+    "nDCG_gains(gains=1=1;2=5;3=9)",
+    "RBP(p=0.5,gains=1=1;2=5;3=9)",
+    "RBP_resid(p=0.5)",
+    "RBP(p=0.8)",
+    "G(gains=1=1;2=5;3=9)",
+    "RBP_resid(p=0.8)",
+]
+
+
+def test_helper_tables_built_once_per_purpose_and_values_as_alone(monkeypatch):
+    from rankhouse.measures import gain_table, rbp_weights
+
+    built = {"entries": 0, "weights": 0}
+    parse_gains, weights = gain_table.parse_gains, rbp_weights.rbp_weights
+
+    def counted_parse(text):
+        built["entries"] += 1
+        return parse_gains(text)
+
+    def counted_weights(p, count):
+        built["weights"] += 1
+        return weights(p, count)
+
+    duck = small_database()
+    try:
+        apart = []
+        for name in SHARING:  # each measure in a computation of its own
+            compute(duck, [1, 2], 1, parse_measures([name]))
+            apart += duck.execute(
+                f"SELECT run_id, query_id, value FROM {VALUES_TABLE} ORDER BY run_id, query_id"
+            ).fetchall()
+        monkeypatch.setattr(gain_table, "parse_gains", counted_parse)
+        monkeypatch.setattr(rbp_weights, "rbp_weights", counted_weights)
+        compute(duck, [1, 2], 1, parse_measures(SHARING))
+        together = duck.execute(
+            f"SELECT run_id, query_id, value FROM {VALUES_TABLE} "
+            "ORDER BY measure_idx, run_id, query_id"
+        ).fetchall()
+    finally:
+        duck.close()
+    assert together == apart
+    assert len({value for *_, value in together}) > 6
+    # the groups run as gains, rbp and rbp_resid of p=0.5, then rbp and rbp_resid of p=0.8:
+    # the gain table of 1=1;2=5;3=9 serves nDCG_gains, G and RBP(p=0.5), and RBP(p=0.8) has
+    # the default gains; the weights of p=0.5 serve two groups, then those of p=0.8 two
+    assert [family for family, _ in engine._groups(parse_measures(SHARING), 1)] == [
+        "gains",
+        "rbp",
+        "rbp_resid",
+        "rbp",
+        "rbp_resid",
+    ]
+    assert built == {"entries": 2, "weights": 2}
 
 
 BROKEN_RR = """-- rr, broken for a test: every value is a text that is no number
@@ -133,9 +191,9 @@ def test_a_private_database_runs_the_groups_with_helper_tables_beside_the_others
     threads: dict[str, str] = {}
     run_alone = engine._run_alone
 
-    def spied(duck, group):
+    def spied(duck, group, built=None):
         threads[group.family.name] = threading.current_thread().name
-        run_alone(duck, group)
+        run_alone(duck, group, built)
 
     monkeypatch.setattr(engine, "_run_alone", spied)
     duck = small_database()
@@ -157,7 +215,7 @@ def test_a_group_that_fails_beside_the_others_is_named(monkeypatch):
 
     from rankhouse.measures.registry import REGISTRY
 
-    def failing(duck, measures, binds):
+    def failing(duck, measures, binds, built):
         duck.execute("SELECT CAST('not a number' AS DOUBLE)")
 
     rbp = REGISTRY.families["rbp"]

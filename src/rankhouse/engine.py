@@ -635,14 +635,18 @@ def _run_groups(duck, groups: list[_Group], *, beside: bool = False) -> None:
     alone = [group for group in groups if group.alone]
     together = [group for group in groups if not group.alone]
     if not (beside and alone and together):
+        built: dict = {}
         for group in alone:
-            _run_alone(duck, group)
+            _run_alone(duck, group, built)
         _run_together(duck, together)
         return
     from .background import Background
 
     second = duck.cursor()
-    beside = Background(lambda: [_run_alone(second, group) for group in alone], "rankhouse-groups")
+    built: dict = {}
+    beside = Background(
+        lambda: [_run_alone(second, group, built) for group in alone], "rankhouse-groups"
+    )
     try:
         _run_together(duck, together)
     finally:
@@ -666,10 +670,14 @@ def _run_together(duck, together: list[_Group]) -> None:
                 _run_alone(duck, group)
 
 
-def _run_alone(duck, group: _Group) -> None:
+def _run_alone(duck, group: _Group, built: dict | None = None) -> None:
+    """Add ``group``'s rows to ``rh_found``; ``built`` as :class:`Family`'s ``prepare`` takes
+    it (what the groups before this one on ``duck`` built)."""
     try:
         if group.family.prepare is not None:
-            group.family.prepare(duck, group.measures, group.offered)
+            group.family.prepare(
+                duck, group.measures, group.offered, {} if built is None else built
+            )
         for statement, binds in group.setup:
             duck.execute(statement.duckdb, binds)
         duck.execute(f"INSERT INTO {_FOUND_TABLE} {group.select}", group.binds)

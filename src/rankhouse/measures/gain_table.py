@@ -89,11 +89,16 @@ def _merge_sort(items: list[dict]) -> list[dict]:
     return merged + left[i:] + right[j:]
 
 
-def prepare_gain_entries(duck, measures: Sequence[Any], binds: dict) -> None:
-    """Build ``rh_gain_entries`` for the group's ``gains`` and every query's highest grade.
+def prepare_gain_entries(duck, measures: Sequence[Any], binds: dict, built: dict) -> None:
+    """Build ``rh_gain_entries`` for the group's ``gains`` and every query's highest grade,
+    unless ``built`` says it was built for the same qrels set and gains (see
+    :class:`~rankhouse.measures.model.Family`).
 
     Columns: max_grade, position, level, gain, counted, lookup (see :func:`gain_table`).
     """
+    purpose = (binds["qrels_id"], binds.get("gains"))
+    if built.get(ENTRIES_TABLE) == purpose:
+        return
     pairs = parse_gains(binds.get("gains"))
     grades = duck.execute(
         "SELECT DISTINCT max(grade) FROM judgments WHERE qrels_id = $qrels_id GROUP BY query_id",
@@ -119,3 +124,4 @@ def prepare_gain_entries(duck, measures: Sequence[Any], binds: dict) -> None:
         "CAST(unnest($e) AS BOOLEAN) AS counted, CAST(unnest($f) AS BOOLEAN) AS lookup",
         dict(zip("abcdef", (list(column) for column in columns), strict=True)),
     )
+    built[ENTRIES_TABLE] = purpose

@@ -73,8 +73,12 @@ class Family:
         sql: the file under ``sql/``, e.g. ``measures/precision.sql``.
         key: the parameter gathered into a list, ``"measure"``, or ``None``.
         list_bind: the bind name of that list (``cutoffs``).
-        prepare: called as ``prepare(conn, measures, binds)`` before the file runs, to build
-            small helper tables the SQL cannot (trec_eval's quirky gain-table sort).
+        prepare: called as ``prepare(conn, measures, binds, built)`` before the file runs, to
+            build small helper tables the SQL cannot (trec_eval's quirky gain-table sort).
+            ``built`` is a dict that the groups of one computation on ``conn`` share: a
+            prepare step records in it what each table it built was built for, and leaves
+            a table alone that an earlier group built for the same (nDCG's gain table is
+            RBP's).
     """
 
     name: str

@@ -26,8 +26,13 @@ def rbp_weights(p: float, count: int) -> list[float]:
     return weights
 
 
-def prepare_weights(duck, measures: Sequence[Any], binds: dict) -> None:
-    """Build ``rh_rbp_weights`` for ranks 1 .. (the deepest evaluated ranking + 1)."""
+def prepare_weights(duck, measures: Sequence[Any], binds: dict, built: dict) -> None:
+    """Build ``rh_rbp_weights`` for ranks 1 .. (the deepest evaluated ranking + 1), unless
+    ``built`` says it was built for the same persistence (the rankings do not change within
+    a computation)."""
+    purpose = float(binds["p"])
+    if built.get(WEIGHTS_TABLE) == purpose:
+        return
     deepest = duck.execute("SELECT coalesce(max(eval_n), 0) FROM rh_queries").fetchone()[0]
     weights = rbp_weights(float(binds["p"]), int(deepest) + 1)
     duck.execute(
@@ -35,9 +40,10 @@ def prepare_weights(duck, measures: Sequence[Any], binds: dict) -> None:
         "SELECT CAST(generate_subscripts($w, 1) AS INTEGER) AS i, unnest($w) AS w",
         {"w": weights},
     )
+    built[WEIGHTS_TABLE] = purpose
 
 
-def prepare_rbp(duck, measures: Sequence[Any], binds: dict) -> None:
+def prepare_rbp(duck, measures: Sequence[Any], binds: dict, built: dict) -> None:
     """RBP needs the gain table and the weights."""
-    prepare_gain_entries(duck, measures, binds)
-    prepare_weights(duck, measures, binds)
+    prepare_gain_entries(duck, measures, binds, built)
+    prepare_weights(duck, measures, binds, built)
