@@ -58,3 +58,93 @@ def test_trec_eval_finds_the_same_duplicate_both_ways(tmp_path, counted_by):
     # trec_eval aborts on a document retrieved twice for a topic
     assert code == 4
     assert err.getvalue().startswith("trec_eval.form_res_qrels: duplicate docs a")
+
+
+# the same rows, q1's split around q2's: the numpy way then counts over the whole run
+RUN_SPLIT = (
+    "q1 Q0 a 1 2 sys\nq1 Q0 b 2 2 sys\nq2 Q0 a 1 1 sys\nq2 Q0 b 2 1 sys\n"
+    "q1 Q0 c 3 2 sys\nq1 Q0 d 4 1 sys\n"
+)
+
+
+def test_ties_of_a_run_whose_query_is_split(warehouse, tmp_path, counted_by):
+    path = tmp_path / "run.txt"
+    path.write_text(RUN_SPLIT)
+    [result] = warehouse.ingest_run(path)
+    assert (result.num_rows, result.num_queries) == (6, 2)
+    with warehouse.connect() as conn:
+        tied = conn.execute("SELECT tied_pairs FROM runs WHERE id = :i", {"i": result.id})
+        assert tied.scalar_one() == 3
+
+
+def test_a_repeated_document_of_a_split_query_is_named(warehouse, tmp_path, counted_by):
+    path = tmp_path / "run.txt"
+    path.write_text(RUN_SPLIT + "q2 Q0 a 3 0.5 sys\n")
+    duplicate = "document 'a' appears twice for query 'q2'.*first at line 3 .*line 7"
+    with pytest.raises(InputError, match=duplicate):
+        warehouse.ingest_run(path)
+    assert warehouse.runs().empty
+
+
+# --- counting within segments (a query's rows) ----------------------------------------------
+
+
+def _in_segments(lengths, *columns):
+    import numpy as np
+
+    arrays = [np.array(column) for column in columns]
+    return hashing.count_repeats_in_segments(np.array(lengths, dtype=np.int64), arrays)
+
+
+def test_repeats_are_counted_within_each_segment_only():
+    docs = [1, 2, 1, 1, 1, 2, 2]  # 1 thrice in the first segment (2 repeats); 1, 2 again later
+    scores = [0.5, 0.5, 0.25, 0.5, 0.5, 0.5, 0.5]  # 0.5 thrice (2), then twice (1), then once
+    assert _in_segments([4, 2, 1], docs, scores) == [2, 3]
+
+
+def test_segments_of_one_length():
+    docs = [3, 1, 3, 2, 2, 2, 5, 6, 7]
+    scores = [1.0, 1.0, 1.0, 0.0, -0.0, 2.0, 9.0, 8.0, 9.0]
+    # docs: 3 twice (1), 2 thrice (2); scores: 1.0 thrice (2), 0.0 = -0.0 (1), 9.0 twice (1)
+    assert _in_segments([3, 3, 3], docs, scores) == [3, 4]
+
+
+def test_padding_values_in_the_data_count_like_any_other():
+    big = 2**64 - 1
+    docs = [big, 5, big, big, big, big, big, 0]  # segments of 3, 1 and 4 values
+    scores = [float("inf"), float("inf"), 1.0, float("-inf"), 0.0, -0.0, float("inf"), 2.0]
+    # big twice in the first segment (1) and thrice in the third (2); inf twice in the first
+    # (1); 0.0 and -0.0 are the same score (1)
+    assert _in_segments([3, 1, 4], docs, scores) == [3, 2]
+
+
+def test_segments_too_uneven_are_left_to_the_caller():
+    assert _in_segments([], []) is None
+    # one segment of 100 and 99 of one: a padded table 50 times the values
+    assert _in_segments([100] + [1] * 99, list(range(199))) is None
+    assert _in_segments([3], [9, 9, 9]) == [2]
+
+
+@pytest.mark.parametrize(
+    ("text", "way"), [(RUN, "segments"), (RUN_SPLIT, "whole run")], ids=["together", "split"]
+)
+def test_a_run_is_counted_by_query_when_its_queries_are_together(
+    warehouse, tmp_path, monkeypatch, text, way
+):
+    monkeypatch.setattr(direct_run, "NUMPY_FROM", 0)
+    used = []
+    for name, label in (
+        ("count_repeats_in_segments", "segments"),
+        ("count_repeats_each", "whole run"),
+    ):
+        original = getattr(direct_run, name)
+
+        def spied(*args, _original=original, _label=label):
+            used.append(_label)
+            return _original(*args)
+
+        monkeypatch.setattr(direct_run, name, spied)
+    path = tmp_path / "run.txt"
+    path.write_text(text)
+    warehouse.ingest_run(path)
+    assert used == [way]

@@ -2,8 +2,9 @@
 
 Such a file is read by DuckDB's CSV reader straight into ``run_rows`` in one parallel pass,
 with no stage table, so a 7-million-line run is parsed and written at once and held in memory
-only as DuckDB's write buffers. The checks that follow (duplicates, tied scores) sort 64-bit
-hashes of the stored rows in numpy, which is several times cheaper than a hash aggregate over
+only as DuckDB's write buffers. The checks that follow (duplicates, tied scores) sort, in
+numpy, each query's document hashes and scores (or 64-bit hashes of the whole run's rows when a
+query's rows are not together), which is several times cheaper than a hash aggregate over
 millions of distinct keys.
 
 Any surprise (a second tag, an empty field, a score that is not a number, other whitespace)
@@ -25,6 +26,7 @@ from .hashing import (
     TIE_HASH,
     BackgroundHash,
     count_repeats_each,
+    count_repeats_in_segments,
     repeats_sql,
 )
 from .progress import IngestProgress
@@ -149,9 +151,12 @@ def _raise_if_stored(conn: Connection, hasher: BackgroundHash, options: str, tag
 def _check_rows(duck, src: Source, run_id: int, tag: str) -> tuple[int, int, int]:
     """(queries, rows, tied-score pairs) of the stored run; raises InputError on a duplicate.
 
-    A repeated 64-bit hash of (query, doc) is confirmed on the strings before it is reported
-    (a collision is not a duplicate); a collision of (query, score) hashes could only add one
-    tied pair.
+    A repeated document is confirmed on the strings before it is reported (two documents
+    whose 64-bit hashes collide are no duplicate). A large run whose queries each hold
+    consecutive rows is counted query by query (:func:`count_repeats_in_segments`): repeated
+    document hashes and equal scores within each query. Otherwise, and for small runs,
+    repeated hashes of (query, doc) and (query, score) are counted over the whole run (a
+    collision of the second could only add one tied pair).
     """
     (num_rows,) = duck.execute(
         "SELECT count(*) FROM run_rows WHERE run_id = ?", [run_id]
@@ -162,16 +167,8 @@ def _check_rows(duck, src: Source, run_id: int, tag: str) -> tuple[int, int, int
             "count(DISTINCT query_id) FROM run_rows WHERE run_id = ?",
             [run_id],
         ).fetchone()
-    else:  # sorting hashes in numpy beats a hash aggregate over millions of keys
-        hashes = duck.execute(
-            f"SELECT {PAIR_HASH} AS pair, {TIE_HASH} AS tie FROM run_rows WHERE run_id = ?",
-            [run_id],
-        ).fetchnumpy()
-        repeated, tied_pairs = count_repeats_each(hashes["pair"], hashes["tie"])
-        del hashes
-        (num_queries,) = duck.execute(
-            "SELECT count(DISTINCT query_id) FROM run_rows WHERE run_id = ?", [run_id]
-        ).fetchone()
+    else:
+        num_queries, repeated, tied_pairs = _large_run_repeats(duck, run_id)
     if repeated:
         duplicate = duck.execute(
             "SELECT query_id, doc_id FROM run_rows WHERE run_id = ? GROUP BY query_id, doc_id "
@@ -181,3 +178,37 @@ def _check_rows(duck, src: Source, run_id: int, tag: str) -> tuple[int, int, int
         if duplicate is not None:
             raise trec_text.locate_duplicate(src, "run", (tag, *duplicate))
     return int(num_queries), num_rows, tied_pairs
+
+
+def _large_run_repeats(duck, run_id: int) -> tuple[int, int, int]:
+    """(queries, repeated documents, tied pairs) of a large run, counted in numpy: query by
+    query when each query's rows are consecutive, else over sorted hashes of the whole run.
+
+    The rows are consecutive when each query's row ids span exactly its rows and the queries'
+    spans follow one another. A scan then returns them in that order: DuckDB keeps a table's
+    insertion order in results (its ``preserve_insertion_order``, which rankhouse leaves on).
+    """
+    import numpy as np
+
+    queries = duck.execute(
+        "SELECT min(rowid) AS first, count(*) AS rows, "
+        "max(rowid) - min(rowid) + 1 = count(*) AS spanned "
+        "FROM run_rows WHERE run_id = ? GROUP BY query_id ORDER BY first",
+        [run_id],
+    ).fetchnumpy()
+    lengths, first = queries["rows"], queries["first"]
+    consecutive = queries["spanned"].all() and np.array_equal(first[1:], first[:-1] + lengths[:-1])
+    if consecutive:
+        found = duck.execute(
+            "SELECT hash(doc_id) AS doc, score FROM run_rows WHERE run_id = ?", [run_id]
+        ).fetchnumpy()
+        counted = count_repeats_in_segments(lengths, [found.pop("doc"), found.pop("score")])
+        if counted is not None:
+            return len(lengths), counted[0], counted[1]
+    # sorting hashes in numpy beats a hash aggregate over millions of keys
+    hashes = duck.execute(
+        f"SELECT {PAIR_HASH} AS pair, {TIE_HASH} AS tie FROM run_rows WHERE run_id = ?",
+        [run_id],
+    ).fetchnumpy()
+    repeated, tied_pairs = count_repeats_each(hashes.pop("pair"), hashes.pop("tie"))
+    return len(lengths), repeated, tied_pairs

@@ -226,3 +226,46 @@ def count_repeats(values: np.ndarray) -> int:
     """
     values.sort()
     return int((values[1:] == values[:-1]).sum())
+
+
+def count_repeats_in_segments(lengths: np.ndarray, columns: list[np.ndarray]) -> list[int] | None:
+    """How many values of each column equal an earlier value of the same segment, where the
+    columns are segments of ``lengths`` values one after the other (a run's queries); None
+    when the segments are too uneven to lay out as a table (more than twice the values).
+
+    Each column is sorted as a table with a row per segment: numpy sorts a thousand values at
+    a time several times faster than millions at once (two columns of 7 million: 0.11 s
+    against 0.47 s). Segments of one length are the column itself, reshaped and sorted in
+    place; others are padded with a value that sorts last (uint64's largest, or infinity),
+    and only pairs among a row's first ``length`` values, the segment's own, are counted.
+    The references in ``columns`` are dropped as the tables are made.
+    """
+    from concurrent.futures import ThreadPoolExecutor
+
+    import numpy as np
+
+    total = int(lengths.sum())
+    width = int(lengths.max()) if len(lengths) else 0
+    if width == 0 or len(lengths) * width > 2 * total:
+        return None
+    even = bool((lengths == width).all())
+    filled = None if even else np.arange(width) < lengths[:, None]
+    compared = None if even else np.arange(width - 1) < (lengths - 1)[:, None]
+
+    def table(index: int) -> np.ndarray:
+        column, columns[index] = columns[index], None
+        if even:
+            return column.reshape(len(lengths), width)
+        last = np.inf if column.dtype.kind == "f" else np.iinfo(column.dtype).max
+        rows = np.full((len(lengths), width), last, dtype=column.dtype)
+        rows[filled] = column
+        return rows
+
+    def count(index: int) -> int:
+        rows = table(index)
+        rows.sort(axis=1)
+        equal = rows[:, 1:] == rows[:, :-1]
+        return int(np.count_nonzero(equal if compared is None else equal & compared))
+
+    with ThreadPoolExecutor(max(len(columns), 1)) as pool:
+        return list(pool.map(count, range(len(columns))))
