@@ -18,6 +18,7 @@ import json
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from ..background import Background
 from ..duck import duckdb
 from . import store, trec_text
 from .hashing import (
@@ -89,6 +90,9 @@ def ingest(
     try:
         with wh.transaction() as conn:
             hasher = BackgroundHash(src.data_path, bar.bytes_done, src.label)
+            if src.data_path.stat().st_size >= NUMPY_FILE_BYTES:
+                # its checks count in numpy, whose import (50 ms) can happen while DuckDB reads
+                Background(_import_numpy, "rankhouse-numpy")
             if store.name_taken(conn, "run", run_name):
                 # same content under this name is no conflict: that needs the hash first
                 _raise_if_stored(conn, hasher, options, tag)
@@ -128,6 +132,15 @@ def ingest(
     except _AlreadyStored as stored:
         return stored.run
     return StoredRun(run_id, run_name, tag, True, num_queries, num_rows)
+
+
+#: From this size a run file is likely to hold NUMPY_FROM lines (a line is at least 13 bytes),
+#: and numpy is imported beside its reading.
+NUMPY_FILE_BYTES = 13 * NUMPY_FROM
+
+
+def _import_numpy() -> None:
+    import numpy  # noqa: F401
 
 
 def _raise_if_stored(conn: Connection, hasher: BackgroundHash, options: str, tag: str) -> str:
