@@ -130,7 +130,13 @@ def _evaluate_unstored(options, requests, out) -> int:
             # the run goes into run_rows on a second connection while the qrels are read
             with _RunReading(duck, run_path) as reading:
                 qrels = read_qrels(duck, options.qrels, QRELS_TABLE)
-                load_files([m for _, m in _lines(options, requests)])  # while the run is read
+                # while the run is read: the judgments the engine evaluates (a copy that is
+                # evaluated instead takes its own, under COPY_ID), and the measures' SQL
+                duck.execute(
+                    f"INSERT INTO judgments SELECT $id, query_id, doc_id, grade FROM {QRELS_TABLE}",
+                    {"id": QRELS_ID},
+                )
+                load_files([m for _, m in _lines(options, requests)])
             topics = qrels.topics
             direct = reading.result()  # a problem of the run is reported after the qrels'
             if (
@@ -153,10 +159,6 @@ def _evaluate_unstored(options, requests, out) -> int:
                     f"INSERT INTO run_rows SELECT $id, qid, docno, NULL, score FROM {RUN_TABLE}",
                     {"id": RUN_ID},
                 )
-            duck.execute(
-                f"INSERT INTO judgments SELECT $id, query_id, doc_id, grade FROM {QRELS_TABLE}",
-                {"id": QRELS_ID},
-            )
             per_topic = _engine_values(
                 duck, options, requests, RUN_ID, QRELS_ID, topics, limit, private=True
             )
