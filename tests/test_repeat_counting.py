@@ -148,3 +148,12 @@ def test_a_run_is_counted_by_query_when_its_queries_are_together(
     path.write_text(text)
     warehouse.ingest_run(path)
     assert used == [way]
+
+
+@pytest.mark.parametrize("block", [1, 4, 8, 1 << 20])
+def test_uneven_segments_counted_a_block_of_rows_at_a_time(block, monkeypatch):
+    monkeypatch.setattr(hashing, "SEGMENT_BLOCK", block)
+    # segments of 4, 2, 1, 3 and 2 values: repeats 2 + 1 + 0 + 1 + 0 docs, 1 + 0 + 0 + 2 + 1
+    docs = [1, 2, 1, 1, 5, 5, 9, 4, 4, 3, 7, 8]
+    scores = [0.5, 0.5, 0.25, 0.75, 1.0, 2.0, 3.0, 6.0, 6.0, 6.0, 1.5, 1.5]
+    assert _in_segments([4, 2, 1, 3, 2], docs, scores) == [4, 4]
