@@ -49,10 +49,18 @@ def test_a_repeated_document_is_named_by_both_ways(warehouse, tmp_path, counted_
     assert warehouse.runs().empty
 
 
-def test_trec_eval_finds_the_same_duplicate_both_ways(tmp_path, counted_by):
+# the repeated line after the other queries' (q1 split), or among q1's own lines
+REPEATED = {
+    "split": RUN + "q1 Q0 a 5 0.5 sys\n",
+    "together": RUN.replace("q2 Q0 a", "q1 Q0 a 5 0.5 sys\nq2 Q0 a", 1),
+}
+
+
+@pytest.mark.parametrize("where", REPEATED)
+def test_trec_eval_finds_the_same_duplicate_both_ways(tmp_path, counted_by, where):
     qrels, run = tmp_path / "qrels", tmp_path / "run"
     qrels.write_text(QRELS)
-    run.write_text(RUN + "q1 Q0 a 5 0.5 sys\n")
+    run.write_text(REPEATED[where])
     out, err = io.StringIO(), io.StringIO()
     code = trec_eval(["-m", "map", str(qrels), str(run)], out=out, err=err)
     # trec_eval aborts on a document retrieved twice for a topic

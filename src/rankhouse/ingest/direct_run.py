@@ -22,12 +22,14 @@ from ..background import Background
 from ..duck import duckdb
 from . import store, trec_text
 from .hashing import (
+    NUMPY_FILE_BYTES,
     NUMPY_FROM,
     PAIR_HASH,
     TIE_HASH,
     BackgroundHash,
     count_repeats_each,
     count_repeats_in_segments,
+    query_lengths,
     repeats_sql,
 )
 from .progress import IngestProgress
@@ -134,11 +136,6 @@ def ingest(
     return StoredRun(run_id, run_name, tag, True, num_queries, num_rows)
 
 
-#: From this size a run file is likely to hold NUMPY_FROM lines (a line is at least 13 bytes),
-#: and numpy is imported beside its reading.
-NUMPY_FILE_BYTES = 13 * NUMPY_FROM
-
-
 def _import_numpy() -> None:
     import numpy  # noqa: F401
 
@@ -195,22 +192,9 @@ def _check_rows(duck, src: Source, run_id: int, tag: str) -> tuple[int, int, int
 
 def _large_run_repeats(duck, run_id: int) -> tuple[int, int, int]:
     """(queries, repeated documents, tied pairs) of a large run, counted in numpy: query by
-    query when each query's rows are consecutive, else over sorted hashes of the whole run.
-
-    The rows are consecutive when each query's row ids span exactly its rows and the queries'
-    spans follow one another. A scan then returns them in that order: DuckDB keeps a table's
-    insertion order in results (its ``preserve_insertion_order``, which rankhouse leaves on).
-    """
-    import numpy as np
-
-    queries = duck.execute(
-        "SELECT min(rowid) AS first, count(*) AS rows, "
-        "max(rowid) - min(rowid) + 1 = count(*) AS spanned "
-        "FROM run_rows WHERE run_id = ? GROUP BY query_id ORDER BY first",
-        [run_id],
-    ).fetchnumpy()
-    lengths, first = queries["rows"], queries["first"]
-    consecutive = queries["spanned"].all() and np.array_equal(first[1:], first[:-1] + lengths[:-1])
+    query when each query's rows are consecutive (:func:`query_lengths`), else over sorted
+    hashes of the whole run."""
+    lengths, consecutive = query_lengths(duck, run_id)
     if consecutive:
         found = duck.execute(
             "SELECT hash(doc_id) AS doc, score FROM run_rows WHERE run_id = ?", [run_id]

@@ -194,6 +194,9 @@ def repeats_sql(key: str) -> str:
 #: From this many rows a numpy sort of the hashes counts repeats; below it DuckDB counts them
 #: (no numpy import: small inputs start faster).
 NUMPY_FROM = 1_000_000
+#: From this size a run file may hold NUMPY_FROM lines (a TREC run line is at least 13 bytes):
+#: a reader imports numpy while DuckDB reads it (the import takes 50 ms).
+NUMPY_FILE_BYTES = 13 * NUMPY_FROM
 
 
 def count_repeated(duck, query: str, params: dict | list | None, rows: int) -> int:
@@ -226,6 +229,47 @@ def count_repeats(values: np.ndarray) -> int:
     """
     values.sort()
     return int((values[1:] == values[:-1]).sum())
+
+
+def query_lengths(duck, run_id: int) -> tuple[np.ndarray, bool]:
+    """(the number of rows of each query of ``run_rows``' run ``run_id``, in the order of the
+    queries' first rows; whether each query's rows are consecutive, one query after another).
+
+    Each query's row ids must span exactly its rows and the spans follow one another. A scan
+    of the run then returns its rows query by query, in that order: DuckDB keeps a table's
+    insertion order in results (its ``preserve_insertion_order``, which rankhouse leaves on).
+    """
+    import numpy as np
+
+    queries = duck.execute(
+        "SELECT min(rowid) AS first, count(*) AS rows, "
+        "max(rowid) - min(rowid) + 1 = count(*) AS spanned "
+        "FROM run_rows WHERE run_id = ? GROUP BY query_id ORDER BY first",
+        [run_id],
+    ).fetchnumpy()
+    lengths, first = queries["rows"], queries["first"]
+    consecutive = bool(queries["spanned"].all()) and np.array_equal(
+        first[1:], first[:-1] + lengths[:-1]
+    )
+    return lengths, consecutive
+
+
+def count_repeated_documents(duck, run_id: int, rows: int) -> int:
+    """How many rows of ``run_rows``' run ``run_id`` (``rows`` of them) repeat the 64-bit hash
+    of an earlier row's (query, document): query by query when each query's rows are
+    consecutive and the run is large (:func:`count_repeats_in_segments`), else over the
+    whole run (:func:`count_repeated`)."""
+    if rows >= NUMPY_FROM:
+        lengths, consecutive = query_lengths(duck, run_id)
+        if consecutive:
+            found = duck.execute(
+                "SELECT hash(doc_id) AS doc FROM run_rows WHERE run_id = ?", [run_id]
+            ).fetchnumpy()
+            counted = count_repeats_in_segments(lengths, [found.pop("doc")])
+            if counted is not None:
+                return counted[0]
+    pairs = f"SELECT {PAIR_HASH} FROM run_rows WHERE run_id = $run_id"
+    return count_repeated(duck, pairs, {"run_id": run_id}, rows)
 
 
 #: Values of the padded tables :func:`count_repeats_in_segments` sorts at once (8 MB each).

@@ -18,7 +18,7 @@ from typing import NamedTuple
 from ..duck import duckdb
 from ..ingest import trec_text
 from ..ingest.files import duckdb_readable
-from ..ingest.hashing import count_repeated
+from ..ingest.hashing import count_repeated_documents
 from ..ingest.sources import Source
 from . import store
 from .reader import last_tag
@@ -119,8 +119,7 @@ def _insert(duck, source: Source, separator: str, run_id: int, accept) -> _Found
     num_rows = duck.execute("SELECT count(*) FROM run_rows WHERE run_id = ?", [run_id]).fetchone()[
         0
     ]
-    pairs = "SELECT hash(query_id, doc_id) FROM run_rows WHERE run_id = $run_id"
-    if count_repeated(duck, pairs, {"run_id": run_id}, num_rows):
+    if count_repeated_documents(duck, run_id, num_rows):
         raise _Fallback
     topics = {
         query
