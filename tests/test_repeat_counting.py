@@ -141,17 +141,17 @@ def test_a_run_is_counted_by_query_when_its_queries_are_together(
 ):
     monkeypatch.setattr(direct_run, "NUMPY_FROM", 0)
     used = []
-    for name, label in (
-        ("count_repeats_in_segments", "segments"),
-        ("count_repeats_each", "whole run"),
+    for module, name, label in (
+        (hashing, "count_repeats_in_segments", "segments"),
+        (direct_run, "count_repeats_each", "whole run"),
     ):
-        original = getattr(direct_run, name)
+        original = getattr(module, name)
 
         def spied(*args, _original=original, _label=label):
             used.append(_label)
             return _original(*args)
 
-        monkeypatch.setattr(direct_run, name, spied)
+        monkeypatch.setattr(module, name, spied)
     path = tmp_path / "run.txt"
     path.write_text(text)
     warehouse.ingest_run(path)

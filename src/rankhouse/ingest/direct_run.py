@@ -28,8 +28,7 @@ from .hashing import (
     TIE_HASH,
     BackgroundHash,
     count_repeats_each,
-    count_repeats_in_segments,
-    query_lengths,
+    counted_by_query,
     repeats_sql,
 )
 from .progress import IngestProgress
@@ -192,20 +191,15 @@ def _check_rows(duck, src: Source, run_id: int, tag: str) -> tuple[int, int, int
 
 def _large_run_repeats(duck, run_id: int) -> tuple[int, int, int]:
     """(queries, repeated documents, tied pairs) of a large run, counted in numpy: query by
-    query when each query's rows are consecutive (:func:`query_lengths`), else over sorted
+    query when each query's rows are consecutive (:func:`counted_by_query`), else over sorted
     hashes of the whole run."""
-    lengths, consecutive = query_lengths(duck, run_id)
-    if consecutive:
-        found = duck.execute(
-            "SELECT hash(doc_id) AS doc, score FROM run_rows WHERE run_id = ?", [run_id]
-        ).fetchnumpy()
-        counted = count_repeats_in_segments(lengths, [found.pop("doc"), found.pop("score")])
-        if counted is not None:
-            return len(lengths), counted[0], counted[1]
+    num_queries, counted = counted_by_query(duck, run_id, "hash(doc_id), score")
+    if counted is not None:
+        return num_queries, counted[0], counted[1]
     # sorting hashes in numpy beats a hash aggregate over millions of keys
     hashes = duck.execute(
         f"SELECT {PAIR_HASH} AS pair, {TIE_HASH} AS tie FROM run_rows WHERE run_id = ?",
         [run_id],
     ).fetchnumpy()
     repeated, tied_pairs = count_repeats_each(hashes.pop("pair"), hashes.pop("tie"))
-    return len(lengths), repeated, tied_pairs
+    return num_queries, repeated, tied_pairs
