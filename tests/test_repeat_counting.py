@@ -30,9 +30,19 @@ def counted_by(request, monkeypatch) -> str:
     return request.param
 
 
-def test_ties_and_queries_of_a_direct_ingest(warehouse, tmp_path, counted_by):
+# the same rows, q1's split around q2's: the numpy way then counts over the whole run
+RUN_SPLIT = (
+    "q1 Q0 a 1 2 sys\nq1 Q0 b 2 2 sys\nq2 Q0 a 1 1 sys\nq2 Q0 b 2 1 sys\n"
+    "q1 Q0 c 3 2 sys\nq1 Q0 d 4 1 sys\n"
+)
+# each layout, and the line of q2's document 'a' in it
+LAYOUTS = {"together": (RUN, 5), "split": (RUN_SPLIT, 3)}
+
+
+@pytest.mark.parametrize("layout", LAYOUTS)
+def test_ties_and_queries_of_a_direct_ingest(warehouse, tmp_path, counted_by, layout):
     path = tmp_path / "run.txt"
-    path.write_text(RUN)
+    path.write_text(LAYOUTS[layout][0])
     [result] = warehouse.ingest_run(path)
     assert (result.num_rows, result.num_queries) == (6, 2)
     with warehouse.connect() as conn:
@@ -40,10 +50,12 @@ def test_ties_and_queries_of_a_direct_ingest(warehouse, tmp_path, counted_by):
         assert tied.scalar_one() == 3
 
 
-def test_a_repeated_document_is_named_by_both_ways(warehouse, tmp_path, counted_by):
+@pytest.mark.parametrize("layout", LAYOUTS)
+def test_a_repeated_document_is_named_by_both_ways(warehouse, tmp_path, counted_by, layout):
+    text, first = LAYOUTS[layout]
     path = tmp_path / "run.txt"
-    path.write_text(RUN + "q2 Q0 a 3 0.5 sys\n")
-    duplicate = "document 'a' appears twice for query 'q2'.*first at line 5 .*line 7"
+    path.write_text(text + "q2 Q0 a 3 0.5 sys\n")
+    duplicate = f"document 'a' appears twice for query 'q2'.*first at line {first} .*line 7"
     with pytest.raises(InputError, match=duplicate):
         warehouse.ingest_run(path)
     assert warehouse.runs().empty
@@ -66,32 +78,6 @@ def test_trec_eval_finds_the_same_duplicate_both_ways(tmp_path, counted_by, wher
     # trec_eval aborts on a document retrieved twice for a topic
     assert code == 4
     assert err.getvalue().startswith("trec_eval.form_res_qrels: duplicate docs a")
-
-
-# the same rows, q1's split around q2's: the numpy way then counts over the whole run
-RUN_SPLIT = (
-    "q1 Q0 a 1 2 sys\nq1 Q0 b 2 2 sys\nq2 Q0 a 1 1 sys\nq2 Q0 b 2 1 sys\n"
-    "q1 Q0 c 3 2 sys\nq1 Q0 d 4 1 sys\n"
-)
-
-
-def test_ties_of_a_run_whose_query_is_split(warehouse, tmp_path, counted_by):
-    path = tmp_path / "run.txt"
-    path.write_text(RUN_SPLIT)
-    [result] = warehouse.ingest_run(path)
-    assert (result.num_rows, result.num_queries) == (6, 2)
-    with warehouse.connect() as conn:
-        tied = conn.execute("SELECT tied_pairs FROM runs WHERE id = :i", {"i": result.id})
-        assert tied.scalar_one() == 3
-
-
-def test_a_repeated_document_of_a_split_query_is_named(warehouse, tmp_path, counted_by):
-    path = tmp_path / "run.txt"
-    path.write_text(RUN_SPLIT + "q2 Q0 a 3 0.5 sys\n")
-    duplicate = "document 'a' appears twice for query 'q2'.*first at line 3 .*line 7"
-    with pytest.raises(InputError, match=duplicate):
-        warehouse.ingest_run(path)
-    assert warehouse.runs().empty
 
 
 # --- counting within segments (a query's rows) ----------------------------------------------
