@@ -151,3 +151,14 @@ def test_uneven_segments_counted_a_block_of_rows_at_a_time(block, monkeypatch):
     docs = [1, 2, 1, 1, 5, 5, 9, 4, 4, 3, 7, 8]
     scores = [0.5, 0.5, 0.25, 0.75, 1.0, 2.0, 3.0, 6.0, 6.0, 6.0, 1.5, 1.5]
     assert _in_segments([4, 2, 1, 3, 2], docs, scores) == [4, 4]
+
+
+def test_a_run_file_may_hold_a_million_lines_by_its_size(tmp_path):
+    path = tmp_path / "run.txt"
+    with path.open("wb") as file:  # sparse: only the size matters
+        file.truncate(hashing.NUMPY_FILE_BYTES - 1)
+    assert not hashing.may_hold_numpy_rows(path)
+    with path.open("ab") as file:
+        file.write(b"\n")
+    assert hashing.may_hold_numpy_rows(path)
+    assert not hashing.may_hold_numpy_rows(tmp_path / "missing.txt")

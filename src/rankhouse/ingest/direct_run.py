@@ -22,13 +22,13 @@ from ..background import Background
 from ..duck import duckdb
 from . import store, trec_text
 from .hashing import (
-    NUMPY_FILE_BYTES,
     NUMPY_FROM,
     PAIR_HASH,
     TIE_HASH,
     BackgroundHash,
     count_repeats_each,
     counted_by_query,
+    may_hold_numpy_rows,
     repeats_sql,
 )
 from .progress import IngestProgress
@@ -91,7 +91,7 @@ def ingest(
     try:
         with wh.transaction() as conn:
             hasher = BackgroundHash(src.data_path, bar.bytes_done, src.label)
-            if src.data_path.stat().st_size >= NUMPY_FILE_BYTES:
+            if may_hold_numpy_rows(src.data_path):
                 # its checks count in numpy, whose import (50 ms) can happen while DuckDB reads
                 Background(_import_numpy, "rankhouse-numpy")
             if store.name_taken(conn, "run", run_name):

@@ -199,6 +199,18 @@ NUMPY_FROM = 1_000_000
 NUMPY_FILE_BYTES = 13 * NUMPY_FROM
 
 
+def may_hold_numpy_rows(path: Path | str) -> bool:
+    """Whether the run file ``path`` is large enough to hold :data:`NUMPY_FROM` lines, so
+    that its reader imports numpy while DuckDB reads it (False for a file that cannot be
+    read: its reader reports that)."""
+    import os
+
+    try:
+        return os.path.getsize(path) >= NUMPY_FILE_BYTES
+    except OSError:
+        return False
+
+
 def count_repeated(duck, query: str, params: dict | list | None, rows: int) -> int:
     """How many of the 64-bit hashes that ``query`` selects (one column) equal an earlier one.
 

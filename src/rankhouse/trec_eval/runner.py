@@ -25,7 +25,7 @@ from typing import TextIO
 
 from ..background import Background
 from ..errors import RankhouseError
-from ..ingest.hashing import NUMPY_FILE_BYTES, count_repeated
+from ..ingest.hashing import count_repeated, may_hold_numpy_rows
 from ..measures.sqlfile import load_sql
 from ..storage import is_server, publish_all
 from . import store
@@ -137,7 +137,7 @@ def _evaluate_unstored(options, requests, out) -> int:
                     {"id": QRELS_ID},
                 )
                 load_files([m for _, m in _lines(options, requests)])
-                if _large_file(run_path):
+                if may_hold_numpy_rows(run_path):
                     import numpy  # noqa: F401  (the run's checks and the values use it)
             topics = qrels.topics
             direct = reading.result()  # a problem of the run is reported after the qrels'
@@ -167,15 +167,6 @@ def _evaluate_unstored(options, requests, out) -> int:
     finally:
         close_scratch(duck)
     return _finish(options, requests, qrels, topics, run_topics, per_topic, runid, failure, out)
-
-
-def _large_file(path: str) -> bool:
-    """Whether ``path`` is a file that may hold a million lines (a missing one is reported
-    by its reader)."""
-    try:
-        return os.path.getsize(path) >= NUMPY_FILE_BYTES
-    except OSError:
-        return False
 
 
 class _RunReading:
