@@ -14,12 +14,12 @@ from pathlib import Path
 import pandas as pd
 from hypothesis import strategies as st
 
-from rankhouse import Warehouse, engine
+from rankhouse import Warehouse
 from rankhouse.engine import compute
+from rankhouse.engine import computing as engine
 from rankhouse.errors import RankhouseWarning
 from rankhouse.ingest import ingest_qrels, ingest_run
 from rankhouse.measures import parse_measures
-from rankhouse.storage import engine_connection
 
 
 def store_qrels(wh: Warehouse, source: Path | pd.DataFrame, name: str = "qrels") -> int:
@@ -35,7 +35,7 @@ def store_run(wh: Warehouse, source: Path | pd.DataFrame, name: str = "run") -> 
 def evaluate(wh: Warehouse, run_id: int, qrels_id: int, names, **options):
     """(per-query frame, aggregate frame) for measure names."""
     measures = parse_measures(names)
-    with engine_connection(wh, [run_id], qrels_id) as duck:
+    with wh.backend.engine_connection([run_id], qrels_id) as duck:
         values = compute(duck, [run_id], qrels_id, measures, **options)
     aggregates = pd.DataFrame(
         [(a.run_id, a.measure.name, a.value, a.num_q) for a in values.aggregates()],

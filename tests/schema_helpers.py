@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+from contextlib import contextmanager
+
 import duckdb
 
-from rankhouse.schema import known_migrations
+from rankhouse.backends.schema import known_migrations
 
 
 def migrate_by_hand(con, dialect: str, version: int) -> None:
@@ -61,3 +63,47 @@ def described(path) -> dict[str, list]:
         return found
     finally:
         con.close()
+
+
+class RawDatabase:
+    """A database as rankhouse's SQL sees it, opened without rankhouse's checks and
+    migrations (the stores always migrate on opening): for building an older schema by hand.
+
+    Args:
+        url: a warehouse URL (:func:`rankhouse.warehouse.resolve_target`'s).
+    """
+
+    def __init__(self, url: str) -> None:
+        from rankhouse.backends import duckdb_path
+
+        path = duckdb_path(url)
+        self.dialect = "duckdb" if path is not None else "postgresql"
+        if path is not None:
+            from rankhouse.defaults import DUCKDB_CONFIG
+
+            self._duck = duckdb.connect(path, config=DUCKDB_CONFIG)
+        else:
+            import sqlalchemy as sa
+
+            self._engine = sa.create_engine(url)
+
+    @contextmanager
+    def transaction(self):
+        """A connection in one transaction, committed at the end."""
+        if self.dialect == "duckdb":
+            from rankhouse.backends.duckdb_file.connection import DuckDBConnection
+
+            self._duck.begin()
+            yield DuckDBConnection(self._duck)
+            self._duck.commit()
+            return
+        from rankhouse.backends.postgresql.connection import ServerConnection
+
+        with self._engine.connect() as conn, conn.begin():
+            yield ServerConnection(conn)
+
+    def close(self) -> None:
+        if self.dialect == "duckdb":
+            self._duck.close()
+        else:
+            self._engine.dispose()

@@ -12,7 +12,7 @@ import typer.main
 
 import rankhouse
 from rankhouse import Warehouse
-from rankhouse.cli import app
+from rankhouse.cli.app import app
 from rankhouse.regress import regress
 
 PUBLIC = [

@@ -11,7 +11,7 @@ import typer.main
 from conftest import EXAMPLES
 
 import rankhouse
-from rankhouse.cli import app
+from rankhouse.cli.app import app
 
 QRELS = str(EXAMPLES / "qrels.txt")
 BM25 = str(EXAMPLES / "run.bm25.txt")

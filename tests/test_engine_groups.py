@@ -6,8 +6,8 @@ from __future__ import annotations
 import pytest
 from engine_helpers import small_database
 
-from rankhouse import engine
 from rankhouse.engine import VALUES_TABLE, compute
+from rankhouse.engine import groups as engine
 from rankhouse.errors import MeasureError
 from rankhouse.measures import parse_measures
 from rankhouse.measures.sqlfile import load_sql, parse_sql
@@ -119,7 +119,7 @@ def test_helper_tables_built_once_per_purpose_and_values_as_alone(monkeypatch):
     # the groups run as gains, rbp and rbp_resid of p=0.5, then rbp and rbp_resid of p=0.8:
     # the gain table of 1=1;2=5;3=9 serves nDCG_gains, G and RBP(p=0.5), and RBP(p=0.8) has
     # the default gains; the weights of p=0.5 serve two groups, then those of p=0.8 two
-    assert [family for family, _ in engine._groups(parse_measures(SHARING), 1)] == [
+    assert [family for family, _ in engine.groups_of(parse_measures(SHARING), 1)] == [
         "gains",
         "rbp",
         "rbp_resid",

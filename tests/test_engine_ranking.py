@@ -7,8 +7,8 @@ from __future__ import annotations
 import pytest
 from engine_helpers import small_database
 
-from rankhouse import engine
 from rankhouse.engine import compute
+from rankhouse.engine import computing as engine
 from rankhouse.measures import parse_measures
 
 # (query, doc, rank, grade, pooled_upto, judged_upto) of run 1, worked out by hand from

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from rankhouse import engine
 from rankhouse.engine import VALUES_TABLE, Values, scratch_database
+from rankhouse.engine import values as engine
 from rankhouse.errors import MeasureError
 from rankhouse.measures import parse_measures
 

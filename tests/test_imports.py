@@ -30,7 +30,7 @@ import atexit, json, os, sys
 probed = os.environ.get("PROBED", ",".join({HEAVY!r})).split(",")
 atexit.register(lambda: print(json.dumps([m for m in probed if m in sys.modules]),
                               file=sys.stderr))
-from rankhouse.entry import main
+from rankhouse.cli.entry import main
 main(sys.argv[1:])
 """
 

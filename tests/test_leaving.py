@@ -1,8 +1,9 @@
-"""The end of a rankhouse process (rankhouse.leaving, rankhouse.engine.close_scratch).
+"""The end of a rankhouse process (rankhouse.cli.process.leave).
 
 A finished command ends the process without the interpreter's teardown only when nothing is
-left that the teardown would do: the exit handlers have run, no database is open, no thread
-is running, and the output is flushed. Each case below breaks when one of those is skipped.
+left that the teardown would do: the exit handlers have run, no database the connector handed
+out is open, no thread is running, and the output is flushed. Each case below breaks when one
+of those is skipped.
 """
 
 from __future__ import annotations
@@ -15,16 +16,19 @@ from pathlib import Path
 import pytest
 from engine_helpers import is_closed
 
-from rankhouse import engine, leaving
-from rankhouse.db import DuckDB
+from rankhouse import engine
+from rankhouse.cli import process
+from rankhouse.duck import open_database
 from rankhouse.measures import parse_measures, sqlfile
 
 # What the interpreter's teardown does that os._exit skips: a module-level object's __del__
 # runs when the modules are cleared. The exit handler and the unflushed output must not be lost.
 _SCRIPT = """
 import atexit, sys, threading, time
-from rankhouse import leaving
-from rankhouse.db import DuckDB
+from rankhouse import Warehouse
+from rankhouse.cli import process
+
+process.install()
 
 class Teardown:
     def __del__(self):
@@ -35,10 +39,10 @@ witness = Teardown()
 atexit.register(lambda: sys.stdout.write("handler ran\\n"))
 sys.stdout.write("output " * 20000 + "\\n")  # more than a pipe's buffer, not all flushed
 if sys.argv[1] == "open":
-    database = DuckDB(sys.argv[2])
+    database = Warehouse(sys.argv[2])
 elif sys.argv[1] == "thread":
     threading.Thread(target=time.sleep, args=(0.5,)).start()
-leaving.leave("Error: a message" if sys.argv[1] == "message" else 3)
+process.leave("Error: a message" if sys.argv[1] == "message" else 3)
 sys.stdout.write("leave returned\\n")
 sys.exit(3)
 """
@@ -81,11 +85,14 @@ def test_leave_returns_for_a_message():
     assert _run_script("message") == ["leave returned", "handler ran", "teardown ran"]
 
 
-def test_a_closed_database_is_forgotten():
-    database = DuckDB(":memory:")
-    assert database in leaving.open_databases()
-    database.close()
-    assert database not in leaving.open_databases()
+def test_a_closed_connection_is_known_as_closed(monkeypatch):
+    import duckdb
+
+    monkeypatch.setattr(process, "_HANDED_OUT", type(process._HANDED_OUT)())
+    connection = process.connector(("test", 1), lambda: duckdb.connect(":memory:"))
+    assert process.is_open(connection) and process._any_open()
+    connection.close()
+    assert not process.is_open(connection) and not process._any_open()
 
 
 def test_a_command_closes_its_warehouse_before_the_process_ends(run_cli, db_path: Path):
@@ -100,38 +107,22 @@ def test_a_command_closes_its_warehouse_before_the_process_ends(run_cli, db_path
     assert not Path(f"{db_path}.wal").exists()  # checkpointed and closed, not left to the WAL
 
 
-@pytest.fixture
-def ending(monkeypatch):
-    monkeypatch.setattr(leaving, "_ENDING", True)
-    monkeypatch.setattr(engine, "_LEFT_OPEN", [])
+def test_a_scratch_database_is_opened_through_the_installed_connector(monkeypatch):
+    seen = []
 
+    def connector(key, make):
+        seen.append(key)
+        return make()
 
-def test_a_scratch_database_is_closed_in_a_process_that_goes_on():
+    monkeypatch.setattr("rankhouse.duck._connector", connector)
     duck = engine.scratch_database()
-    engine.close_scratch(duck)
-    assert is_closed(duck)
-
-
-def test_a_scratch_database_is_left_to_the_end_of_a_process_that_ends(ending):
-    duck = engine.scratch_database()
-    engine.close_scratch(duck)
-    assert not is_closed(duck)
-    # kept: dropping the last reference would close it
-    assert len(engine._LEFT_OPEN) == 1 and engine._LEFT_OPEN[0] is duck
-    duck.close()
-
-
-def test_a_scratch_database_that_spilled_is_closed_even_then(ending):
-    duck = engine.scratch_database()
-    spill = duck.execute("SELECT current_setting('temp_directory')").fetchone()[0]
-    os.makedirs(spill)
     try:
-        engine.close_scratch(duck)
-        assert is_closed(duck)
-        assert engine._LEFT_OPEN == []
+        assert seen == [("scratch", engine.memory_limit())]
+        assert duck.execute("SELECT count(*) FROM run_rows").fetchone() == (0,)
     finally:
-        if os.path.isdir(spill):
-            os.rmdir(spill)
+        duck.close()
+    assert is_closed(duck)
+    assert open_database(("other",), lambda: "made") == "made" and seen[-1] == ("other",)
 
 
 def test_load_files_reads_every_file_a_computation_runs(monkeypatch):

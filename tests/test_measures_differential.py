@@ -26,7 +26,6 @@ from measure_helpers import (
 
 from rankhouse.engine import compute
 from rankhouse.measures import parse_measures, trec_name
-from rankhouse.storage import engine_connection
 
 TREC_MEASURES = [
     "num_ret",
@@ -58,7 +57,7 @@ def _ours(wh, qrels, run, names, ranking=RANKINGS[-1], **options):
     number = next(_NAMES)
     qrels_id = store_qrels(wh, qrels, name=f"qrels{number}")
     run_id = store_run(wh, run, name=f"run{number}")
-    with engine_connection(wh, [run_id], qrels_id) as conn, ranking_path(ranking):
+    with wh.backend.engine_connection([run_id], qrels_id) as conn, ranking_path(ranking):
         frame = compute(conn, [run_id], qrels_id, measures, **options).frame()
     return measures, {(r.measure, r.query_id): r.value for r in frame.itertuples()}
 

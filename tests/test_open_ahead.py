@@ -15,26 +15,27 @@ import threading
 import pytest
 from engine_helpers import is_closed
 
-from rankhouse import Warehouse, ahead, engine, scratch
-from rankhouse.db import DuckDB
+from rankhouse import Warehouse, engine, scratch
+from rankhouse.backends.duckdb_file import store
+from rankhouse.cli import process
+from rankhouse.cli.entry import _open_ahead
 from rankhouse.duck import duckdb
-from rankhouse.entry import _open_ahead
 
 
 @pytest.fixture()
 def opened(monkeypatch):
     """Every DuckDB file connection made, in order, as (thread name, path, read_only, conn)."""
     made = []
-    original = DuckDB.open
+    original = store.open_file
 
     def recording(path, read_only, config):
         connection = original(path, read_only, config)
         made.append((threading.current_thread().name, path, read_only, connection))
         return connection
 
-    monkeypatch.setattr(DuckDB, "open", staticmethod(recording))
+    monkeypatch.setattr(store, "open_file", recording)
     yield made
-    ahead.discard()
+    process.discard()
 
 
 @pytest.fixture()
@@ -50,7 +51,7 @@ def test_the_command_takes_the_connection_opened_ahead(warehouse_file, opened):
         [(thread, path, read_only, connection)] = opened
         assert thread == "rankhouse-open-ahead"
         assert (path, read_only) == (str(warehouse_file), False)
-        assert wh.db.duck is connection
+        assert wh.backend.duck is connection
         assert wh.runs().empty
 
 
@@ -64,7 +65,7 @@ def test_read_only_is_opened_ahead_read_only(warehouse_file, opened, args):
     _open_ahead([arg.format(path=warehouse_file) for arg in args])
     with Warehouse(warehouse_file, read_only=True) as wh:
         [(thread, _, read_only, connection)] = opened
-        assert read_only and wh.db.duck is connection
+        assert read_only and wh.backend.duck is connection
         with pytest.raises(duckdb.Error, match="read-only"):
             connection.execute("CREATE TABLE t (x INTEGER)")
 
@@ -73,7 +74,7 @@ def test_sql_write_is_opened_ahead_for_writing(warehouse_file, opened):
     _open_ahead(["--db", str(warehouse_file), "sql", "--write", "CREATE TABLE t (x INTEGER)"])
     with Warehouse(warehouse_file) as wh:
         [(_, _, read_only, connection)] = opened
-        assert not read_only and wh.db.duck is connection
+        assert not read_only and wh.backend.duck is connection
 
 
 def test_another_request_closes_the_connection_opened_ahead(warehouse_file, opened):
@@ -83,15 +84,15 @@ def test_another_request_closes_the_connection_opened_ahead(warehouse_file, open
         assert (ahead_mode, mode) == (False, True)
         assert thread == threading.current_thread().name
         assert is_closed(ahead_connection)
-        assert wh.db.duck is connection
+        assert wh.backend.duck is connection
 
 
 def test_a_connection_nobody_takesis_closed(warehouse_file, opened):
     _open_ahead(["--db", str(warehouse_file), "sql", "SELECT 1"])
-    ahead.discard()
+    process.discard()
     [(_, _, _, connection)] = opened
     assert is_closed(connection)
-    assert ahead.take(DuckDB.key(str(warehouse_file), False, {})) is None
+    assert process.take(store.database_key(str(warehouse_file), False, {})) is None
 
 
 @pytest.mark.parametrize("content", [None, b""], ids=["missing", "empty"])
@@ -100,7 +101,7 @@ def test_no_file_is_created_or_filled_ahead(opened, tmp_path, content):
     if content is not None:
         path.write_bytes(content)
     _open_ahead(["--db", str(path), "history"])
-    ahead.discard()
+    process.discard()
     assert opened == []
     if content is None:
         assert not path.exists()
@@ -119,7 +120,7 @@ def test_no_file_is_created_or_filled_ahead(opened, tmp_path, content):
 )
 def test_what_opens_nothing_ahead(warehouse_file, opened, args):
     _open_ahead([arg.format(path=warehouse_file) for arg in args])
-    ahead.discard()
+    process.discard()
     assert opened == []
 
 
@@ -127,7 +128,7 @@ def test_a_failure_ahead_leaves_the_command_to_report_it(opened, tmp_path):
     path = tmp_path / "w.duckdb"
     path.write_bytes(b"not a database, but not empty either")
     _open_ahead(["--db", str(path), "history"])
-    assert ahead.take(DuckDB.key(str(path), False, {})) is None
+    assert process.take(store.database_key(str(path), False, {})) is None
     assert path.read_bytes() == b"not a database, but not empty either"
 
 
@@ -157,7 +158,7 @@ def test_trec_eval_with_a_warehouse_opens_the_file(warehouse_file, opened, monke
     _open_ahead(["trec-eval", "-m", "map", "qrels", "run"])
     with Warehouse(warehouse_file) as wh:
         [(thread, _, _, connection)] = opened
-        assert thread == "rankhouse-open-ahead" and wh.db.duck is connection
+        assert thread == "rankhouse-open-ahead" and wh.backend.duck is connection
 
 
 def test_the_engine_database_is_made_without_importing_the_engine():
@@ -165,8 +166,8 @@ def test_the_engine_database_is_made_without_importing_the_engine():
     # measure engine first (its catalogue, its SQL files) made the database come late.
     script = (
         "import sys\n"
-        "from rankhouse import scratch\n"
-        "key, duck = scratch.made_ahead()\n"
+        "from rankhouse.cli import process\n"
+        "key, duck = process.trec_eval_database(None, True)\n"
         "assert duck.execute('SELECT count(*) FROM run_rows, judgments').fetchone() == (0,)\n"
         "print(sorted(m for m in sys.modules if m.startswith(('rankhouse.', 'pandas'))))\n"
     )

@@ -17,14 +17,11 @@ import pytest
 from cli_helpers import ERROR_LINE, finish, run_many, start
 
 from rankhouse import MeasureError, NoWarehouseError, SchemaError, Warehouse
-from rankhouse.db import DuckDB, DuckDBConnection
-from rankhouse.opening import (
-    OBJECTS_QUERY,
-    expected_objects,
-    holds_nothing,
-    lock_timeout,
-    object_names,
-)
+from rankhouse.backends.duckdb_file import DuckDBFile
+from rankhouse.backends.duckdb_file.connection import DuckDBConnection
+from rankhouse.backends.duckdb_file.locking import lock_timeout
+from rankhouse.backends.duckdb_file.store import holds_nothing, object_names
+from rankhouse.backends.opening import OBJECTS_QUERY, expected_objects
 
 QRELS = b"q1 0 d1 1\nq1 0 d2 0\nq2 0 d3 1\n"
 RUN_A = b"q1 Q0 d1 1 2.0 sysA\nq1 Q0 d2 2 1.0 sysA\nq2 Q0 d3 1 1.0 sysA\n"
@@ -310,7 +307,7 @@ def test_postgresql_without_its_drivers_is_one_error_line(tmp_path):
         "sys.modules['psycopg'] = sys.modules['adbc_driver_postgresql'] = None\n"
         "url = 'postgresql://analyst@db.example/evals'\n"
         "sys.argv = ['rankhouse', '--db', url, 'runs', 'list']\n"
-        "from rankhouse.cli import app\n"
+        "from rankhouse.cli.app import app\n"
         "app()\n"
     )
     done = subprocess.run(
@@ -441,13 +438,11 @@ def test_object_names_of_a_whole_warehouse_are_the_catalogues(whole_warehouse, t
         conn.execute("CREATE TABLE notes (x INTEGER)")  # a table of the user's own
         conn.execute("DROP VIEW query_values")
     assert "query_values" in listed and "schema_migrations" in listed
-    whole = DuckDB(str(whole_warehouse), read_only=True)
-    damaged = DuckDB(str(path), read_only=True)
+    whole = duckdb.connect(str(whole_warehouse), read_only=True)
+    damaged = duckdb.connect(str(path), read_only=True)
     try:
-        with whole.connect() as conn:
-            assert object_names(conn, "duckdb") == listed
-        with damaged.connect() as conn:
-            found = object_names(conn, "duckdb")
+        assert object_names(DuckDBConnection(whole)) == listed
+        found = object_names(DuckDBConnection(damaged))
         assert "query_values" not in found and "notes" in found
         assert sorted(set(listed) - {"query_values"} | {"notes"}) == sorted(found)
     finally:
@@ -459,7 +454,7 @@ def test_has_table_names_the_warehouse_schemas_tables_and_views(tmp_path):
     """Asked outside a transaction, DuckDB's has_table probes the name; inside one it reads the
     catalogue. Both say yes to a table or view of the warehouse's schema, and no to a missing
     name, a temporary table or a table of another schema."""
-    db = DuckDB(str(tmp_path / "w.duckdb"))
+    db = DuckDBFile(str(tmp_path / "w.duckdb"))
     try:
         db.duck.execute("CREATE TABLE plain (x INTEGER)")
         db.duck.execute('CREATE VIEW "odd ""name""" AS SELECT 1 AS x')

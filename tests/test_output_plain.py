@@ -12,7 +12,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from rankhouse.commands.output import _render, _table_width, _width, print_table
+from rankhouse.cli.commands.output import _render, _table_width, _width, print_table
 
 _PRINTABLE = string.printable[:95]  # printable ASCII: no \t \n \r
 _ASCII = st.text(alphabet=_PRINTABLE, max_size=12)

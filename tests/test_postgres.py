@@ -21,8 +21,8 @@ import sqlalchemy as sa
 from conftest import EXAMPLES
 
 from rankhouse import Warehouse
+from rankhouse.backends.schema import known_migrations
 from rankhouse.errors import ConflictError, RankhouseError
-from rankhouse.schema import known_migrations
 
 MEASURES = ["P@5", "nDCG@10", "AP", "RR", "R@100", "Rprec", "bpref", "NumRet"]
 
@@ -92,16 +92,18 @@ def test_ids_compare_bytewise_and_metadata_is_jsonb(postgres_url):
 
 
 def test_unique_names_and_content_are_constraints(postgres_url):
+    # the server's UNIQUE constraint reaches the caller as a ConflictError (backends/base.py)
+    unique = pytest.raises(ConflictError, match="violates unique constraint")
     with Warehouse(postgres_url) as wh:
         wh.ingest_run(EXAMPLES / "run.bm25.txt")
-        with pytest.raises(psycopg.errors.UniqueViolation), wh.transaction() as conn:
+        with unique, wh.transaction() as conn:
             conn.execute_raw(
                 "INSERT INTO runs (name, system_tag, source, content_sha256, parse_options, "
                 "ingested_at, metadata, order_by, num_queries, num_rows) SELECT 'other', "
                 "system_tag, source, content_sha256, parse_options, ingested_at, metadata, "
                 "order_by, num_queries, num_rows FROM runs"
             )
-        with pytest.raises(psycopg.errors.UniqueViolation), wh.transaction() as conn:
+        with pytest.raises(ConflictError, match="violates unique"), wh.transaction() as conn:
             conn.execute_raw(
                 "INSERT INTO runs (name, system_tag, source, content_sha256, parse_options, "
                 "ingested_at, metadata, order_by, num_queries, num_rows) SELECT name, "
@@ -173,7 +175,7 @@ def test_missing_driver_is_one_error_line(driver, call):
     """The console script's own entry point, with one driver's import blocked."""
     blocked = (
         f"import sys; sys.modules[{driver!r}] = None; sys.argv[0] = 'rankhouse'; "
-        "from rankhouse.entry import main; main()"
+        "from rankhouse.cli.entry import main; main()"
     )
     done = subprocess.run(
         [sys.executable, "-c", blocked, "--db", _NOWHERE, *call],
@@ -333,15 +335,13 @@ def _evaluations(target: str) -> list[tuple]:
 
 def test_a_file_warehouse_moves_to_the_server(postgres_url, tmp_path):
     """docs/scaling.md's move: the runs, qrels and evaluations land as they were, twice."""
-    from rankhouse.storage import publish_all
-
     path = str(tmp_path / "w.duckdb")
     with Warehouse(path) as wh:
         wh.ingest_qrels(EXAMPLES / "qrels.txt")
         wh.evaluate("qrels", [EXAMPLES / "run.bm25.txt", EXAMPLES / "run.dense.txt"], MEASURES)
     for _ in range(2):
         with Warehouse(path, read_only=True) as file, Warehouse(postgres_url) as server:
-            publish_all(server, file)
+            server.backend.publish_all(file.backend)
     moved = _evaluations(postgres_url)
     assert len(moved) > 100 and moved == _evaluations(path)
     with Warehouse(postgres_url) as wh, wh.connect() as conn:
@@ -354,7 +354,7 @@ def test_a_schema_migrated_by_another_process_while_this_one_waits_is_whole(post
     again rather than judge the part it saw (that said "damaged: ... missing")."""
     import threading
 
-    from rankhouse.schema import MIGRATION_LOCK
+    from rankhouse.backends.schema import MIGRATION_LOCK
 
     migrations = known_migrations("postgresql")
     server = psycopg.connect(postgres_url)

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import typer.main
 
-from rankhouse.cli import app
+from rankhouse.cli.app import app
 from rankhouse.measures.docs import markdown
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -10,7 +10,7 @@ import pytest
 from conftest import EXAMPLES
 
 from rankhouse import Warehouse
-from rankhouse.row_cache import RowCache
+from rankhouse.backends.postgresql.row_cache import RowCache
 
 MEASURES = ["AP", "nDCG@10", "P@5"]
 

@@ -8,19 +8,22 @@ import duckdb
 import pytest
 from schema_helpers import described, migrate_by_hand
 
-from rankhouse import SchemaError, Warehouse, schema
-from rankhouse.schema import known_migrations
-from rankhouse.warehouse import resolve_target
+from rankhouse import SchemaError, Warehouse
+from rankhouse.backends import schema
+from rankhouse.backends.duckdb_file.connection import DuckDBConnection
+from rankhouse.backends.schema import known_migrations
+from rankhouse.defaults import DUCKDB_CONFIG
 
 
 def _one_by_one(path) -> None:
     """The schema as the migration files build it: every statement run."""
-    db, _ = Warehouse._open_database(resolve_target(path), read_only=False)
+    con = duckdb.connect(str(path), config=DUCKDB_CONFIG)  # as rankhouse opens a file
     try:
-        with db.transaction() as con:
-            migrate_by_hand(con, "duckdb", len(known_migrations()))
+        con.begin()
+        migrate_by_hand(DuckDBConnection(con), "duckdb", len(known_migrations()))
+        con.commit()
     finally:
-        db.close()
+        con.close()
 
 
 def test_a_new_warehouse_has_the_schema_the_migrations_build(tmp_path):

@@ -31,7 +31,6 @@ from trec_eval_oracle import Settings, TopicEval, oracle_topic
 
 from rankhouse.engine import compute
 from rankhouse.measures import parse_measures
-from rankhouse.storage import engine_connection
 from rankhouse.trec_eval.mapping import line_measures
 from rankhouse.trec_eval.options import Options, resolve_measures
 from rankhouse.trec_eval.runner import ranking_matches, relstrings
@@ -87,7 +86,7 @@ def _ours(wh, qrels, run, options: Options, requests, ranking=RANKINGS[-1]):
     qrels_id = store_qrels(wh, qrels, name=f"te_qrels{number}")
     run_id = store_run(wh, run, name=f"te_run{number}")
     lines = [pair for r in requests for pair in line_measures(r, options)]
-    with engine_connection(wh, [run_id], qrels_id) as duck, ranking_path(ranking):
+    with wh.backend.engine_connection([run_id], qrels_id) as duck, ranking_path(ranking):
         frame = compute(
             duck,
             [run_id],
@@ -230,7 +229,7 @@ def test_relstring_matches_oracle(shared_warehouse, data, options, length, ranki
     qrels_id = store_qrels(shared_warehouse, qrels, name=f"rs_qrels{number}")
     run_id = store_run(shared_warehouse, run, name=f"rs_run{number}")
     with (
-        engine_connection(shared_warehouse, [run_id], qrels_id) as duck,
+        shared_warehouse.backend.engine_connection([run_id], qrels_id) as duck,
         ranking_path(ranking),
     ):
         compute(

@@ -6,11 +6,11 @@ import json
 
 import duckdb
 import pytest
-from schema_helpers import migrate_by_hand
+from schema_helpers import RawDatabase, migrate_by_hand
 
 from rankhouse import RankhouseError, SchemaError, Warehouse
-from rankhouse.db import DuckDBConnection
-from rankhouse.schema import known_migrations
+from rankhouse.backends.duckdb_file.connection import DuckDBConnection
+from rankhouse.backends.schema import known_migrations
 from rankhouse.warehouse import resolve_target
 
 
@@ -64,7 +64,7 @@ def test_read_only_cannot_write(db_path):
     Warehouse(db_path).close()
     with (
         Warehouse(db_path, read_only=True) as wh,
-        pytest.raises(duckdb.Error, match="read-only"),
+        pytest.raises(RankhouseError, match="read-only"),
         wh.transaction() as conn,
     ):
         conn.execute("CREATE TABLE t (x INTEGER)")
@@ -127,7 +127,7 @@ def test_warehouse_of_schema_5_gets_labels_through_migration_6(backend_target):
     from rankhouse.measures import parse_measure
 
     url = resolve_target(backend_target)
-    db, _ = Warehouse._open_database(url, read_only=False)
+    db = RawDatabase(url)
     dialect = db.dialect
     stored = [  # measure, level, policy, options
         ("AP", 1, "zero", "{}"),
@@ -205,7 +205,7 @@ def test_err_stored_under_the_old_default_is_renamed_by_migration_8(backend_targ
     """0008: ERR without max_grade used the qrels set's highest grade; those evaluations
     become ERR(max_grade=V) (V is not 4), so that ERR@k (now 4) is computed afresh."""
     url = resolve_target(backend_target)
-    db, _ = Warehouse._open_database(url, read_only=False)
+    db = RawDatabase(url)
     dialect = db.dialect
     with db.transaction() as con:
         migrate_by_hand(con, dialect, 6)

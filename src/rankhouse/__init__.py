@@ -17,16 +17,19 @@ from .errors import (
     SchemaError,
     WarehouseLockedError,
 )
+from .version import __version__
 
 if TYPE_CHECKING:
     from .warehouse import Warehouse
 
-#: The package version (pyproject.toml reads it from here; no metadata lookup at start-up).
-__version__ = "0.1.0"
+
+# The API below imports the library when first used, so that `import rankhouse` and the
+# console script (which imports this package first) stay light: `rankhouse --help` loads
+# none of the library, trec-eval only what it runs. This package's functions are the only
+# place under the command line where rankhouse imports its own modules inside a function.
 
 
 def __getattr__(name: str):
-    # `Warehouse` is imported on first use: `rankhouse --help` and `import rankhouse` stay light
     if name == "Warehouse":
         from .warehouse import Warehouse
 
@@ -71,7 +74,7 @@ def evaluate(
             value 0) instead of raising InputError.
 
     Returns:
-        An :class:`~rankhouse.evaluation.EvaluationResult` (``summary``, ``per_query``,
+        An :class:`~rankhouse.results.EvaluationResult` (``summary``, ``per_query``,
         ``aggregates``).
     """
     from .evaluation import evaluate_frames
@@ -131,35 +134,35 @@ def experiment(
         highlight: ``"bold"``, ``"color"`` or None.
 
     Returns:
-        A :class:`~rankhouse.display.ComparisonFrame` (a notebook shows the Experiment table;
-        :func:`experiment_table` makes it wide), or the per-query values, or both.
+        A :class:`~rankhouse.display.frames.ComparisonFrame` (a notebook shows the Experiment
+        table; :func:`experiment_table` makes it wide), or the per-query values, or both.
     """
+    from .compare import CompareOptions, compare
     from .warehouse import Warehouse
 
+    options = CompareOptions(
+        names=names,
+        baseline=baseline,
+        test=test,
+        correction=correction,
+        alpha=alpha,
+        correction_alpha=correction_alpha,
+        relevance_level=relevance_level,
+        missing_queries=missing_queries,
+        queries=queries,
+        perquery=perquery,
+        round=round,
+        highlight=highlight,
+    )
     with Warehouse(":memory:") as wh:
-        return wh.compare(
-            qrels,
-            runs,
-            measures,
-            names=names,
-            baseline=baseline,
-            test=test,
-            correction=correction,
-            alpha=alpha,
-            correction_alpha=correction_alpha,
-            relevance_level=relevance_level,
-            missing_queries=missing_queries,
-            queries=queries,
-            perquery=perquery,
-            round=round,
-            highlight=highlight,
-        )
+        return compare(wh, qrels, runs, measures, options)
 
 
 def experiment_table(frame):
     """The wide Experiment table of a comparison, one row per run, with ``<m> +`` and
-    ``<m> -`` (queries improved, degraded); see :func:`rankhouse.compare.experiment_table`."""
-    from .compare import experiment_table as wide
+    ``<m> -`` (queries improved, degraded); see
+    :func:`rankhouse.display.experiment.experiment_table`."""
+    from .display.experiment import experiment_table as wide
 
     return wide(frame)
 

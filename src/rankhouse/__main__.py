@@ -1,5 +1,5 @@
 """``python -m rankhouse`` runs the CLI (its help and errors name it ``rankhouse``)."""
 
-from .entry import main
+from .cli.entry import main
 
 main()

@@ -12,12 +12,15 @@ calls :func:`load_package` first.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Hashable
+from typing import Any
+
 try:
     import _duckdb as duckdb
 except ImportError:  # duckdb before 1.4: the package holds the engine itself
     import duckdb
 
-__all__ = ["duckdb", "load_package", "register"]
+__all__ = ["duckdb", "load_package", "open_database", "register", "set_connector"]
 
 
 def load_package() -> None:
@@ -32,3 +35,27 @@ def register(connection, name: str, data) -> None:
     DuckDB ``connection``, with the package loaded so that Arrow data can be scanned."""
     load_package()
     connection.register(name, data)
+
+
+def _make(key: Hashable, make: Callable[[], Any]) -> Any:
+    return make()
+
+
+_connector: Callable[[Hashable, Callable[[], Any]], Any] = _make
+
+
+def open_database(key: Hashable, make: Callable[[], Any]) -> Any:
+    """A new DuckDB connection: ``make()``, or what the installed connector hands over for
+    ``key`` (what identifies the database and its settings). Every database rankhouse
+    opens (warehouse files, the engine's in-memory ones) is opened through here."""
+    return _connector(key, make)
+
+
+def set_connector(connector: Callable[[Hashable, Callable[[], Any]], Any] | None) -> None:
+    """Install ``connector(key, make)`` for :func:`open_database` (None: back to ``make()``).
+
+    The command line installs one that hands over a database it began opening in a thread
+    while the command imported (:mod:`rankhouse.cli.process`); the library itself never does.
+    """
+    global _connector
+    _connector = connector or _make

@@ -167,6 +167,21 @@ class RankhouseWarning(UserWarning):
         return self.message.render(cli=True)
 
 
+class DatabaseError(RankhouseError):
+    """The database refused a statement for a reason rankhouse did not foresee (a lost server
+    connection, a full disk, a privilege it lacks). Each backend turns its driver's errors
+    into this one where they leave it (:mod:`rankhouse.backends.base`), so that callers and the
+    command line meet rankhouse's errors only.
+
+    Attributes:
+        reason: the first line of the driver's message.
+    """
+
+    def __init__(self, reason: str, message: str | Message | None = None) -> None:
+        self.reason = reason
+        super().__init__(message or f"the database refused the request: {reason}")
+
+
 class NoWarehouseError(NotFoundError):
     """A command that only reads found no warehouse at the path it was given."""
 

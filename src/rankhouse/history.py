@@ -13,23 +13,22 @@ from collections.abc import Iterable
 from datetime import date, datetime
 from typing import TYPE_CHECKING, Any
 
+from .backends.base import store_of
+from .catalog import get_qrels, get_run
+from .columns import HIDDEN_METADATA
+from .columns import HISTORY_FIXED_COLUMNS as FIXED_COLUMNS
+from .display import frames
 from .errors import RankhouseError
 from .labels import requested_labels
+from .lazy import numpy as np
+from .lazy import pandas as pd
 from .rows import Rows
 
 if TYPE_CHECKING:
-    import pandas as pd
-
-    from .db import Connection
-
-FIXED_COLUMNS = ("ingested_at", "run", "system", "qrels")
-"""The leading columns of :func:`history`; metadata columns, measures and ``gate`` follow."""
+    from .backends.sql import Connection
 
 FIRST_RUN = "first run"
 """The gate of a run that ``regress --allow-missing-baseline`` passed as the first of its series."""
-
-HIDDEN_METADATA = frozenset({"source", "content_sha256"})
-"""Metadata keys every run has; left out of history's columns (they are in ``run_catalog``)."""
 
 
 def history(wh, **selection: Any) -> pd.DataFrame:
@@ -66,10 +65,8 @@ def history(wh, **selection: Any) -> pd.DataFrame:
         MeasureError: an unknown measure name.
         RankhouseError: ``since`` is not a date.
     """
-    from .display import HistoryFrame
-
     found, measures_shown = history_rows(wh, **selection)
-    return HistoryFrame(_frame(found, measures_shown))
+    return frames.HistoryFrame(_frame(found, measures_shown))
 
 
 def history_rows(
@@ -84,6 +81,7 @@ def history_rows(
     missing_queries: str = "zero",
 ) -> tuple[Rows, list[str]]:
     """:func:`history` as plain rows (a missing value is None), and its measure columns."""
+    store = store_of(wh)
     conditions: list[str] = []
     params: dict[str, Any] = {}
     if system is not None:
@@ -91,10 +89,10 @@ def history_rows(
         params["system"] = system
     if run is not None:
         conditions.append("le.run_id = :run_id")
-        params["run_id"] = int(wh.run(run)["id"])
+        params["run_id"] = int(get_run(store, run)["id"])
     if qrels is not None:
         conditions.append("le.qrels_id = :qrels_id")
-        params["qrels_id"] = int(wh.qrels(qrels)["id"])
+        params["qrels_id"] = int(get_qrels(store, qrels)["id"])
     if since is not None:
         conditions.append("le.run_ingested_at >= :since")
         params["since"] = _parse_since(since)
@@ -119,7 +117,7 @@ def history_rows(
         statement = query + " WHERE " + " AND ".join(conditions)
     elif conditions:
         statement = query + " WHERE " + " AND ".join(conditions)
-    with wh.connect() as conn:
+    with store.connect() as conn:
         rows = [dict(row) for row in conn.execute(statement, params).mappings().all()]
         gates = _gates(conn)
     return _shape(rows, wanted, gates)
@@ -132,7 +130,7 @@ def other_labels(wh, wanted: Iterable[str]) -> dict[str, list[str]]:
     caller that ``AP(rel=2)`` is stored.
     """
     wanted = list(wanted)
-    with wh.connect() as conn:
+    with store_of(wh).connect() as conn:
         stored = conn.execute("SELECT DISTINCT label FROM evaluations").scalars()
     found: dict[str, list[str]] = {}
     for name in wanted:
@@ -239,9 +237,6 @@ def _shape(
 def _frame(found: Rows, measure_columns: list[str]) -> pd.DataFrame:
     """The DataFrame of :func:`history`: measures as floats (NaN where none is stored), the
     run's columns as pandas reads them, metadata and gate as Python objects."""
-    import numpy as np
-    import pandas as pd
-
     if not found.rows:
         return pd.DataFrame(columns=found.columns)
     columns: dict[str, Any] = {}

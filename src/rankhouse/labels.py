@@ -21,12 +21,10 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Iterable
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from .errors import MeasureError
-
-if TYPE_CHECKING:
-    from .measures import Measure
+from .measures import Measure, make_measure, parse_measures
 
 DEFAULT_LEVEL = 1
 """The relevance level left out of labels (trec_eval's default ``-l``)."""
@@ -44,8 +42,6 @@ def label(
     options: dict[str, Any] | None = None,
 ) -> str:
     """The label of ``measure`` evaluated with these settings (see the module docstring)."""
-    from .measures import make_measure
-
     name = measure.name
     if (
         measure.definition.uses_relevance_level
@@ -74,8 +70,6 @@ def requested_labels(
     Raises:
         MeasureError: an unknown measure, or a setting that is not one of a label's.
     """
-    from .measures import parse_measures
-
     texts = [names] if isinstance(names, str) else list(names)
     found: list[str] = []
     for text in texts:

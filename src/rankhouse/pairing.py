@@ -9,16 +9,12 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
-import numpy as np
-
+from .backends.base import store_of
+from .lazy import numpy as np
+from .lazy import pandas as pd
+from .results import PerQueryValues
 from .stats import DEFAULT_PERMUTATIONS, DEFAULT_SEED, PairedTest, paired_test
-
-if TYPE_CHECKING:
-    import pandas as pd
-
-    from .evaluation import PerQueryValues
 
 _PAIRED_VALUES = """
     SELECT r.query_id, r.value AS run_value, b.value AS baseline_value
@@ -46,8 +42,6 @@ def paired_values(wh, run_evaluation: int, baseline_evaluation: int) -> pd.DataF
     Returns:
         A DataFrame ``query_id, run_value, baseline_value`` ordered by query id.
     """
-    import pandas as pd
-
     queries, run_values, baseline_values = _paired_arrays(wh, run_evaluation, baseline_evaluation)
     return pd.DataFrame(
         {
@@ -62,7 +56,7 @@ def _paired_arrays(
     wh, run_evaluation: int, baseline_evaluation: int
 ) -> tuple[list[str], np.ndarray, np.ndarray]:
     """:func:`paired_values` as (query ids, run values, baseline values), without pandas."""
-    with wh.connect() as conn:
+    with store_of(wh).connect() as conn:
         rows = conn.execute(
             _PAIRED_VALUES,
             {
@@ -150,8 +144,6 @@ def paired(
 def paired_frames(values: PerQueryValues, baseline: str, measure: str) -> dict[str, pd.DataFrame]:
     """:func:`paired` of every run other than the baseline, as DataFrames ``query_id,
     run_value, baseline_value`` (the report draws them)."""
-    import pandas as pd
-
     by_run = values_by_run(values, measure)
     frames = {}
     for run in by_run:

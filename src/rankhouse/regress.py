@@ -14,9 +14,14 @@ import math
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
+from .backends.base import store_of
+from .catalog import TREC_EVAL_COPY, get_run
+from .columns import VERDICT_COLUMNS, VERDICT_NUMBERS  # noqa: F401 (the verdicts' columns)
 from .errors import InputError, Message, NotFoundError, Option, RankhouseError
+from .evaluation import evaluate, resolve_qrels, resolve_runs
+from .lazy import pandas as pd
 from .pairing import compare_pair
 from .stats import (
     DEFAULT_PERMUTATIONS,
@@ -27,37 +32,10 @@ from .stats import (
     correct,
 )
 
-if TYPE_CHECKING:
-    import pandas as pd
-
 PREVIOUS = "previous"
 """The baseline spelling that means the latest earlier run of the same system tag."""
 
 STATUSES = ("regressed", "not_significant", "within_tolerance", "unchanged", "improved")
-
-VERDICT_COLUMNS = (
-    "measure",
-    "baseline_value",
-    "run_value",
-    "delta",
-    "drop",
-    "tolerance",
-    "num_q",
-    "improved",
-    "degraded",
-    "p_value",
-    "p_corrected",
-    "significant",
-    "status",
-    "regressed",
-    "run_evaluation_id",
-    "baseline_evaluation_id",
-)
-
-
-_VERDICT_TEXTS = ("measure", "significant", "status", "regressed")
-VERDICT_NUMBERS = tuple(name for name in VERDICT_COLUMNS if name not in _VERDICT_TEXTS)
-"""The verdict columns that hold numbers."""
 
 
 class NoBaselineError(NotFoundError):
@@ -90,8 +68,6 @@ class RegressResult:
     @property
     def verdicts(self) -> pd.DataFrame:
         """One row per measure, columns :data:`VERDICT_COLUMNS` (a DataFrame)."""
-        import pandas as pd
-
         if not self.verdict_rows:
             return pd.DataFrame(columns=list(VERDICT_COLUMNS))
         return pd.DataFrame(self.verdict_rows, columns=list(VERDICT_COLUMNS))
@@ -123,7 +99,7 @@ def regress(
     """Gate ``run`` against ``baseline`` and store the verdict.
 
     Args:
-        wh: the :class:`~rankhouse.Warehouse`.
+        wh: the :class:`~rankhouse.Warehouse` or its store.
         run: the run under test: a stored name or id, or a file (ingested; one run tag).
         baseline: a run (name, id or file), or ``'previous'``: the latest run of the same
             system tag ingested before ``run``.
@@ -151,8 +127,7 @@ def regress(
         InputError: ``run`` or ``baseline`` stands for several runs; a negative ``max_drop``.
         NotFoundError, MeasureError, RankhouseError: unknown names or options.
     """
-    from .evaluation import evaluate, resolve_qrels, resolve_runs
-
+    store = store_of(wh)
     check_test(test)
     check_correction(correction)
     check_alpha(alpha)
@@ -160,21 +135,21 @@ def regress(
         raise RankhouseError(f"permutations must be at least 1, got {permutations}")
     if not max_drop >= 0:
         raise InputError(f"max_drop must be zero or positive, got {max_drop}", field="max_drop")
-    run_row = _one_run(resolve_runs(wh, run), run)
+    run_row = _one_run(resolve_runs(store, run), run)
     try:
         baseline_row = (
-            previous_run(wh, run_row)
+            previous_run(store, run_row)
             if isinstance(baseline, str) and baseline == PREVIOUS
-            else _one_run(resolve_runs(wh, baseline), baseline)
+            else _one_run(resolve_runs(store, baseline), baseline)
         )
     except NoBaselineError:
         if not allow_missing_baseline:
             raise
         baseline_row = None
-    qrels_row = resolve_qrels(wh, qrels)
+    qrels_row = resolve_qrels(store, qrels)
     options = {"relevance_level": relevance_level, "missing_queries": missing_queries}
     compared = [run_row["id"]] if baseline_row is None else [baseline_row["id"], run_row["id"]]
-    aggregates = evaluate(wh, qrels_row["id"], compared, measures, **options).rows
+    aggregates = evaluate(store, qrels_row["id"], compared, measures, **options).rows
     settings = {
         "test": test,
         "correction": correction,
@@ -188,9 +163,9 @@ def regress(
     if baseline_row is None:  # the first run of its series: nothing to compare with
         verdicts = []
     else:
-        verdicts = _verdicts(wh, aggregates, run_row["id"], baseline_row["id"], settings)
+        verdicts = _verdicts(store, aggregates, run_row["id"], baseline_row["id"], settings)
     passed = not any(row["regressed"] for row in verdicts)
-    check_id = _store(wh, run_row, baseline_row, baseline, qrels_row, settings, verdicts, passed)
+    check_id = _store(store, run_row, baseline_row, baseline, qrels_row, settings, verdicts, passed)
     return RegressResult(
         check_id=check_id,
         run=run_row["name"],
@@ -211,9 +186,7 @@ def previous_run(wh, run_row: dict[str, Any]) -> dict[str, Any]:
     Raises:
         NoBaselineError: there is none.
     """
-    from .trec_eval.store import PARSE_OPTIONS as TREC_EVAL_COPY
-
-    with wh.connect() as conn:
+    with store_of(wh).connect() as conn:
         found = conn.execute(
             (
                 "SELECT id FROM runs WHERE system_tag = :tag AND id <> :id "
@@ -237,7 +210,7 @@ def previous_run(wh, run_row: dict[str, Any]) -> dict[str, Any]:
                 " to let the first run of a series pass",
             )
         )
-    return wh.run(int(found))
+    return get_run(wh, int(found))
 
 
 def _one_run(rows: list[dict[str, Any]], given: Any) -> dict[str, Any]:
@@ -250,7 +223,7 @@ def _one_run(rows: list[dict[str, Any]], given: Any) -> dict[str, Any]:
 
 
 def _verdicts(
-    wh, aggregates: list[dict[str, Any]], run_id: int, baseline_id: int, settings: dict[str, Any]
+    store, aggregates: list[dict[str, Any]], run_id: int, baseline_id: int, settings: dict[str, Any]
 ) -> list[dict[str, Any]]:
     # verdicts are about labels: AP gated at level 2 is AP(rel=2)
     by_run: dict[int, dict[str, dict[str, Any]]] = {}
@@ -262,7 +235,7 @@ def _verdicts(
         run_value = float(ours[measure]["value"])
         baseline_value = float(theirs[measure]["value"])
         paired = compare_pair(
-            wh,
+            store,
             ours[measure]["evaluation_id"],
             theirs[measure]["evaluation_id"],
             test=settings["test"],
@@ -318,7 +291,7 @@ def _status(delta: float, drop: float, tolerance: float, significant: bool) -> s
 
 
 def _store(
-    wh,
+    store,
     run_row: dict[str, Any],
     baseline_row: dict[str, Any] | None,
     baseline_spec: Any,
@@ -333,7 +306,7 @@ def _store(
         for k, v in settings.items()
         if k not in ("test", "correction", "alpha", "max_drop", "relative")
     }
-    with wh.transaction() as conn:
+    with store.transaction() as conn:
         check_id = conn.execute(
             (
                 "INSERT INTO regress_checks (run_id, baseline_run_id, baseline_spec, qrels_id, "

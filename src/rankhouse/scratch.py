@@ -1,20 +1,19 @@
-"""The engine's in-memory database: the two tables it reads, under a memory limit.
+"""The engine's in-memory database as DuckDB makes it: the two tables it reads, under a
+memory limit.
 
-trec-eval without a warehouse computes in such a database, and ``rankhouse.evaluate`` in one
-kept for the process (:func:`rankhouse.engine.scratch_cursor`). This module imports nothing
-but DuckDB's engine, so that the console script's thread that makes the database ahead
-(:mod:`rankhouse.ahead`) connects as soon as DuckDB is loaded. Importing the measure
-engine first (its catalogue, its SQL files) made that thread connect 20 ms later, while the
-command imported the same modules; the database then came 10-15 ms after the command
-needed it (DL19 ``trec-eval -m all_trec``, 21 alternated pairs: 0.304 s -> 0.293 s).
+This module imports nothing but DuckDB's engine, so that the command line's thread that makes
+the database ahead (:mod:`rankhouse.cli.process`) connects as soon as DuckDB is loaded:
+importing the measure engine first (its catalogue, its SQL files) made that thread connect
+20 ms later while the command imported the same modules.
 """
 
 from __future__ import annotations
 
 import os
-from typing import Any
+import tempfile
 
 from .defaults import DUCKDB_CONFIG
+from .duck import duckdb
 from .errors import RankhouseError, first_line
 
 #: The tables the engine reads, as the warehouse defines them: what a database that holds
@@ -42,15 +41,8 @@ def memory_limit() -> str:
     return os.environ.get("RANKHOUSE_MEMORY_LIMIT") or SCRATCH_MEMORY_LIMIT
 
 
-def made_ahead() -> tuple[tuple, Any]:
-    """:func:`rankhouse.engine.scratch_database`'s database made now, for
-    :func:`rankhouse.ahead.open_ahead`: (its key, the connection)."""
-    limit = memory_limit()
-    return key(limit), new_database(limit)
-
-
 def key(limit: str) -> tuple:
-    """What identifies a database made ahead with ``limit`` (:mod:`rankhouse.ahead`)."""
+    """What identifies a scratch database with ``limit`` (:func:`rankhouse.duck.open_database`)."""
     return ("scratch", limit)
 
 
@@ -64,10 +56,6 @@ def new_database(limit: str):
 
 def bounded_database(limit: str):
     """A new in-memory database that holds at most ``limit`` and spills to a folder of its own."""
-    import tempfile
-
-    from .duck import duckdb
-
     # os.urandom, not uuid: importing uuid (and platform with it) costs 3-10 ms at start-up
     spill = os.path.join(tempfile.gettempdir(), f"rankhouse-{os.getpid()}-{os.urandom(4).hex()}")
     config = DUCKDB_CONFIG | {"memory_limit": limit, "temp_directory": spill}

@@ -43,10 +43,10 @@ import warnings
 from collections.abc import Callable, Sequence
 from typing import Any
 
-import numpy as np
-
 from .defaults import DEFAULT_PERMUTATIONS, DEFAULT_SEED
 from .errors import Message, Option, RankhouseError
+from .lazy import multitest, scipy_special, scipy_stats
+from .lazy import numpy as np
 
 TESTS = ("t", "wilcoxon", "randomization", "bootstrap")
 CORRECTIONS = ("none", "bonferroni", "holm", "bh")
@@ -126,8 +126,6 @@ def paired_test(
         if test == "t":
             return _t_test(differences)
         if test == "wilcoxon":
-            from scipy import stats as scipy_stats
-
             return float(scipy_stats.wilcoxon(x, y).pvalue)
         if test == "randomization":
             return _randomization(x, y, permutations, seed)
@@ -161,15 +159,13 @@ def _t_test(differences: np.ndarray) -> float:
     step by step as scipy computes it: the mean, the variance as the mean squared deviation
     times n / (n - 1), t = mean / sqrt(variance / n), then 2 * sf(|t|) of Student's t with
     n - 1 degrees of freedom."""
-    from scipy.special import stdtr
-
     n = len(differences)
     mean = np.mean(differences)
     deviations = differences - np.mean(differences, keepdims=True)
     variance = np.mean(deviations**2) * (np.float64(n) / np.float64(n - 1))
     with np.errstate(divide="ignore", invalid="ignore"):
         t = mean / np.sqrt(variance / n)
-    return float(2 * stdtr(np.float64(n - 1), -np.abs(t)))
+    return float(2 * scipy_special.stdtr(np.float64(n - 1), -np.abs(t)))
 
 
 def _mean_difference(x: np.ndarray, y: np.ndarray, axis: int = -1) -> np.ndarray:
@@ -177,8 +173,6 @@ def _mean_difference(x: np.ndarray, y: np.ndarray, axis: int = -1) -> np.ndarray
 
 
 def _randomization(x: np.ndarray, y: np.ndarray, permutations: int, seed: int) -> float:
-    from scipy import stats as scipy_stats
-
     result = scipy_stats.permutation_test(
         (x, y),
         _mean_difference,
@@ -203,8 +197,6 @@ def bootstrap_null_sampler(differences: np.ndarray, seed: int):
 
 
 def _bootstrap(differences: np.ndarray, permutations: int, seed: int) -> float:
-    from scipy import stats as scipy_stats
-
     result = scipy_stats.monte_carlo_test(
         differences,
         bootstrap_null_sampler(differences, seed),
@@ -247,9 +239,7 @@ def correct(
         if statsmodels_method is None:
             reject[present] = values[present] <= alpha
         else:
-            from statsmodels.stats.multitest import multipletests
-
-            flags, adjusted, _, _ = multipletests(
+            flags, adjusted, _, _ = multitest.multipletests(
                 values[present], alpha=alpha, method=statsmodels_method
             )
             corrected[present] = adjusted

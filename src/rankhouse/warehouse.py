@@ -1,4 +1,6 @@
-"""The warehouse: one database (a DuckDB file by default) holding qrels, runs and evaluations."""
+"""The warehouse: the Python API over one store (a DuckDB file by default) of qrels, runs and
+evaluations. Each method is one verb of the library; the store is :attr:`Warehouse.backend`.
+"""
 
 from __future__ import annotations
 
@@ -8,94 +10,20 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from .defaults import DB_ENV_VAR, DEFAULT_PERMUTATIONS, DEFAULT_SEED, DUCKDB_CONFIG
-from .errors import NoWarehouseError, RankhouseError, SchemaError
-from .opening import (
-    check_complete,
-    check_file,
-    connect_waiting,
-    holds_nothing,
-    object_names,
-    refuse_foreign,
-)
-from .sandbox import READ_ONLY_CONFIG
-from .schema import migrate, pending_migrations
+from . import catalog, history, ingest, report
+from .backends import open_backend, resolve_target
+from .compare import CompareOptions, compare
+from .defaults import DEFAULT_PERMUTATIONS, DEFAULT_SEED
+from .evaluation import evaluate
 
 if TYPE_CHECKING:
     import pandas as pd
 
-    from .db import Connection
-    from .evaluation import EvaluationResult
+    from .backends.sql import Connection
     from .ingest import IngestResult
+    from .results import EvaluationResult
 
-DEFAULT_DB = "rankhouse.duckdb"
-_DUCKDB_PREFIX = "duckdb:///"
-_SUPPORTED_SCHEMES = ("duckdb", "postgresql", "postgresql+psycopg")
-
-
-def resolve_target(target: str | os.PathLike[str] | None) -> str:
-    """The URL for ``target``: a URL as is, a path as a DuckDB file (``duckdb:///PATH``).
-
-    ``None`` means ``$RANKHOUSE_DB``, else ``./rankhouse.duckdb``. ``":memory:"`` is an
-    in-memory DuckDB database. ``postgresql://user@host:port/db`` is a PostgreSQL server,
-    reached through psycopg 3 (``pip install "rankhouse[postgres]"``).
-    """
-    if target is None:
-        target = os.environ.get(DB_ENV_VAR) or DEFAULT_DB
-    text = os.fspath(target)
-    if text.startswith(("postgresql://", "postgres://")):  # psycopg 3 is the driver
-        return "postgresql+psycopg://" + text.split("://", 1)[1]
-    if "://" in text:
-        scheme = text.split("://", 1)[0]
-        if scheme not in _SUPPORTED_SCHEMES:
-            raise RankhouseError(
-                f"unsupported warehouse URL scheme {scheme + '://'!r}: a warehouse is a DuckDB "
-                "file (a path, or duckdb:///path) or a PostgreSQL server (postgresql://...)"
-            )
-        return text
-    if text == ":memory:":
-        return _DUCKDB_PREFIX + ":memory:"
-    return _DUCKDB_PREFIX + str(Path(text).expanduser().resolve())
-
-
-def _duckdb_path(url: str) -> str | None:
-    """The file (or ``:memory:``) of a ``duckdb:///`` URL; None for another backend."""
-    if url.startswith(_DUCKDB_PREFIX):
-        return url[len(_DUCKDB_PREFIX) :] or ":memory:"
-    if url.startswith("duckdb://"):  # duckdb://relative/path, as SQLAlchemy reads it
-        return url[len("duckdb://") :] or ":memory:"
-    return None
-
-
-def _duckdb_config(read_only: bool) -> dict:
-    # reading harms nothing: no file access, settings locked
-    return DUCKDB_CONFIG | READ_ONLY_CONFIG if read_only else dict(DUCKDB_CONFIG)
-
-
-def open_file_ahead(target: str | None, read_only: bool) -> tuple[tuple, Any] | None:
-    """Open the warehouse file ``target`` names as :class:`Warehouse` will (for
-    :func:`rankhouse.ahead.open_ahead`): (its key, the connection), or None when ``target``
-    is no existing DuckDB file, or not one that opens at once (locked, damaged, foreign).
-
-    For a file that does not exist yet, nothing is opened, but DuckDB is set up: its first
-    database in a process costs 10-15 ms more than the next (a new file: 25 ms against 14),
-    and the command that creates the file then pays that here, while it imports.
-    """
-    from .db import DuckDB
-    from .duck import duckdb
-
-    path = _duckdb_path(resolve_target(target))
-    if path is None or path == ":memory:":
-        return None
-    file = Path(path)
-    # never a file the command could refuse to create, nor an empty one DuckDB would fill
-    if not file.exists():
-        duckdb.connect(":memory:").close()
-        return None
-    if not file.is_file() or file.stat().st_size == 0:
-        return None
-    config = _duckdb_config(read_only)
-    return DuckDB.key(path, read_only, config), DuckDB.open(path, read_only, config)
+__all__ = ["Warehouse", "resolve_target"]
 
 
 class Warehouse:
@@ -106,12 +34,17 @@ class Warehouse:
             ``":memory:"``, or ``None`` for ``$RANKHOUSE_DB`` / ``./rankhouse.duckdb``.
         read_only: open without the right to write (for analysts; the file must exist and
             be at the current schema version). A DuckDB file is then also cut off from other
-            files and its settings are locked (see :mod:`rankhouse.sandbox`).
+            files and its settings are locked (see :mod:`rankhouse.backends.duckdb_file.sandbox`).
         create: create the warehouse (and its folder) when no DuckDB file exists at
             ``target``; ``False`` raises NoWarehouseError instead (commands that only read).
 
     A DuckDB file held by another process is waited for, up to ``$RANKHOUSE_LOCK_TIMEOUT``
-    seconds (default 30; see :mod:`rankhouse.opening`).
+    seconds (default 30; see :mod:`rankhouse.backends.duckdb_file.locking`).
+
+    Attributes:
+        url: the store's URL.
+        read_only: opened without the right to write.
+        backend: the store (:class:`~rankhouse.backends.base.Backend`).
 
     Raises:
         NoWarehouseError: no warehouse file at ``target`` (``create=False`` or read-only).
@@ -129,120 +62,26 @@ class Warehouse:
     ):
         self.url = resolve_target(target)
         self.read_only = read_only
-        self._workspace = None
-        self.db, copied = self._open_database(self.url, read_only, create)
-        try:
-            self._prepare_schema(create=create, copied=copied)
-        except BaseException:
-            self.db.close()  # a refused file stays unlocked for the caller
-            raise
-
-    @staticmethod
-    def _open_database(url: str, read_only: bool, create: bool = True):
-        """(the database, whether it is a new file copied from the template)."""
-        path = _duckdb_path(url)
-        if path is not None:
-            from .db import DuckDB
-            from .duck import duckdb
-
-            copied = False
-            config = _duckdb_config(read_only)
-            if path == ":memory:":
-                if read_only:
-                    raise RankhouseError("cannot open an in-memory warehouse read-only")
-            else:
-                check_file(Path(path), create=create and not read_only)
-                if create and not read_only and not Path(path).exists():
-                    from .templates import copy_to
-
-                    copied = copy_to(Path(path), config)
-            try:
-                database = connect_waiting(
-                    lambda: DuckDB(path, read_only=read_only, config=config), path
-                )
-            except duckdb.Error as exc:
-                raise RankhouseError(f"cannot open warehouse {path}: {exc}") from None
-            return database, copied
-        if url.startswith("postgresql"):
-            from .db import Server
-            from .storage import require_postgres_drivers
-
-            require_postgres_drivers()
-            return Server(url, read_only=read_only), False
-        scheme = url.split("://", 1)[0]
-        raise RankhouseError(
-            f"unsupported warehouse URL scheme {scheme + '://'!r}: a warehouse is a DuckDB "
-            "file (a path, or duckdb:///path) or a PostgreSQL server (postgresql://...)"
-        )
-
-    def _prepare_schema(self, *, create: bool, copied: bool = False) -> None:
-        """Check that the database is a whole rankhouse warehouse; migrate it when writable.
-        ``copied``: a new file copied from the template, whose migrations are recorded as
-        applied now."""
-        from .db import database_errors
-
-        path = _duckdb_path(self.url)
-        is_file = path is not None and path != ":memory:"
-        where = path if path is not None else self.url.split("@")[-1]
-        try:
-            with self.db.connect() as conn:
-                new_file = is_file and self.db.dialect == "duckdb" and holds_nothing(conn)
-                names = [] if new_file else object_names(conn, self.db.dialect)
-                if is_file:
-                    refuse_foreign(where, names)
-                    if "schema_migrations" not in names and (self.read_only or not create):
-                        raise NoWarehouseError(
-                            f"no warehouse at {where}: the database holds no tables yet; "
-                            "ingest qrels or a run to create one"
-                        )
-                if self.read_only and pending_migrations(conn, names):
-                    raise SchemaError(
-                        "this warehouse needs a schema upgrade; open it once without --read-only"
-                    )
-            if not self.read_only:
-                try:
-                    applied = migrate(self.db, names if self.db.dialect == "duckdb" else None)
-                except SchemaError as exc:
-                    raise SchemaError(f"cannot open the warehouse {where}: {exc}") from None
-                # Another process may have migrated it while this one waited for the lock:
-                # on a server, even after this one listed part of its schema.
-                if applied or "schema_migrations" not in names or self.db.dialect != "duckdb":
-                    with self.db.connect() as conn:
-                        names = object_names(conn, self.db.dialect)
-            if copied:
-                from .templates import restamp
-
-                with self.db.transaction() as conn:
-                    restamp(conn)
-        except database_errors(self.db.dialect) as exc:
-            reason = str(getattr(exc, "orig", exc)).strip().splitlines()[0]
-            raise RankhouseError(f"cannot open warehouse {where}: {reason}") from None
-        check_complete(where, names, self.db.dialect)
+        self.backend = open_backend(self.url, read_only=read_only, create=create)
 
     @property
     def dialect(self) -> str:
         """The backend's name: ``'duckdb'`` or ``'postgresql'``."""
-        return self.db.dialect
+        return self.backend.dialect
 
     @property
     def engine(self):
         """The SQLAlchemy engine of a server warehouse (PostgreSQL only)."""
-        return self.db.engine
+        return self.backend.engine
 
     def workspace(self):
-        """The local DuckDB where a server warehouse's evaluations compute (see storage.py)."""
-        from .workspace import Workspace
-
-        if self._workspace is None:
-            server_url = self.db.engine.url.set(drivername="postgresql")
-            self._workspace = Workspace(server_url.render_as_string(hide_password=False), self.db)
-        return self._workspace
+        """The local DuckDB where a server warehouse's evaluations compute (PostgreSQL only;
+        see :mod:`rankhouse.backends.postgresql.workspace`)."""
+        return self.backend.workspace()
 
     def close(self) -> None:
         """Release the database; the object cannot be used afterwards."""
-        if self._workspace is not None:
-            self._workspace.close()
-        self.db.close()
+        self.backend.close()
 
     def __enter__(self) -> Warehouse:
         return self
@@ -257,13 +96,13 @@ class Warehouse:
     @contextmanager
     def transaction(self) -> Iterator[Connection]:
         """A connection inside one transaction: committed on success, rolled back on error."""
-        with self.db.transaction() as conn:
+        with self.backend.transaction() as conn:
             yield conn
 
     @contextmanager
     def connect(self) -> Iterator[Connection]:
         """A connection for reading."""
-        with self.db.connect() as conn:
+        with self.backend.connect() as conn:
             yield conn
 
     @staticmethod
@@ -274,40 +113,28 @@ class Warehouse:
     # --- catalogue -----------------------------------------------------------------------
     def runs(self):
         """All stored runs as a DataFrame (id, name, system_tag, num_queries, num_rows, ...)."""
-        from .catalog import list_runs
-
-        return list_runs(self)
+        return catalog.list_runs(self.backend)
 
     def qrels_sets(self):
         """All stored qrels sets as a DataFrame."""
-        from .catalog import list_qrels
-
-        return list_qrels(self)
+        return catalog.list_qrels(self.backend)
 
     def run(self, name_or_id: str | int):
         """One run's catalogue row (a dict) by name or id; raises NotFoundError."""
-        from .catalog import get_run
-
-        return get_run(self, name_or_id)
+        return catalog.get_run(self.backend, name_or_id)
 
     def qrels(self, name_or_id: str | int):
         """One qrels set's catalogue row (a dict) by name or id; raises NotFoundError."""
-        from .catalog import get_qrels
-
-        return get_qrels(self, name_or_id)
+        return catalog.get_qrels(self.backend, name_or_id)
 
     def remove_run(self, name_or_id: str | int) -> None:
         """Delete a run, its rows, evaluations and gate checks (checks that used it as their
         baseline stay, with its name)."""
-        from .catalog import remove_run
-
-        remove_run(self, name_or_id)
+        catalog.remove_run(self.backend, name_or_id)
 
     def remove_qrels(self, name_or_id: str | int) -> None:
         """Delete a qrels set, its judgments and the evaluations and gate checks made with it."""
-        from .catalog import remove_qrels
-
-        remove_qrels(self, name_or_id)
+        catalog.remove_qrels(self.backend, name_or_id)
 
     # --- ingest --------------------------------------------------------------------------
     def ingest_qrels(
@@ -335,10 +162,8 @@ class Warehouse:
 
         See :func:`rankhouse.ingest.ingest_qrels` for the result and the errors.
         """
-        from .ingest import ingest_qrels
-
-        return ingest_qrels(
-            self,
+        return ingest.ingest_qrels(
+            self.backend,
             source,
             name=name,
             columns=columns,
@@ -379,10 +204,8 @@ class Warehouse:
 
         See :func:`rankhouse.ingest.ingest_run` for the result and the errors.
         """
-        from .ingest import ingest_run
-
-        return ingest_run(
-            self,
+        return ingest.ingest_run(
+            self.backend,
             source,
             name=name,
             columns=columns,
@@ -432,10 +255,8 @@ class Warehouse:
 
         See :func:`rankhouse.evaluation.evaluate` for the result and the errors.
         """
-        from .evaluation import evaluate
-
         return evaluate(
-            self,
+            self.backend,
             qrels,
             runs,
             measures,
@@ -498,13 +319,7 @@ class Warehouse:
 
         See :func:`rankhouse.compare.compare` for the result's columns and the errors.
         """
-        from .compare import compare
-
-        return compare(
-            self,
-            qrels,
-            runs,
-            measures,
+        options = CompareOptions(
             names=names,
             baseline=baseline,
             test=test,
@@ -520,6 +335,7 @@ class Warehouse:
             round=round,
             highlight=highlight,
         )
+        return compare(self.backend, qrels, runs, measures, options)
 
     def history(
         self,
@@ -546,10 +362,8 @@ class Warehouse:
 
         See :func:`rankhouse.history.history` for the columns and the errors.
         """
-        from .history import history
-
-        return history(
-            self,
+        return history.history(
+            self.backend,
             system=system,
             run=run,
             qrels=qrels,
@@ -593,10 +407,8 @@ class Warehouse:
 
         See :func:`rankhouse.report.build_report` for what the report holds and the errors.
         """
-        from .report import write_report
-
-        return write_report(
-            self,
+        return report.write_report(
+            self.backend,
             path,
             qrels=qrels,
             runs=runs,

@@ -8,11 +8,12 @@ import zlib
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from ..backends.base import store_of
+from ..backends.duckdb_file.connection import DuckDBConnection
+from ..catalog import writes
 from ..duck import duckdb
 from ..errors import InputError, Message, Option
-from ..storage import ingest as storage_ingest
-from ..storage import is_shared
-from . import direct_run, staging, store, tabular, trec_lines, trec_text
+from . import direct_run, staging, tabular, trec_lines, trec_text
 from .delimited import default_delimiter
 from .hashing import BackgroundHash, frame_sha256
 from .progress import IngestProgress, wanted
@@ -29,8 +30,6 @@ from .sources import (
 
 if TYPE_CHECKING:
     import pandas as pd
-
-    from ..warehouse import Warehouse
 
 _FRAME_TAG = "run"
 TEXT_FORMATS = ("csv", "tsv", "jsonl")
@@ -83,7 +82,7 @@ class _Parsed:
 
 
 def ingest_qrels(
-    wh: Warehouse,
+    wh,
     source: str | os.PathLike[str] | pd.DataFrame,
     *,
     name: str | None = None,
@@ -115,22 +114,20 @@ def ingest_qrels(
         InputError: the source is missing, empty or malformed (message names line and field).
         ConflictError: the name is taken by different content and ``replace`` is false.
     """
-    if is_shared(wh):  # parsed here, then published to the server (storage.py)
-        options = {"name": name, "columns": columns, "format": format, "progress": progress}
-        options["delimiter"] = delimiter
-        return storage_ingest(wh, "qrels", source, {**options, "replace": replace})
+    store = store_of(wh)
     mapping = parse_columns(columns)
-    with opened(open_source(source, format, delimiter)) as src:
-        stored = _stored_trec_qrels(wh, src, name, mapping)
-        if stored is not None:
-            return stored
-        try:
-            return _ingest_qrels(wh, src, name, mapping, replace, progress, fast=True)
-        except trec_text.FastPathFailed:
-            return _ingest_qrels(wh, src, name, mapping, replace, progress, fast=False)
+    # read and stored where the store stages an ingest (the file itself), then published
+    with store.staging() as staged, opened(open_source(source, format, delimiter)) as src:
+        result = _stored_trec_qrels(staged, src, name, mapping)
+        if result is None:
+            try:
+                result = _ingest_qrels(staged, src, name, mapping, replace, progress, fast=True)
+            except trec_text.FastPathFailed:
+                result = _ingest_qrels(staged, src, name, mapping, replace, progress, fast=False)
+        return store.publish(staged, [result], replace, False)[0]
 
 
-def _stored_trec_qrels(wh, src: Source, name: str | None, mapping) -> IngestResult | None:
+def _stored_trec_qrels(store, src: Source, name: str | None, mapping) -> IngestResult | None:
     """The stored qrels set holding a TREC qrels file's content, found by its hash alone.
 
     A file whose name is taken (the usual case: the same qrels given again) is hashed before
@@ -139,10 +136,10 @@ def _stored_trec_qrels(wh, src: Source, name: str | None, mapping) -> IngestResu
     """
     if src.is_frame or src.format != "trec" or mapping:
         return None
-    with wh.connect() as conn:
-        if not store.name_taken(conn, "qrels", name or _default_qrels_name(src, "")):
+    with store.connect() as conn:
+        if not writes.name_taken(conn, "qrels", name or _default_qrels_name(src, "")):
             return None
-        existing = store.same_qrels(conn, *_file_identity(src, "qrels"))
+        existing = writes.same_qrels(conn, *_file_identity(src, "qrels"))
     return None if existing is None else _already_stored_qrels(existing, src)
 
 
@@ -167,32 +164,32 @@ def _already_stored_qrels(existing: dict, src: Source) -> IngestResult:
     )
 
 
-def _ingest_qrels(wh, src, name, mapping, replace, progress, *, fast) -> IngestResult:
-    with _progress(src, progress) as bar, wh.transaction() as conn:
-        duck = wh.duckdb_connection(conn)
+def _ingest_qrels(store, src, name, mapping, replace, progress, *, fast) -> IngestResult:
+    with _progress(src, progress) as bar, store.transaction() as conn:
+        duck = conn.duck
         parsed = _parse(duck, src, "qrels", "score", mapping, bar, _FRAME_TAG, fast)
         try:
-            existing = store.same_qrels(conn, parsed.sha256, parsed.options)
+            existing = writes.same_qrels(conn, parsed.sha256, parsed.options)
             if existing is not None:
                 return _already_stored_qrels(existing, src)
             [summary] = staging.summarize(duck, "qrels")
             qrels_name = name or _default_qrels_name(src, parsed.sha256)
-            store.claim_name(conn, "qrels", qrels_name, replace=replace)
+            writes.claim_name(conn, "qrels", qrels_name, replace=replace)
             bar.phase("writing judgments")
-            qrels_id = store.insert_qrels_set(
+            qrels_id = writes.insert_qrels_set(
                 conn,
                 {
                     "name": qrels_name,
                     "source": _source_text(src),
                     "content_sha256": parsed.sha256,
                     "parse_options": parsed.options,
-                    "ingested_at": store.utc_now(),
+                    "ingested_at": writes.utc_now(),
                     "num_queries": summary.num_queries,
                     "num_judgments": summary.num_rows,
                     **staging.qrels_statistics(duck),
                 },
             )
-            store.copy_judgments(duck, qrels_id)
+            staging.copy_judgments(duck, qrels_id)
             bar.phase("committing")
         finally:
             staging.drop(duck)
@@ -201,7 +198,7 @@ def _ingest_qrels(wh, src, name, mapping, replace, progress, *, fast) -> IngestR
     )
 
 
-def stored_ids(wh: Warehouse, source: str | os.PathLike[str], kind: str) -> list[int]:
+def stored_ids(wh, source: str | os.PathLike[str], kind: str) -> list[int]:
     """What ingesting the file ``source`` with the default options would find stored.
 
     Reads only (a read-only warehouse serves a file it already holds this way).
@@ -219,12 +216,12 @@ def stored_ids(wh: Warehouse, source: str | os.PathLike[str], kind: str) -> list
     if src.is_frame:
         return []
     identity = _file_identity(src, kind)
-    with wh.connect() as conn:
-        return store.content_ids(conn, kind, *identity)
+    with store_of(wh).connect() as conn:
+        return writes.content_ids(conn, kind, *identity)
 
 
 def ingest_run(
-    wh: Warehouse,
+    wh,
     source: str | os.PathLike[str] | pd.DataFrame,
     *,
     name: str | None = None,
@@ -270,25 +267,23 @@ def ingest_run(
             f"unknown order {order!r}",
             hint=Message("use ", Option("order", "score"), " or ", Option("order", "rank")),
         )
-    if is_shared(wh):  # parsed here, then published to the server (storage.py)
-        options = {"name": name, "columns": columns, "format": format, "progress": progress}
-        options["delimiter"] = delimiter
-        options |= {"order": order, "meta": meta, "replace": replace, "new_version": new_version}
-        results = storage_ingest(wh, "run", source, options)
-    else:
-        mapping = parse_columns(columns)
+    store = store_of(wh)
+    mapping = parse_columns(columns)
+    # read and stored where the store stages an ingest (the file itself), then published
+    with store.staging() as staged:
         with opened(open_source(source, format, delimiter)) as src:
             results = _ingest_run_source(
-                wh, src, name, mapping, order, meta, replace, new_version, progress
+                staged, src, name, mapping, order, meta, replace, new_version, progress
             )
+        results = store.publish(staged, results, replace, new_version)
     if order == "score":
-        with wh.connect() as conn:
+        with store.connect() as conn:
             warn_if_ranks_disagree(conn, [r for r in results if r.created])
     return results
 
 
-def _ingest_run_source(wh, src, name, mapping, order, meta, replace, new_version, progress):
-    args = (wh, src, name, mapping, order, meta, replace, new_version, progress)
+def _ingest_run_source(store, src, name, mapping, order, meta, replace, new_version, progress):
+    args = (store, src, name, mapping, order, meta, replace, new_version, progress)
     direct = direct_run.eligible(src, mapping)
     if direct is not None:
         try:
@@ -303,11 +298,11 @@ def _ingest_run_source(wh, src, name, mapping, order, meta, replace, new_version
 
 
 def _ingest_run_direct(
-    wh, src, name, mapping, order, meta, replace, new_version, progress, separator: str, tag: str
+    store, src, name, mapping, order, meta, replace, new_version, progress, separator: str, tag: str
 ) -> IngestResult:
     with _progress(src, progress) as bar:
         run = direct_run.ingest(
-            wh,
+            store,
             src,
             separator,
             tag,
@@ -357,11 +352,11 @@ def _run_metadata(src: Source, order: str, meta: dict[str, str] | None, sha256: 
     return metadata
 
 
-def _ingest_run(wh, src, name, mapping, order, meta, replace, new_version, progress, *, fast):
+def _ingest_run(store, src, name, mapping, order, meta, replace, new_version, progress, *, fast):
     default_tag = _FRAME_TAG if src.is_frame else base_name(src.path)
     results: list[IngestResult] = []
-    with _progress(src, progress) as bar, wh.transaction() as conn:
-        duck = wh.duckdb_connection(conn)
+    with _progress(src, progress) as bar, store.transaction() as conn:
+        duck = conn.duck
         parsed = _parse(duck, src, "run", order, mapping, bar, default_tag, fast)
         try:
             summaries = staging.summarize(duck, "run")
@@ -369,7 +364,7 @@ def _ingest_run(wh, src, name, mapping, order, meta, replace, new_version, progr
             metadata = _run_metadata(src, order, meta, parsed.sha256)
             to_store: dict[str, int] = {}
             for summary in summaries:
-                existing = store.same_run(conn, parsed.sha256, parsed.options, summary.tag)
+                existing = writes.same_run(conn, parsed.sha256, parsed.options, summary.tag)
                 if existing is not None:
                     results.append(
                         IngestResult(
@@ -384,10 +379,10 @@ def _ingest_run(wh, src, name, mapping, order, meta, replace, new_version, progr
                         )
                     )
                     continue
-                run_name = store.claim_name(
+                run_name = writes.claim_name(
                     conn, "run", names[summary.tag], replace=replace, new_version=new_version
                 )
-                run_id = store.insert_run(
+                run_id = writes.insert_run(
                     conn,
                     {
                         "name": run_name,
@@ -395,7 +390,7 @@ def _ingest_run(wh, src, name, mapping, order, meta, replace, new_version, progr
                         "source": _source_text(src),
                         "content_sha256": parsed.sha256,
                         "parse_options": parsed.options,
-                        "ingested_at": store.utc_now(),
+                        "ingested_at": writes.utc_now(),
                         "metadata": json.dumps(metadata),
                         "order_by": order,
                         "num_queries": summary.num_queries,
@@ -417,7 +412,7 @@ def _ingest_run(wh, src, name, mapping, order, meta, replace, new_version, progr
                     )
                 )
             bar.phase("ranking and writing rows")
-            store.copy_run_rows(duck, to_store)
+            staging.copy_run_rows(duck, to_store)
             bar.phase("committing")
         finally:
             staging.drop(duck)
@@ -473,16 +468,14 @@ def _load(duck, src, kind, first_id, mapping, order, default_tag, name, *, fast)
         parsed = _parse(duck, src, kind, order, mapping, bar, default_tag, fast)
     try:
         if kind == "qrels":
-            store.copy_judgments(duck, first_id)
+            staging.copy_judgments(duck, first_id)
             return [Loaded(first_id, _default_qrels_name(src, parsed.sha256))]
         summaries = staging.summarize(duck, "run")
         names = _run_names(src, parsed, name, [s.tag for s in summaries], default_tag)
         ids = {summary.tag: first_id + i for i, summary in enumerate(summaries)}
-        store.copy_run_rows(duck, ids)
+        staging.copy_run_rows(duck, ids)
         loaded = [Loaded(ids[s.tag], names[s.tag], s.tied_pairs) for s in summaries]
         if order == "score":
-            from ..db import DuckDBConnection
-
             warn_if_ranks_disagree(DuckDBConnection(duck), loaded)
         return loaded
     finally:
@@ -503,8 +496,6 @@ def _load_frame(duck, src, kind, first_id, mapping, order, name) -> list[Loaded]
     [run_name] = _run_names(src, parsed, name, [_FRAME_TAG], _FRAME_TAG).values()
     loaded = [Loaded(first_id, run_name, inserted.tied_pairs)]
     if order == "score" and inserted.has_ranks:
-        from ..db import DuckDBConnection
-
         warn_if_ranks_disagree(DuckDBConnection(duck), loaded)
     return loaded
 

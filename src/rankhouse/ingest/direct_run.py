@@ -19,8 +19,9 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from ..background import Background
+from ..catalog import writes
 from ..duck import duckdb
-from . import store, trec_text
+from . import trec_text
 from .hashing import (
     NUMPY_FROM,
     PAIR_HASH,
@@ -35,7 +36,7 @@ from .progress import IngestProgress
 from .sources import Source
 
 if TYPE_CHECKING:
-    from ..db import Connection
+    from ..backends.sql import Connection
 
 
 @dataclass(frozen=True)
@@ -66,7 +67,7 @@ def eligible(src: Source, mapping: dict[str, str]) -> tuple[str, str] | None:
 
 
 def ingest(
-    wh,
+    store,
     src: Source,
     separator: str,
     tag: str,
@@ -89,19 +90,19 @@ def ingest(
     """
     run_name = name or tag
     try:
-        with wh.transaction() as conn:
+        with store.transaction() as conn:
             hasher = BackgroundHash(src.data_path, bar.bytes_done, src.label)
             if may_hold_numpy_rows(src.data_path):
                 # its checks count in numpy, whose import (50 ms) can happen while DuckDB reads
                 Background(_import_numpy, "rankhouse-numpy")
-            if store.name_taken(conn, "run", run_name):
+            if writes.name_taken(conn, "run", run_name):
                 # same content under this name is no conflict: that needs the hash first
                 _raise_if_stored(conn, hasher, options, tag)
-                run_name = store.claim_name(
+                run_name = writes.claim_name(
                     conn, "run", run_name, replace=replace, new_version=new_version
                 )
             run_id = conn.execute("SELECT nextval('run_ids')").scalar_one()
-            duck = wh.duckdb_connection(conn)
+            duck = conn.duck
             bar.phase("reading and writing rows")
             try:
                 trec_text.insert_run_rows(duck, src, order, compression, separator, tag, run_id)
@@ -112,7 +113,7 @@ def ingest(
             sha = _raise_if_stored(conn, hasher, options, tag)
             bar.phase("validating")
             num_queries, num_rows, tied_pairs = _check_rows(duck, src, run_id, tag)
-            store.insert_run(
+            writes.insert_run(
                 conn,
                 {
                     "id": run_id,
@@ -121,7 +122,7 @@ def ingest(
                     "source": str(src.path),
                     "content_sha256": sha,
                     "parse_options": options,
-                    "ingested_at": store.utc_now(),
+                    "ingested_at": writes.utc_now(),
                     "metadata": json.dumps({**metadata, "content_sha256": sha}),
                     "order_by": order,
                     "num_queries": num_queries,
@@ -142,7 +143,7 @@ def _import_numpy() -> None:
 def _raise_if_stored(conn: Connection, hasher: BackgroundHash, options: str, tag: str) -> str:
     """The file's sha256; raises _AlreadyStored when a run with that content is stored."""
     sha = hasher.result()
-    existing = store.same_run(conn, sha, options, tag)
+    existing = writes.same_run(conn, sha, options, tag)
     if existing is not None:
         raise _AlreadyStored(
             StoredRun(

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 from ..errors import Message, Option, RankhouseWarning
 
 if TYPE_CHECKING:
-    from ..db import Connection
+    from ..backends.sql import Connection
     from .api import IngestResult, Loaded
 
 SAMPLE_ROWS = 50_000

@@ -78,3 +78,20 @@ def qrels_statistics(duck) -> dict[str, int | None]:
 
 def drop(duck) -> None:
     duck.execute(f"DROP TABLE IF EXISTS {STAGE}")
+
+
+def copy_judgments(duck, qrels_id: int) -> None:
+    """Move the staged judgments into ``judgments``."""
+    duck.execute(
+        f"INSERT INTO judgments SELECT ?, query_id, doc_id, grade FROM {STAGE}", [qrels_id]
+    )
+
+
+def copy_run_rows(duck, run_ids: dict[str, int]) -> None:
+    """Move the staged rows of the given tags into ``run_rows`` (evaluations rank them)."""
+    for tag, run_id in run_ids.items():
+        duck.execute(
+            f"INSERT INTO run_rows SELECT ?, query_id, doc_id, rank, score FROM {STAGE} "
+            "WHERE tag = ?",
+            [run_id, tag],
+        )

@@ -1,8 +1,8 @@
 """``rankhouse report``: one self-contained HTML file of trends, comparisons and curves.
 
 :mod:`.gather` reads what the report shows from the warehouse, :mod:`.figures` draws it with
-matplotlib as inline SVG, :mod:`.tables` writes the tables (also used by the notebook
-display of results) and :mod:`.page` puts the document together. The file has no script and
+matplotlib as inline SVG, :mod:`rankhouse.display.tables` writes the tables (also used by the
+notebook display of results) and :mod:`.page` puts the document together. The file has no script and
 references nothing outside itself, so it opens offline.
 """
 
@@ -13,7 +13,9 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from .tables import DEFAULT_ROUND, HtmlTable
+from ..display.tables import DEFAULT_ROUND, HtmlTable, check_display
+from .gather import gather
+from .page import render
 
 __all__ = ["DEFAULT_ROUND", "HtmlTable", "build_report", "write_report"]
 
@@ -34,7 +36,7 @@ def build_report(
     stored, as :func:`rankhouse.compare.compare` does.
 
     Args:
-        wh: the :class:`~rankhouse.Warehouse`.
+        wh: the :class:`~rankhouse.Warehouse` or its store.
         round: decimals shown, one number or a dict measure -> decimals.
         highlight: how the best mean per measure is marked: ``'bold'``, ``'color'`` or None.
         **selection: what to report and how to test it (:func:`.gather.gather`'s arguments):
@@ -52,10 +54,6 @@ def build_report(
         RankhouseError: nothing to report, or a bad option.
         NotFoundError: a named run, system or qrels set that is not stored.
     """
-    from .gather import gather
-    from .page import render
-    from .tables import check_display
-
     check_display(round, highlight)
     data = gather(wh, **selection)
     return render(data, round=round, highlight=highlight)

@@ -18,9 +18,8 @@ import io
 import re
 from collections.abc import Sequence
 
-import numpy as np
-import pandas as pd
-
+from ..lazy import numpy as np
+from ..lazy import pandas as pd
 from .gather import Trend
 
 MAX_LABELLED = 60

@@ -15,9 +15,18 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
-import pandas as pd
-
-from ..errors import RankhouseError
+from ..backends.base import store_of
+from ..catalog import get_qrels, get_run
+from ..columns import HIDDEN_METADATA
+from ..compare import comparison
+from ..errors import NotFoundError, RankhouseError
+from ..evaluation import evaluate, resolve_qrels, resolve_runs
+from ..labels import requested_labels
+from ..lazy import pandas as pd
+from ..measures import parse_measures
+from ..pairing import paired_frames
+from ..stats import check_alpha, check_correction, check_test
+from ..version import __version__
 
 RECALL_POINTS = tuple(i / 10 for i in range(11))
 IPREC_MEASURES = tuple(f"IPrec@{r:.1f}" for r in RECALL_POINTS)
@@ -25,8 +34,6 @@ IPREC_MEASURES = tuple(f"IPrec@{r:.1f}" for r in RECALL_POINTS)
 
 DEFAULT_MAX_MEASURES = 8
 """Without ``measures``, at most this many stored measures (the first stored) are shown."""
-
-HIDDEN_METADATA = frozenset({"source", "content_sha256"})
 
 
 @dataclass
@@ -110,25 +117,22 @@ def gather(
         RankhouseError: nothing to report (no stored evaluation matches), or bad options.
         NotFoundError: a named run, system or qrels set that is not stored.
     """
-    from .. import __version__
-    from ..evaluation import resolve_qrels, resolve_runs
-    from ..stats import check_alpha, check_correction, check_test
-
+    store = store_of(wh)
     check_test(test)
     check_correction(correction)
     check_alpha(alpha)
-    named_runs = resolve_runs(wh, list(runs)) if runs else []
-    baseline_row = resolve_runs(wh, [baseline])[0] if baseline is not None else None
+    named_runs = resolve_runs(store, list(runs)) if runs else []
+    baseline_row = resolve_runs(store, [baseline])[0] if baseline is not None else None
     if qrels is not None:
-        qrels_rows = [resolve_qrels(wh, qrels)]
+        qrels_rows = [resolve_qrels(store, qrels)]
     else:
-        qrels_rows = [wh.qrels(int(i)) for i in _evaluated_qrels(wh)]
+        qrels_rows = [get_qrels(store, int(i)) for i in _evaluated_qrels(store)]
     if systems:
-        _check_systems(wh, systems)
+        _check_systems(store, systems)
     sections = []
     for qrels_row in qrels_rows:
         section = _section(
-            wh,
+            store,
             qrels_row,
             named_runs=named_runs,
             systems=list(systems or []),
@@ -158,16 +162,14 @@ def gather(
     return ReportData(sections, settings, __version__, datetime.now(UTC).replace(microsecond=0))
 
 
-def _evaluated_qrels(wh) -> list[int]:
-    with wh.connect() as conn:
+def _evaluated_qrels(store) -> list[int]:
+    with store.connect() as conn:
         rows = conn.execute("SELECT DISTINCT qrels_id FROM evaluations ORDER BY 1")
         return [int(r[0]) for r in rows]
 
 
-def _check_systems(wh, systems: Iterable[str]) -> None:
-    from ..errors import NotFoundError
-
-    with wh.connect() as conn:
+def _check_systems(store, systems: Iterable[str]) -> None:
+    with store.connect() as conn:
         known = {r[0] for r in conn.execute("SELECT DISTINCT system_tag FROM runs")}
     unknown = [s for s in systems if s not in known]
     if unknown:
@@ -177,7 +179,7 @@ def _check_systems(wh, systems: Iterable[str]) -> None:
 
 
 def _section(
-    wh,
+    store,
     qrels_row: dict[str, Any],
     *,
     named_runs: list[dict[str, Any]],
@@ -191,19 +193,14 @@ def _section(
     max_measures: int,
     explicit: bool,
 ) -> QrelsSection | None:
-    from ..compare import comparison
-    from ..evaluation import evaluate
-    from ..labels import requested_labels
-    from ..pairing import paired_frames
-
     qrels_id = int(qrels_row["id"])
-    run_rows = _select_runs(wh, qrels_id, named_runs, systems)
+    run_rows = _select_runs(store, qrels_id, named_runs, systems)
     if baseline_row is not None and baseline_row["id"] not in {r["id"] for r in run_rows}:
         run_rows = [baseline_row, *run_rows]
     if not run_rows:
         return None
     notes: list[str] = []
-    names = _measures(wh, qrels_id, run_rows, measures, max_measures, notes)
+    names = _measures(store, qrels_id, run_rows, measures, max_measures, notes)
     if not names:
         if explicit:
             raise RankhouseError(
@@ -215,7 +212,7 @@ def _section(
     shown = list(dict.fromkeys(requested_labels([n], relevance_level)[0] for n in names))
     options = {"relevance_level": relevance_level}
     found = comparison(
-        wh,
+        store,
         qrels=qrels_id,
         runs=run_ids,
         measures=names,
@@ -234,7 +231,7 @@ def _section(
                 pairs[row["name"]] = {m: by_measure[m][row["name"]] for m in shown}
     infos = [_run_info(r) for r in run_rows]
     curves = evaluate(
-        wh,
+        store,
         qrels=qrels_id,
         runs=run_ids,
         measures=IPREC_MEASURES,
@@ -256,7 +253,7 @@ def _section(
         comparison=comparison_frame,
         baseline=found.baseline,
         pairs=pairs,
-        trends=_trends(wh, qrels_id, infos, comparison_frame, shown),
+        trends=_trends(store, qrels_id, infos, comparison_frame, shown),
         precision_recall=precision_recall,
         notes=notes,
     )
@@ -270,15 +267,15 @@ _EVALUATED_RUNS = """
     """
 
 
-def _select_runs(wh, qrels_id: int, named: list[dict], systems: list[str]) -> list[dict]:
+def _select_runs(store, qrels_id: int, named: list[dict], systems: list[str]) -> list[dict]:
     """The named runs, and the runs of ``systems`` (all systems when nothing is named) that
     have an evaluation against the qrels set, in ingest order."""
     chosen = {int(r["id"]): r for r in named}
     if systems or not named:
-        with wh.connect() as conn:
+        with store.connect() as conn:
             evaluated = [int(r[0]) for r in conn.execute(_EVALUATED_RUNS, {"qrels_id": qrels_id})]
         for run_id in evaluated:
-            row = wh.run(run_id)
+            row = get_run(store, run_id)
             if not systems or row["system_tag"] in systems:
                 chosen.setdefault(run_id, row)
     return sorted(chosen.values(), key=lambda r: (r["ingested_at"], r["id"]))
@@ -294,7 +291,7 @@ _STORED_MEASURES = """
 
 
 def _measures(
-    wh,
+    store,
     qrels_id: int,
     run_rows: list[dict],
     measures: Sequence[Any] | None,
@@ -303,12 +300,10 @@ def _measures(
 ) -> list[str]:
     """The requested measures (canonical names), else the stored ones in the order they
     were first stored, without the precision-recall points the report stores itself."""
-    from ..measures import parse_measures
-
     if measures:
         items = [measures] if isinstance(measures, str) else list(measures)
         return list(dict.fromkeys(m.name for m in parse_measures(items)))
-    with wh.connect() as conn:
+    with store.connect() as conn:
         found = conn.execute(
             _STORED_MEASURES,
             {"qrels_id": qrels_id, "run_ids": [int(r["id"]) for r in run_rows]},
@@ -359,14 +354,14 @@ _FIRST_RUNS = (
 
 
 def _trends(
-    wh, qrels_id: int, runs: list[RunInfo], comparison: pd.DataFrame, measures: list[str]
+    store, qrels_id: int, runs: list[RunInfo], comparison: pd.DataFrame, measures: list[str]
 ) -> list[Trend]:
     """Every system with at least two of the selected runs: its series, oldest first."""
     by_system: dict[str, list[RunInfo]] = {}
     for info in runs:
         by_system.setdefault(info.system, []).append(info)
     means = comparison.pivot_table(index="run", columns="measure", values="mean", sort=False)
-    with wh.connect() as conn:
+    with store.connect() as conn:
         rows = conn.execute(_VERDICTS, {"qrels_id": qrels_id}).mappings().all()
         first_runs = set(conn.execute(_FIRST_RUNS, {"qrels_id": qrels_id}).scalars())
     verdicts: dict[tuple[int, str], str] = {}

@@ -8,9 +8,9 @@ from __future__ import annotations
 import html
 from collections.abc import Mapping
 
-import pandas as pd
-
-from . import figures, tables
+from ..display import tables
+from ..lazy import pandas as pd
+from . import figures
 from .gather import QrelsSection, ReportData
 
 WORST_LISTED = 10

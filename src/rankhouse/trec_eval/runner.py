@@ -23,11 +23,14 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import TextIO
 
+from ..backends import open_backend, resolve_target
 from ..background import Background
+from ..defaults import DB_ENV_VAR
+from ..engine import compute, load_files, scratch_database
 from ..errors import RankhouseError
+from ..evaluation import evaluate as evaluate_stored
 from ..ingest.hashing import count_repeated, may_hold_numpy_rows
 from ..measures.sqlfile import load_sql
-from ..storage import is_server, publish_all
 from . import store
 from .direct import DirectRun, read_and_store, read_unstored
 from .mapping import line_measures, relstring_length
@@ -72,8 +75,6 @@ def main(
             is kept (an in-memory warehouse: trec_eval writes no file, neither does this).
         read_only: evaluate without storing anything (scratch warehouse).
     """
-    from ..defaults import DB_ENV_VAR
-
     out = out or sys.stdout
     err = err or sys.stderr
     if asks_for_help(argv):  # trec_eval's -h prints its help and exits 0
@@ -122,8 +123,6 @@ def _run_file(path: str) -> Iterator[str]:
 
 
 def _evaluate_unstored(options, requests, out) -> int:
-    from ..engine import close_scratch, load_files, scratch_database
-
     duck = scratch_database()
     try:
         with _run_file(options.results) as run_path:
@@ -165,7 +164,7 @@ def _evaluate_unstored(options, requests, out) -> int:
                 duck, options, requests, RUN_ID, QRELS_ID, topics, limit, private=True
             )
     finally:
-        close_scratch(duck)
+        duck.close()
     return _finish(options, requests, qrels, topics, run_topics, per_topic, runid, failure, out)
 
 
@@ -216,62 +215,62 @@ class _RunReading:
 
 
 def _evaluate_stored(options, requests, out, db) -> int:
-    from ..warehouse import Warehouse
-
-    # A server warehouse: evaluate in a local scratch warehouse, then publish what it stored
-    server = Warehouse(db) if is_server(db) else None
-    wh = Warehouse(":memory:" if server is not None else db)
+    # a store that computes elsewhere (a server): evaluated in its local staging warehouse,
+    # then what that stored is published
+    target = open_backend(resolve_target(db))
     try:
-        with wh.connect() as conn:
-            duck = conn.duck
-        qrels = read_qrels(duck, options.qrels, QRELS_TABLE)
-        topics = qrels.topics
-        qrels_sha = store.content_hash(options.qrels)
-        with _run_file(options.results) as run_path:
-            whitespace: set[int] = set()
-            run_sha = results_sha256(run_path, whitespace)
-            with wh.connect() as conn:
-                stored = store.stored_run(conn, run_sha)
-            direct = None
-            if stored is not None:
-                runid, run_topics, duplicate = (
-                    stored["system_tag"],
-                    _stored_topics(wh, stored),
-                    None,
-                )
-            else:
-                direct = read_and_store(
-                    wh,
-                    run_path,
-                    run_sha,
-                    frozenset(whitespace),
-                    lambda found: _first_failure(options, requests, qrels, found, None) is None,
-                )
-                if direct is not None:
-                    runid, run_topics, duplicate = direct.runid, direct.topics, None
-                else:
-                    runid, run_topics, duplicate = _read(duck, options, run_path, topics)
-            failure = _first_failure(options, requests, qrels, run_topics, duplicate)
-            limit = failure.index if failure else len(topics)
-            if failure is not None or (stored is None and duplicate is not None):
-                if stored is not None:  # the run was not read: take its stored rows
-                    _load_stored_run(duck, stored["id"])
-                per_topic = _values_of_a_copy(duck, options, requests, qrels, limit)
-            else:
-                if stored is not None:
-                    run_id = stored["id"]
-                elif direct is not None:
-                    run_id = direct.run_id
-                else:
-                    run_id = _store_run(wh, run_path, run_sha, runid)
-                qrels_id = _store_qrels(wh, options.qrels, qrels_sha)
-                per_topic = _stored_values(wh, options, requests, run_id, qrels_id, topics, limit)
-                if server is not None:
-                    publish_all(server, wh)
+        with target.staging() as wh:
+            return _evaluate_in(options, requests, out, target, wh)
     finally:
-        wh.close()
-        if server is not None:
-            server.close()
+        target.close()
+
+
+def _evaluate_in(options, requests, out, target, wh) -> int:
+    with wh.connect() as conn:
+        duck = conn.duck
+    qrels = read_qrels(duck, options.qrels, QRELS_TABLE)
+    topics = qrels.topics
+    qrels_sha = store.content_hash(options.qrels)
+    with _run_file(options.results) as run_path:
+        whitespace: set[int] = set()
+        run_sha = results_sha256(run_path, whitespace)
+        with wh.connect() as conn:
+            stored = store.stored_run(conn, run_sha)
+        direct = None
+        if stored is not None:
+            runid, run_topics, duplicate = (
+                stored["system_tag"],
+                _stored_topics(wh, stored),
+                None,
+            )
+        else:
+            direct = read_and_store(
+                wh,
+                run_path,
+                run_sha,
+                frozenset(whitespace),
+                lambda found: _first_failure(options, requests, qrels, found, None) is None,
+            )
+            if direct is not None:
+                runid, run_topics, duplicate = direct.runid, direct.topics, None
+            else:
+                runid, run_topics, duplicate = _read(duck, options, run_path, topics)
+        failure = _first_failure(options, requests, qrels, run_topics, duplicate)
+        limit = failure.index if failure else len(topics)
+        if failure is not None or (stored is None and duplicate is not None):
+            if stored is not None:  # the run was not read: take its stored rows
+                _load_stored_run(duck, stored["id"])
+            per_topic = _values_of_a_copy(duck, options, requests, qrels, limit)
+        else:
+            if stored is not None:
+                run_id = stored["id"]
+            elif direct is not None:
+                run_id = direct.run_id
+            else:
+                run_id = _store_run(wh, run_path, run_sha, runid)
+            qrels_id = _store_qrels(wh, options.qrels, qrels_sha)
+            per_topic = _stored_values(wh, options, requests, run_id, qrels_id, topics, limit)
+            target.publish_all(wh)
     return _finish(options, requests, qrels, topics, run_topics, per_topic, runid, failure, out)
 
 
@@ -418,8 +417,6 @@ def _engine_values(
 ) -> TopicValues:
     """The printed lines' values computed by the engine on ``duck`` (nothing stored;
     ``private``: see :func:`rankhouse.engine.compute`)."""
-    from ..engine import compute
-
     lines = _lines(options, requests)
     by_query: dict[str, dict[str, float]] = {}
     ready = None
@@ -446,8 +443,6 @@ def _engine_values(
 
 def _stored_values(wh, options, requests, run_id, qrels_id, topics, limit) -> TopicValues:
     """The printed lines' values, evaluated through the warehouse (stored, or reused)."""
-    from ..evaluation import evaluate as evaluate_stored
-
     lines = _lines(options, requests)
     by_query: dict[str, dict[str, float]] = {}
     if lines and limit:

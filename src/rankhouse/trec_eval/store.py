@@ -2,8 +2,8 @@
 
 The run is already in a DuckDB temporary table on the warehouse's connection (read by
 :mod:`.reader`), so it goes to ``run_rows`` with one ``INSERT ... SELECT``: no copy through
-Python. Catalogue rows and content deduplication are the ingest layer's
-(:mod:`rankhouse.ingest.store`); the parse options say ``"format": "trec_eval"`` because
+Python. Catalogue rows and content deduplication are the catalogue's
+(:mod:`rankhouse.catalog.writes`); the parse options say ``"format": "trec_eval"`` because
 trec_eval's rules (C ``atof`` scores, one run per file named by the last tag, ...) differ from
 ``rankhouse ingest``'s, so the same file ingested both ways gives two stored runs.
 """
@@ -14,13 +14,21 @@ import json
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ..ingest import staging, store
+from ..catalog.writes import (
+    TREC_EVAL_COPY,
+    free_name,
+    insert_qrels_set,
+    insert_run,
+    same_qrels,
+    utc_now,
+)
+from ..ingest import staging
 from ..ingest.hashing import file_sha256
 
 if TYPE_CHECKING:
-    from ..db import Connection
+    from ..backends.sql import Connection
 
-PARSE_OPTIONS = json.dumps({"format": "trec_eval"})
+PARSE_OPTIONS = TREC_EVAL_COPY
 
 
 def content_hash(path: str) -> str:
@@ -51,7 +59,7 @@ def store_qrels(conn: Connection, duck, table: str, path: str, sha: str) -> int:
     Returns:
         The qrels set's id.
     """
-    existing = store.same_qrels(conn, sha, PARSE_OPTIONS)
+    existing = same_qrels(conn, sha, PARSE_OPTIONS)
     if existing is not None:
         return int(existing["id"])
     duck.execute(
@@ -60,20 +68,20 @@ def store_qrels(conn: Connection, duck, table: str, path: str, sha: str) -> int:
     )
     try:
         [summary] = staging.summarize(duck, "qrels")
-        qrels_id = store.insert_qrels_set(
+        qrels_id = insert_qrels_set(
             conn,
             {
                 "name": free_name(conn, "qrels_sets", Path(path).name, sha),
                 "source": str(path),
                 "content_sha256": sha,
                 "parse_options": PARSE_OPTIONS,
-                "ingested_at": store.utc_now(),
+                "ingested_at": utc_now(),
                 "num_queries": summary.num_queries,
                 "num_judgments": summary.num_rows,
                 **staging.qrels_statistics(duck),
             },
         )
-        store.copy_judgments(duck, qrels_id)
+        staging.copy_judgments(duck, qrels_id)
     finally:
         staging.drop(duck)
     return int(qrels_id)
@@ -116,7 +124,7 @@ def record_run(
         "source": str(path),
         "content_sha256": sha,
         "parse_options": PARSE_OPTIONS,
-        "ingested_at": store.utc_now(),
+        "ingested_at": utc_now(),
         "metadata": json.dumps(metadata),
         "order_by": "score",
         "num_queries": num_queries,
@@ -124,16 +132,4 @@ def record_run(
     }
     if run_id is not None:
         values["id"] = run_id
-    return int(store.insert_run(conn, values))
-
-
-def free_name(conn: Connection, table: str, wanted: str, sha: str) -> str:
-    """``wanted``, or ``wanted@<sha8>`` when another qrels set / run holds that name."""
-    name = wanted or "trec_eval"
-    for candidate in (name, f"{name}@{sha[:8]}", f"{name}@{sha[:16]}"):
-        taken = conn.execute(
-            f"SELECT count(*) FROM {table} WHERE name = :name", {"name": candidate}
-        ).scalar()
-        if not taken:
-            return candidate
-    return f"{name}@{sha}"
+    return int(insert_run(conn, values))

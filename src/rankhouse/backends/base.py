@@ -1,0 +1,125 @@
+"""What rankhouse asks of a store, whichever it is: the :class:`Backend` protocol.
+
+A warehouse keeps its data in a store; measures are always computed by DuckDB, in process, by
+the same SQL, so every store gives the same numbers by construction. The two stores today:
+
+=====================  ==================================  ===================================
+                       DuckDB file (the default)           PostgreSQL server (shared)
+=====================  ==================================  ===================================
+``local_compute``      yes: the engine reads the file      no: rows are fetched into a local
+                                                           in-memory DuckDB (a workspace)
+``many_writers``       no: one writing process at a time   yes: advisory locks on content,
+                       (DuckDB's file lock, waited for)    names and evaluations
+``enforces_unique``    no: rankhouse's checks alone        yes: UNIQUE constraints behind the
+                                                           locks
+ingest                 parse, check and write in the       parse and check in a staging
+                       file, in one transaction            in-memory DuckDB, then publish in
+                                                           one transaction (binary COPY)
+evaluation writes      INSERT ... SELECT on the file's     binary COPY, in the transaction
+                       own connection                      that stores the evaluations
+``rankhouse sql``      the file opened read-only,          a read-only transaction, one
+                       external access off                 statement at a time
+=====================  ==================================  ===================================
+
+Everything else (catalogue, history, compare, regress) is plain SQL on :meth:`Backend.connect`.
+A store's driver raises its own exceptions; :func:`translated` turns them into
+:class:`~rankhouse.errors.DatabaseError` where a connection is handed out, so nothing above
+this package catches a driver's exception.
+
+Adding a store is a module or folder beside these two implementing :class:`Backend`, its
+migrations under ``migrations/<dialect>/``, an entry in :data:`rankhouse.backends.SCHEMES`
+and one in the tests' backend fixture (docs/ARCHITECTURE.md).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from contextlib import AbstractContextManager, contextmanager
+from typing import Any, Protocol
+
+from ..errors import DatabaseError, RankhouseError, first_line
+from .sql import Connection
+
+
+class Backend(Protocol):
+    """A warehouse's store, opened, checked and migrated by :func:`rankhouse.backends.open_backend`.
+
+    Attributes:
+        url: the store's URL (``duckdb:///path``, ``postgresql+psycopg://...``).
+        where: how messages name it (a path, or ``host:port/db``).
+        dialect: the SQL dialect of its migrations and statements (``duckdb``, ``postgresql``).
+        read_only: opened without the right to write.
+        local_compute: its rows are in the DuckDB database that computes measures.
+        many_writers: several processes may write at once (evaluations are locked before
+            they are replaced).
+        enforces_unique: UNIQUE constraints guard names and content against writers that
+            bypass rankhouse's own checks.
+    """
+
+    url: str
+    where: str
+    dialect: str
+    read_only: bool
+    local_compute: bool
+    many_writers: bool
+    enforces_unique: bool
+
+    def connect(self) -> AbstractContextManager[Connection]:
+        """A connection for reading (each statement commits on its own)."""
+
+    def transaction(self) -> AbstractContextManager[Connection]:
+        """A connection inside one transaction: committed on success, rolled back on error."""
+
+    def engine_connection(self, run_ids, qrels_id: int) -> AbstractContextManager[Any]:
+        """The DuckDB connection on which ``run_rows`` and ``judgments`` hold these rows under
+        their warehouse ids (the engine computes there; its temporary tables stay on it)."""
+
+    def rows_connection(
+        self, run_ids, qrels_id: int, *, load: bool
+    ) -> AbstractContextManager[Connection]:
+        """A connection on which queries about these rows run best (``load``: they are about
+        to be evaluated, so bring them where the engine reads them)."""
+
+    def store_values(self, conn: Connection, duck, select: str, params: dict[str, Any]) -> None:
+        """Store the rows of ``select`` (``evaluation_id, query_id, value``, run with
+        ``params`` on the engine's DuckDB connection ``duck``) in ``evaluation_values``, in
+        the transaction of ``conn``."""
+
+    def lock_evaluations(self, conn: Connection, pairs) -> None:
+        """Hold the evaluations of the (run id, qrels id) ``pairs`` for the rest of the
+        transaction ``conn`` before replacing any (a store with many writers)."""
+
+    def staging(self) -> AbstractContextManager[Backend]:
+        """Where an ingest (or trec-eval) parses, checks and stores before :meth:`publish`:
+        a store that computes locally is its own staging; another gives a local DuckDB
+        warehouse, emptied when the block ends."""
+
+    def publish(self, staging: Backend, results: list, replace: bool, new_version: bool) -> list:
+        """Copy what an ingest stored in ``staging`` into this store; the results as stored."""
+
+    def publish_all(self, scratch: Backend) -> None:
+        """Copy every qrels set, run and evaluation of ``scratch`` into this store."""
+
+    def close(self) -> None:
+        """Release the store; the object cannot be used afterwards."""
+
+
+@contextmanager
+def translated(
+    errors: tuple[type[BaseException], ...],
+    refusal: Callable[[BaseException], RankhouseError | None] | None = None,
+) -> Iterator[None]:
+    """Raise a driver's exception of ``errors`` leaving the block as a RankhouseError:
+    ``refusal(exc)`` when it names the problem, else a
+    :class:`~rankhouse.errors.DatabaseError` with the driver's first line."""
+    try:
+        yield
+    except errors as exc:
+        named = refusal(exc) if refusal is not None else None
+        raise (named or DatabaseError(first_line(exc))) from exc
+
+
+def store_of(warehouse: Any) -> Backend:
+    """The store of a :class:`~rankhouse.Warehouse`, or ``warehouse`` itself when it is a
+    store: every verb takes either."""
+    return getattr(warehouse, "backend", warehouse)

@@ -1,0 +1,133 @@
+"""Opening a DuckDB file: is there one to open here, and waiting while another process holds it.
+
+* :func:`check_file`, before connecting: a command that only reads needs an existing
+  warehouse (it never creates folders or an empty file); a command that writes may create one.
+* :func:`connect_waiting`, while connecting: DuckDB lets one process write a file at a time;
+  another waits up to :func:`lock_timeout` seconds, saying so once on stderr, before it fails.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import TypeVar
+
+from ...errors import NoWarehouseError, RankhouseError, WarehouseLockedError
+
+#: Seconds a process waits for another one's lock on a DuckDB file (``$RANKHOUSE_LOCK_TIMEOUT``).
+DEFAULT_LOCK_TIMEOUT = 30.0
+LOCK_TIMEOUT_ENV = "RANKHOUSE_LOCK_TIMEOUT"
+
+_LOCK_CONFLICT = "Could not set lock on file"
+_LOCK_HOLDER = re.compile(r"Conflicting lock is held in (.*?)(?: \(PID (\d+)\))?(?:\. See also|$)")
+
+T = TypeVar("T")
+
+
+def check_file(path: Path, *, create: bool) -> None:
+    """Check a DuckDB warehouse path before connecting; with ``create``, make its folder.
+
+    Raises:
+        NoWarehouseError: no file at ``path`` and ``create`` is false.
+        RankhouseError: ``path`` is a folder, or an empty file (not a DuckDB database).
+    """
+    if path.is_dir():
+        raise RankhouseError(f"{path} is a folder; name a warehouse file, e.g. {path}/w.duckdb")
+    if not path.exists():
+        if not create:
+            raise NoWarehouseError(
+                f"no warehouse at {path}; ingest qrels or a run to create one "
+                "(rankhouse ingest qrels FILE), or name another with --db or $RANKHOUSE_DB"
+            )
+        path.parent.mkdir(parents=True, exist_ok=True)
+        return
+    if path.stat().st_size == 0:  # DuckDB refuses it; deleting it could race a creating process
+        raise RankhouseError(
+            f"{path} is an empty file, not a DuckDB database; delete it or name a new path"
+        )
+
+
+def lock_timeout() -> float:
+    """Seconds to wait for a locked DuckDB file: ``$RANKHOUSE_LOCK_TIMEOUT``, else 30."""
+    text = os.environ.get(LOCK_TIMEOUT_ENV, "").strip()
+    if not text:
+        return DEFAULT_LOCK_TIMEOUT
+    try:
+        seconds = float(text)
+    except ValueError:
+        seconds = -1.0
+    if not seconds >= 0:  # also refuses nan
+        raise RankhouseError(
+            f"${LOCK_TIMEOUT_ENV} is {text!r}; write a number of seconds, e.g. 30 (0: do not wait)"
+        )
+    return seconds
+
+
+def is_lock_conflict(exc: BaseException) -> bool:
+    """Whether a connection error says that another process holds the DuckDB file."""
+    return _LOCK_CONFLICT in str(exc)
+
+
+def connect_waiting(
+    connect: Callable[[], T],
+    path: Path | str,
+    *,
+    timeout: float | None = None,
+    notify: Callable[[str], None] | None = None,
+) -> T:
+    """``connect()``, retried while another process holds the file's lock.
+
+    Waits up to ``timeout`` seconds (default :func:`lock_timeout`), calling ``notify`` (default:
+    a line on stderr) once when it starts waiting. Errors other than a lock conflict pass
+    through at once.
+
+    Raises:
+        WarehouseLockedError: the file was still locked when the time was up.
+    """
+    limit = lock_timeout() if timeout is None else timeout
+    notify = notify or _say_on_stderr
+    deadline = time.monotonic() + limit
+    pause = 0.05
+    waiting = False
+    while True:
+        try:
+            return connect()
+        except Exception as exc:
+            if not is_lock_conflict(exc):
+                raise
+            if time.monotonic() >= deadline:
+                raise WarehouseLockedError(_locked_message(path, exc, limit)) from None
+            if not waiting and limit > 0:
+                notify(
+                    f"waiting for {path}, which another process holds ({_holder(exc)}): "
+                    f"up to {limit:g} s (${LOCK_TIMEOUT_ENV})"
+                )
+                waiting = True
+        time.sleep(min(pause, max(0.0, deadline - time.monotonic())))
+        pause = min(pause * 2, 0.5)
+
+
+def _say_on_stderr(message: str) -> None:
+    print(message, file=sys.stderr, flush=True)
+
+
+def _holder(exc: BaseException) -> str:
+    """``python3.11, PID 123`` from DuckDB's message, or what it says."""
+    match = _LOCK_HOLDER.search(str(exc))
+    if match is None:
+        return "process unknown"
+    program = Path(match.group(1).strip()).name or match.group(1)
+    return f"{program}, PID {match.group(2)}" if match.group(2) else program
+
+
+def _locked_message(path: Path | str, exc: BaseException, waited: float) -> str:
+    return (
+        f"the warehouse {path} is in use by another process ({_holder(exc)}) and stayed locked "
+        f"for {waited:g} s; a DuckDB file takes one writing process at a time: run again when "
+        f"it has finished, wait longer with ${LOCK_TIMEOUT_ENV}=SECONDS, or share a PostgreSQL "
+        "warehouse"
+    )

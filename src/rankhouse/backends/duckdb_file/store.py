@@ -1,0 +1,244 @@
+"""The default store: a warehouse in one DuckDB file (or in memory), which is also the engine.
+
+The warehouse's connection is the engine's: evaluations read the rows where they are stored
+and write their values with one ``INSERT ... SELECT``, and an ingest parses, checks and writes
+a source in one transaction on the file. One process writes the file at a time (DuckDB's
+lock); another waits for it (:mod:`.locking`). Opened read-only, the file is also cut off from
+other files and its settings are locked (:mod:`.sandbox`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+from ...defaults import DUCKDB_CONFIG
+from ...duck import duckdb, open_database
+from ...errors import DatabaseError, NoWarehouseError, RankhouseError, SchemaError
+from ..base import Backend, translated
+from ..opening import OBJECTS_QUERY, check_complete, expected_objects, refuse_foreign
+from ..schema import migrate, pending_migrations
+from ..sql import Connection
+from .connection import DuckDBConnection
+from .locking import check_file, connect_waiting
+from .sandbox import READ_ONLY_CONFIG
+
+#: The URL prefix of a DuckDB warehouse (``duckdb:///PATH``).
+DUCKDB_PREFIX = "duckdb:///"
+#: The driver's errors, which leave the store as :class:`~rankhouse.errors.DatabaseError`.
+ERRORS = (duckdb.Error,)
+
+
+def duckdb_config(read_only: bool) -> dict:
+    """The settings a warehouse file is opened with (reading harms nothing: no file access,
+    settings locked)."""
+    return DUCKDB_CONFIG | READ_ONLY_CONFIG if read_only else dict(DUCKDB_CONFIG)
+
+
+def database_key(path: str, read_only: bool, config: dict) -> tuple:
+    """What identifies a connection to ``path`` with these settings
+    (:func:`rankhouse.duck.open_database`)."""
+    return ("duckdb", path, read_only, tuple(config.items()))
+
+
+def open_file(path: str, read_only: bool, config: dict):
+    """A new DuckDB connection to ``path`` (or ``:memory:``) with these settings."""
+    return duckdb.connect(path, read_only=read_only, config=config)
+
+
+def connect_file(path: str, read_only: bool, config: dict):
+    """A connection to ``path`` with these settings, through the installed connector
+    (:func:`rankhouse.duck.open_database`): new, or one opened ahead for the same key."""
+    return open_database(
+        database_key(path, read_only, config), lambda: open_file(path, read_only, config)
+    )
+
+
+class DuckDBFile:
+    """A warehouse in a DuckDB file, or in memory (``path=":memory:"``), opened, checked and
+    migrated.
+
+    Args:
+        path: the file, or ``":memory:"``.
+        read_only: open without the right to write (the file must exist at the newest schema).
+        create: a missing file may be created (with its folder); False raises
+            NoWarehouseError.
+
+    Raises:
+        NoWarehouseError: no warehouse at ``path`` and it may not be created.
+        SchemaError: another application's database, a damaged or newer warehouse.
+        WarehouseLockedError: another process held the file for the whole wait.
+    """
+
+    dialect = "duckdb"
+    local_compute = True
+    many_writers = False
+    enforces_unique = False
+
+    def __init__(self, path: str, *, read_only: bool = False, create: bool = True) -> None:
+        self.path = path
+        self.url = DUCKDB_PREFIX + path
+        self.where = path
+        self.read_only = read_only
+        config = duckdb_config(read_only)
+        if path == ":memory:":
+            if read_only:
+                raise RankhouseError("cannot open an in-memory warehouse read-only")
+        else:
+            check_file(Path(path), create=create and not read_only)
+        try:
+            self.duck = connect_waiting(lambda: connect_file(path, read_only, config), path)
+        except duckdb.Error as exc:
+            raise RankhouseError(f"cannot open warehouse {path}: {exc}") from None
+        self._connection = DuckDBConnection(self.duck)
+        try:
+            self._prepare(create)
+        except BaseException:
+            self.duck.close()  # a refused file stays unlocked for the caller
+            raise
+
+    def _prepare(self, create: bool) -> None:
+        """Check that the database is a whole rankhouse warehouse; migrate it when writable."""
+        is_file = self.path != ":memory:"
+        with _opening(self.where), self.connect() as conn:
+            names = [] if is_file and holds_nothing(conn) else object_names(conn)
+            if is_file:
+                refuse_foreign(self.where, names)
+                if "schema_migrations" not in names and (self.read_only or not create):
+                    raise NoWarehouseError(
+                        f"no warehouse at {self.where}: the database holds no tables yet; "
+                        "ingest qrels or a run to create one"
+                    )
+            if self.read_only and pending_migrations(conn, names):
+                raise SchemaError(
+                    "this warehouse needs a schema upgrade; open it once without --read-only"
+                )
+        if not self.read_only:
+            with _opening(self.where):
+                try:
+                    applied = migrate(self, names)  # one writer: the names still hold
+                except SchemaError as exc:
+                    raise SchemaError(f"cannot open the warehouse {self.where}: {exc}") from None
+                if applied or "schema_migrations" not in names:
+                    with self.connect() as conn:
+                        names = object_names(conn)
+        check_complete(self.where, names, self.dialect)
+
+    # --- connections -----------------------------------------------------------------------
+
+    @contextmanager
+    def connect(self) -> Iterator[DuckDBConnection]:
+        """The connection, for reading (each statement commits on its own)."""
+        with translated(ERRORS):
+            yield self._connection
+
+    @contextmanager
+    def transaction(self) -> Iterator[DuckDBConnection]:
+        """The connection inside one transaction: committed on success, rolled back on error.
+        A transaction opened inside another joins it."""
+        conn = self._connection
+        if conn.in_transaction:
+            yield conn
+            return
+        with translated(ERRORS):
+            self.duck.begin()
+            conn.in_transaction = True
+            try:
+                yield conn
+            except BaseException:
+                conn.in_transaction = False
+                self.duck.rollback()
+                raise
+            conn.in_transaction = False
+            self.duck.commit()
+
+    @contextmanager
+    def engine_connection(self, run_ids, qrels_id: int) -> Iterator[Any]:
+        """The file's own DuckDB connection: the rows are there."""
+        with self.connect() as conn:
+            yield conn.duck
+
+    @contextmanager
+    def rows_connection(self, run_ids, qrels_id: int, *, load: bool) -> Iterator[Connection]:
+        """The file's connection: the rows are there."""
+        with self.connect() as conn:
+            yield conn
+
+    # --- writing evaluations -----------------------------------------------------------------
+
+    def store_values(self, conn: Connection, duck, select: str, params: dict[str, Any]) -> None:
+        """Insert the rows of ``select`` (``evaluation_id, query_id, value``, run on ``duck``)
+        into ``evaluation_values`` in the transaction of ``conn``: the same connection, so
+        DuckDB moves the rows itself."""
+        duck.execute(
+            f"INSERT INTO evaluation_values (evaluation_id, query_id, value) {select}", params
+        )
+
+    def lock_evaluations(self, conn: Connection, pairs) -> None:
+        """Nothing to lock: a file has one writer at a time."""
+
+    # --- ingest ------------------------------------------------------------------------------
+
+    @contextmanager
+    def staging(self) -> Iterator[Backend]:
+        """An ingest parses, checks and writes in the file itself, in one transaction."""
+        yield self
+
+    def publish(self, staging: Backend, results: list, replace: bool, new_version: bool) -> list:
+        """Nothing to copy: the ingest wrote in the file."""
+        return results
+
+    def publish_all(self, scratch: Backend) -> None:
+        """Nothing to copy: trec-eval stored in the file."""
+
+    def close(self) -> None:
+        """Close the file (DuckDB writes its checkpoint)."""
+        self.duck.close()
+
+    def __repr__(self) -> str:
+        return f"DuckDBFile({self.path!r}{', read_only=True' if self.read_only else ''})"
+
+
+def object_names(conn: Connection) -> list[str]:
+    """The tables and views of the warehouse's own schema, in lower case.
+
+    A warehouse holding every object of the newest schema is recognised by one statement
+    that names them all and reads nothing. Listing the catalogue with
+    :data:`~rankhouse.backends.opening.OBJECTS_QUERY` would make DuckDB build its system
+    views first: 10-15 ms at the first query of a process, a twentieth of an ``eval``
+    served from storage. When that statement does not bind (an object is missing: a new,
+    older, damaged or foreign database), the catalogue is listed.
+    """
+    expected = sorted(expected_objects("duckdb"))
+    try:
+        conn.execute_raw(f"SELECT 1 FROM {', '.join(expected)} LIMIT 0")
+    except duckdb.Error:
+        return [row[0].lower() for row in conn.execute(OBJECTS_QUERY)]
+    return expected
+
+
+def holds_nothing(conn: Connection) -> bool:
+    """Whether the DuckDB file under ``conn`` holds nothing at all: no block written and
+    nothing in its write-ahead log, as a file DuckDB has just created.
+
+    Asked of DuckDB's storage rather than its catalogue: on a new file, the statement that
+    :func:`object_names` tries first fails, and a failed name lookup, like a first
+    listing of the catalogue, costs DuckDB about 10 ms. Only for a file: an in-memory database
+    reports no blocks whatever it holds.
+    """
+    blocks, wal = conn.execute_raw(
+        "SELECT total_blocks, wal_size FROM pragma_database_size() "
+        "WHERE database_name = current_database()"
+    ).one()
+    return blocks == 0 and wal == "0 bytes"
+
+
+@contextmanager
+def _opening(where: str) -> Iterator[None]:
+    """What the database refuses while the warehouse opens is said as such."""
+    try:
+        yield
+    except DatabaseError as exc:
+        raise RankhouseError(f"cannot open warehouse {where}: {exc.reason}") from None

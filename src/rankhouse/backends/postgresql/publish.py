@@ -1,0 +1,219 @@
+"""Publishing to the server what was parsed, checked and stored in a local staging warehouse.
+
+An ingest into a server warehouse reads its source in a local in-memory DuckDB warehouse
+(the same code and messages as a file warehouse), then :func:`publish` copies what it stored
+to the server in one transaction. ``trec-eval --db postgresql://...`` evaluates locally too,
+then :func:`publish_all` copies the qrels, the run and the evaluations.
+
+Content already on the server (same hash, parse options and tag) is not copied again.
+Transaction-scoped advisory locks on each content hash and name make a concurrent ingest of
+the same content wait, then find it stored; the UNIQUE constraints are the guarantee behind
+them (a writer that bypassed the locks gets a ConflictError).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from dataclasses import replace as with_changes
+
+from ...catalog import writes
+from ...catalog.writes import TREC_EVAL_COPY
+from ...duck import load_package, register
+from ...lazy import pandas as pd
+from ..base import Backend
+from ..duckdb_file import DuckDBFile
+from .copy import copy_into
+from .locks import lock
+from .row_cache import RowCache
+from .workspace import JUDGMENTS, RUN_ROWS, row_identity, select_rows
+
+
+_RUN_COPY = ("run_rows", ("run_id", "query_id", "doc_id", "rank", "score"))
+_JUDGMENT_COPY = ("judgments", ("qrels_id", "query_id", "doc_id", "grade"))
+
+
+def publish(
+    server: Backend,
+    staging: DuckDBFile,
+    results: list,
+    replace: bool,
+    *,
+    new_version: bool = False,
+) -> list:
+    """Copy the qrels sets or runs ``results`` of ``staging`` to ``server`` in one transaction.
+
+    With ``new_version``, a run whose name holds other content takes the next version name
+    (``<name>@2``, ...; :func:`rankhouse.catalog.writes.next_version`).
+
+    Returns:
+        The results as stored on the server (``created=False`` for content found there).
+
+    Raises:
+        ConflictError: a name is taken by different content and ``replace`` is false.
+    """
+    kind = results[0].kind
+    table = "qrels_sets" if kind == "qrels" else "runs"
+    with staging.connect() as source:
+        rows = {
+            r.id: dict(
+                source.execute(f"SELECT * FROM {table} WHERE id = :id", {"id": r.id})
+                .mappings()
+                .one()
+            )
+            for r in results
+        }
+    published = []
+    created: set[int] = set()
+    with server.transaction() as conn:
+        lock(conn, [_content_key(kind, row) for row in rows.values()])
+        lock(conn, [f"name:{table}:{row['name']}" for row in rows.values()])
+        for result in results:
+            row = rows[result.id]
+            existing = _stored_content(conn, kind, row)
+            if existing is not None:
+                published.append(with_changes(result, created=False, **existing))
+                continue
+            if row["parse_options"] == TREC_EVAL_COPY:  # named as on a file: <tag>@<sha8>
+                name = writes.free_name(conn, table, row["name"], row["content_sha256"])
+            else:
+                name = writes.claim_name(
+                    conn, kind, row["name"], replace=replace, new_version=new_version
+                )
+            values = {k: v for k, v in row.items() if k != "id"} | {"name": name}
+            if kind == "qrels":
+                new_id = writes.insert_qrels_set(conn, values)
+                _copy_stored(conn, staging, _JUDGMENT_COPY, result.id, new_id)
+            else:
+                new_id = writes.insert_run(conn, values)
+                _copy_stored(conn, staging, _RUN_COPY, result.id, new_id)
+            published.append(with_changes(result, id=new_id, name=name))
+            created.add(result.id)
+    _cache_published(staging, kind, rows, [r for r in results if r.id in created])
+    return published
+
+
+def _cache_published(staging: DuckDBFile, kind: str, rows: dict, results: list) -> None:
+    """Keep the rows just stored on the server in the local cache (the next evaluation on
+    this machine reads them from there instead of fetching them back)."""
+    cache = RowCache.from_environment()
+    if cache is None or not results:
+        return
+    stored = JUDGMENTS if kind == "qrels" else RUN_ROWS
+    with staging.connect() as conn:
+        for result in results:
+            identity = row_identity(stored, rows[result.id])
+            cache.store(conn.duck, select_rows(stored, result.id), identity)
+
+
+@dataclass(frozen=True)
+class _Stored:
+    """A qrels set or run of the scratch warehouse, as :func:`publish` takes it."""
+
+    kind: str
+    id: int
+    name: str
+    created: bool = True
+    num_queries: int = 0
+    num_rows: int = 0
+
+
+def publish_all(server: Backend, scratch: DuckDBFile) -> None:
+    """Publish every qrels set, run and evaluation of ``scratch`` to ``server`` (trec-eval's
+    evaluations are computed locally). Stored evaluations with the same key are replaced."""
+    with scratch.connect() as conn:
+        qrels = conn.execute("SELECT id, name FROM qrels_sets ORDER BY id").all()
+        runs = conn.execute("SELECT id, name, system_tag FROM runs ORDER BY id").all()
+        evaluations = [
+            dict(row) for row in conn.execute("SELECT * FROM evaluations ORDER BY id").mappings()
+        ]
+    ids: dict[tuple[str, int], int] = {}
+    for kind, rows in (("qrels", qrels), ("run", runs)):
+        if rows:
+            results = [_Stored(kind, r.id, r.name) for r in rows]
+            for old, new in zip(rows, publish(server, scratch, results, False), strict=True):
+                ids[(kind, old.id)] = new.id
+    if not evaluations:
+        return
+    with server.transaction() as conn:
+        pairs = [(ids[("run", r["run_id"])], ids[("qrels", r["qrels_id"])]) for r in evaluations]
+        lock(conn, [f"evaluations:{run_id}:{qrels_id}" for run_id, qrels_id in pairs])
+        new_ids = {}
+        for row in evaluations:
+            values = {k: v for k, v in row.items() if k != "id"}
+            values["run_id"] = ids[("run", row["run_id"])]
+            values["qrels_id"] = ids[("qrels", row["qrels_id"])]
+            conn.execute(_DELETE_SAME_EVALUATION_VALUES, values)
+            conn.execute(_DELETE_SAME_EVALUATION, values)
+            columns = ", ".join(values)
+            new_ids[row["id"]] = conn.execute(
+                (
+                    f"INSERT INTO evaluations ({columns}) "
+                    f"VALUES ({', '.join(':' + c for c in values)}) RETURNING id"
+                ),
+                values,
+            ).scalar_one()
+        with scratch.connect() as source:
+            duck = source.duck
+            register(duck, "_rankhouse_ids", _id_frame(new_ids))  # loads the relation API too
+            try:
+                rows = duck.sql(
+                    "SELECT m.new_id AS evaluation_id, v.query_id, v.value "
+                    "FROM evaluation_values AS v JOIN _rankhouse_ids AS m "
+                    "ON m.old_id = v.evaluation_id"
+                )
+                copy_into(conn, "evaluation_values", rows.to_arrow_reader(batch_size=100_000))
+            finally:
+                duck.unregister("_rankhouse_ids")
+
+
+_SAME_EVALUATION = (
+    "SELECT id FROM evaluations WHERE run_id = :run_id AND qrels_id = :qrels_id "
+    "AND measure = :measure AND relevance_level = :relevance_level "
+    "AND missing_queries = :missing_queries AND options = :options"
+)
+_DELETE_SAME_EVALUATION_VALUES = (
+    f"DELETE FROM evaluation_values WHERE evaluation_id IN ({_SAME_EVALUATION})"
+)
+_DELETE_SAME_EVALUATION = f"DELETE FROM evaluations WHERE id IN ({_SAME_EVALUATION})"
+
+
+def _id_frame(ids: dict[int, int]):
+    return pd.DataFrame({"old_id": list(ids), "new_id": list(ids.values())}, dtype="int32")
+
+
+def _content_key(kind: str, row: dict) -> str:
+    tag = row.get("system_tag", "")
+    return f"content:{kind}:{row['content_sha256']}:{row['parse_options']}:{tag}"
+
+
+def _stored_content(conn, kind: str, row: dict) -> dict | None:
+    if kind == "qrels":
+        found = writes.same_qrels(conn, row["content_sha256"], row["parse_options"])
+        keys = {"num_rows": "num_judgments"}
+    else:
+        found = writes.same_run(
+            conn, row["content_sha256"], row["parse_options"], row["system_tag"]
+        )
+        keys = {"num_rows": "num_rows"}
+    if found is None:
+        return None
+    return {
+        "id": found["id"],
+        "name": found["name"],
+        "num_queries": found["num_queries"],
+        "num_rows": found[keys["num_rows"]],
+    }
+
+
+def _copy_stored(conn, staging: DuckDBFile, copy: tuple, old_id: int, new_id: int) -> None:
+    """COPY the rows of one qrels set or run from the staging warehouse under its new id."""
+    table, columns = copy
+    id_column, *rest = columns
+    load_package()  # the rows are read through the relation API
+    with staging.connect() as source:
+        rows = source.duck.sql(
+            f"SELECT CAST($new AS INTEGER) AS {id_column}, {', '.join(rest)} FROM {table} "
+            f"WHERE {id_column} = $old",
+            params={"new": new_id, "old": old_id},
+        )
+        copy_into(conn, table, rows.to_arrow_reader(batch_size=100_000))

@@ -1,0 +1,257 @@
+"""A team's store: a warehouse on a PostgreSQL server, through SQLAlchemy (psycopg 3).
+
+The server keeps the data; measures are computed by DuckDB on this machine, in a
+:class:`~.workspace.Workspace` that holds the rows evaluated (from the local
+:mod:`.row_cache`, or fetched as Arrow through ADBC). Ingests parse in a local staging
+warehouse and are published in one transaction (:mod:`.publish`, binary COPY). Many
+processes write at once: advisory locks on content, names and evaluations, UNIQUE
+constraints behind them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from importlib.util import find_spec
+from typing import Any
+
+from ...duck import load_package
+from ...errors import ConflictError, DatabaseError, RankhouseError, SchemaError, first_line
+from ...lazy import psycopg
+from ...lazy import sqlalchemy as sa
+from ..base import translated
+from ..duckdb_file import DuckDBFile
+from ..opening import OBJECTS_QUERY, check_complete
+from ..schema import MIGRATION_LOCK, migrate, pending_migrations
+from .connection import ServerConnection
+from .copy import copy_into
+from .locks import lock
+from .publish import publish, publish_all
+from .workspace import Workspace
+
+#: The extra that installs the PostgreSQL drivers.
+POSTGRES_EXTRA = 'pip install "rankhouse[postgres]"'
+
+
+def require_postgres_drivers() -> None:
+    """Raise one clear error when the PostgreSQL drivers are not installed."""
+    # looked up, not imported: ADBC (and pyarrow with it) is imported only to fetch rows
+    for package in ("sqlalchemy", "psycopg", "adbc_driver_postgresql"):
+        if find_spec(package) is None:
+            raise RankhouseError(
+                f"a postgresql:// warehouse needs the PostgreSQL drivers ({package} is "
+                f"missing); install them with: {POSTGRES_EXTRA}"
+            )
+
+
+class PostgreSQL:
+    """A warehouse on a PostgreSQL server, opened, checked and migrated.
+
+    Args:
+        url: an SQLAlchemy URL (``postgresql+psycopg://...``).
+        read_only: every transaction of the sessions is read-only.
+    """
+
+    dialect = "postgresql"
+    local_compute = False
+    many_writers = True
+    enforces_unique = True
+
+    def __init__(self, url: str, *, read_only: bool = False, create: bool = True) -> None:
+        require_postgres_drivers()
+        parsed = sa.make_url(url)
+        if read_only:
+            options = " ".join(
+                filter(None, [parsed.query.get("options"), "-c default_transaction_read_only=on"])
+            )
+            parsed = parsed.update_query_dict({"options": options})
+        self.url = url
+        self.where = url.split("@")[-1]
+        self.read_only = read_only
+        self.engine = sa.create_engine(parsed)
+        sa.event.listen(self.engine, "connect", _tune_postgresql)
+        self._workspace: Workspace | None = None
+        try:
+            self._prepare()
+        except BaseException:
+            self.engine.dispose()
+            raise
+
+    def _prepare(self) -> None:
+        """Check the schema; migrate it when writable (under a session lock, so that processes
+        opening a new database at once apply each migration once)."""
+        try:
+            with self.connect() as conn:
+                names = self.object_names(conn)
+                if self.read_only and pending_migrations(conn, names):
+                    raise SchemaError(
+                        "this warehouse needs a schema upgrade; open it once without --read-only"
+                    )
+            if not self.read_only:
+                with self.connect() as locked:
+                    locked.execute("SELECT pg_advisory_lock(:key)", {"key": MIGRATION_LOCK})
+                    locked.commit()
+                    try:
+                        migrate(self)
+                    except SchemaError as exc:
+                        raise SchemaError(
+                            f"cannot open the warehouse {self.where}: {exc}"
+                        ) from None
+                    finally:
+                        locked.execute("SELECT pg_advisory_unlock(:key)", {"key": MIGRATION_LOCK})
+                        locked.commit()
+                # another process may have migrated it while this one listed part of it
+                with self.connect() as conn:
+                    names = self.object_names(conn)
+        except DatabaseError as exc:
+            raise RankhouseError(f"cannot open warehouse {self.where}: {exc.reason}") from None
+        check_complete(self.where, names, self.dialect)
+
+    def object_names(self, conn: ServerConnection) -> list[str]:
+        """The tables and views of the warehouse's own schema, in lower case."""
+        return [row[0].lower() for row in conn.execute(OBJECTS_QUERY)]
+
+    # --- connections -------------------------------------------------------------------------
+
+    @contextmanager
+    def connect(self) -> Iterator[ServerConnection]:
+        """A connection for reading."""
+        with self._connection() as conn, translated(_errors(), self._refusal):
+            yield ServerConnection(conn)
+
+    @contextmanager
+    def transaction(self) -> Iterator[ServerConnection]:
+        """A connection inside one transaction: committed on success, rolled back on error."""
+        with self._connection() as conn, translated(_errors(), self._refusal), conn.begin():
+            yield ServerConnection(conn)
+
+    def _connection(self):
+        """A new SQLAlchemy connection; an unreachable server or a refused login is a
+        RankhouseError (one line on the command line), not a driver traceback."""
+        try:
+            return self.engine.connect()
+        except sa.exc.DBAPIError as exc:
+            where = self.engine.url.render_as_string(hide_password=True)
+            reason = str(exc.orig).strip().splitlines()[0] if exc.orig else str(exc)
+            raise RankhouseError(f"cannot connect to the warehouse {where}: {reason}") from None
+
+    def _refusal(self, exc: BaseException) -> RankhouseError | None:
+        """A statement the server refuses to this login (no privilege, sessions read-only by
+        the role's settings, no schema to create the tables in) says what to do; a UNIQUE
+        constraint that stopped a writer outside rankhouse's locks is a conflict. Refusals
+        in a session rankhouse opened read-only itself are the caller's to explain
+        (``rankhouse sql`` names --write): None."""
+        reason = getattr(exc, "orig", None) or exc
+        if isinstance(reason, psycopg.errors.UniqueViolation):
+            return ConflictError(f"another writer stored the same name or content: {reason}")
+        only_read = "this login may only read: open the warehouse with --read-only"
+        hints = {
+            psycopg.errors.InsufficientPrivilege: (
+                "this login has no privilege for it" if self.read_only else only_read
+            ),
+            psycopg.errors.InvalidSchemaName: (
+                "name a schema this login may create tables in, e.g. "
+                "?options=-csearch_path%3DSCHEMA in the URL"
+            ),
+        }
+        if not self.read_only:
+            hints[psycopg.errors.ReadOnlySqlTransaction] = only_read
+        hint = next((h for kind, h in hints.items() if isinstance(reason, kind)), None)
+        if hint is None:
+            return None
+        return RankhouseError(
+            f"the server refused: {first_line(reason)} ({hint}; roles in docs/scaling.md)"
+        )
+
+    def workspace(self) -> Workspace:
+        """The local DuckDB where this warehouse's evaluations compute (made when first
+        needed)."""
+        if self._workspace is None:
+            server_url = self.engine.url.set(drivername="postgresql")
+            self._workspace = Workspace(server_url.render_as_string(hide_password=False), self)
+        return self._workspace
+
+    @contextmanager
+    def engine_connection(self, run_ids, qrels_id: int) -> Iterator[Any]:
+        """The workspace's DuckDB connection, the rows loaded there."""
+        workspace = self.workspace()
+        workspace.load(run_ids, qrels_id)
+        with workspace.scratch.connect() as conn:
+            yield conn.duck
+
+    @contextmanager
+    def rows_connection(
+        self, run_ids, qrels_id: int, *, load: bool
+    ) -> Iterator[ServerConnection | Any]:
+        """The workspace when the rows are loaded there (or cached, or ``load``: they are
+        about to be evaluated), else the server, which counts a stored run's queries faster
+        than it sends the rows."""
+        workspace = self.workspace()
+        if load or workspace.has(run_ids, qrels_id):
+            workspace.load(run_ids, qrels_id)
+            with workspace.scratch.connect() as conn:
+                yield conn
+            return
+        with self.connect() as conn:
+            yield conn
+
+    # --- writing ---------------------------------------------------------------------------
+
+    def store_values(self, conn: ServerConnection, duck, select: str, params: dict) -> None:
+        """COPY the rows of ``select`` (read as Arrow from ``duck``) into
+        ``evaluation_values``, in the transaction of ``conn``."""
+        load_package()  # the rows are read through the relation API
+        rows = duck.sql(select, params=params).to_arrow_reader(batch_size=100_000)
+        copy_into(conn, "evaluation_values", rows)
+
+    def lock_evaluations(self, conn: ServerConnection, pairs) -> None:
+        """Lock the evaluations of the (run id, qrels id) ``pairs`` for the rest of the
+        transaction: two processes storing the same evaluation at once then store it once
+        (the second replaces the first)."""
+        lock(conn, [f"evaluations:{run_id}:{qrels_id}" for run_id, qrels_id in pairs])
+
+    @contextmanager
+    def staging(self) -> Iterator[DuckDBFile]:
+        """The workspace's staging warehouse, emptied for the next use when the block ends
+        (cheaper than a new one)."""
+        staging = self.workspace().staging
+        try:
+            yield staging
+        finally:
+            with staging.transaction() as conn:
+                for table in _STAGED_TABLES:
+                    conn.execute(f"DELETE FROM {table}")
+
+    def publish(self, staging: DuckDBFile, results: list, replace: bool, new_version: bool):
+        """Copy what an ingest stored in ``staging`` to the server (:func:`.publish.publish`)."""
+        return publish(self, staging, results, replace, new_version=new_version)
+
+    def publish_all(self, scratch: DuckDBFile) -> None:
+        """Copy every qrels set, run and evaluation of ``scratch`` to the server."""
+        publish_all(self, scratch)
+
+    def close(self) -> None:
+        """Close the workspace and the server's connections."""
+        if self._workspace is not None:
+            self._workspace.close()
+        self.engine.dispose()
+
+    def __repr__(self) -> str:
+        mode = ", read_only=True" if self.read_only else ""
+        return f"PostgreSQL({self.engine.url.render_as_string(hide_password=True)!r}{mode})"
+
+
+#: What a staging warehouse may hold after an ingest or a trec-eval, children first.
+_STAGED_TABLES = ("evaluation_values", "evaluations", "judgments", "qrels_sets", "run_rows", "runs")
+
+
+def _errors() -> tuple[type[BaseException], ...]:
+    """The drivers' errors a statement raises (psycopg's own: execute_raw, COPY)."""
+    return (sa.exc.DBAPIError, psycopg.Error)
+
+
+def _tune_postgresql(dbapi_connection, _record) -> None:
+    # JSONB comes back as its text, as the DuckDB file's VARCHAR does: one code path decodes it.
+    from psycopg.types.string import TextLoader
+
+    dbapi_connection.adapters.register_loader("jsonb", TextLoader)

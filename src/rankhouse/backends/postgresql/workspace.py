@@ -1,0 +1,184 @@
+"""The local side of a server warehouse: where its evaluations compute.
+
+A PostgreSQL warehouse keeps the data; DuckDB computes the measures, here, in process
+(:mod:`rankhouse.backends.base` has the whole picture). A :class:`Workspace` is an in-memory
+DuckDB warehouse holding the run rows and judgments that evaluations read, loaded once per process
+from this machine's :mod:`.row_cache` when it has them, else fetched from the server (Arrow
+through ADBC) and then cached.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from ...duck import duckdb, register
+from ...errors import RankhouseError
+from ...lazy import adbc_postgresql as adbc
+from ..duckdb_file import DuckDBFile
+from .row_cache import RowCache
+
+if TYPE_CHECKING:
+    import pyarrow as pa
+
+
+@dataclass(frozen=True)
+class _StoredRows:
+    """Rows the workspace fetches: a table, the id column naming one set of rows, the columns
+    the engine reads, and the catalogue columns that identify the rows for the cache."""
+
+    table: str
+    id_column: str
+    columns: tuple[str, ...]
+    catalogue: str
+    identity: tuple[str, ...]
+
+
+RUN_ROWS = _StoredRows(
+    "run_rows",
+    "run_id",
+    ("query_id", "doc_id", "score"),  # the engine ranks by score; a stored rank is not read
+    "runs",
+    ("content_sha256", "parse_options", "system_tag", "ingested_at", "num_rows"),
+)
+JUDGMENTS = _StoredRows(
+    "judgments",
+    "qrels_id",
+    ("query_id", "doc_id", "grade"),
+    "qrels_sets",
+    ("content_sha256", "parse_options", "ingested_at", "num_judgments"),
+)
+
+
+class Workspace:
+    """The local side of a server warehouse: in-memory DuckDB warehouses.
+
+    ``scratch`` holds the server rows that evaluations read, kept by id for the process: an
+    id names the same content for its whole life (ids come from sequences, rows are never
+    updated, ``--replace`` stores under a new id). Rows come from the local :class:`RowCache`
+    when it has them, else from the server (Arrow through ADBC), and are then cached.
+    ``staging`` is where ingests parse and check a source before they are published
+    (:mod:`.publish`).
+
+    Args:
+        server_url: the server's libpq URL (for ADBC).
+        catalogue: the server store, whose catalogue names the rows.
+    """
+
+    def __init__(self, server_url: str, catalogue) -> None:
+        self.server_url = server_url
+        self.catalogue = catalogue
+        self.scratch = DuckDBFile(":memory:")
+        self.cache = RowCache.from_environment()
+        self._staging = None
+        self._server = None
+        self._loaded: set[tuple[str, int]] = set()
+
+    @property
+    def staging(self) -> DuckDBFile:
+        """The scratch warehouse where ingests parse (made when first needed)."""
+        if self._staging is None:
+            self._staging = DuckDBFile(":memory:")
+        return self._staging
+
+    def close(self) -> None:
+        if self._server is not None:
+            self._server.close()
+        self.scratch.close()
+        if self._staging is not None:
+            self._staging.close()
+
+    @contextmanager
+    def _fetch(self, query: str) -> Iterator[pa.RecordBatchReader]:
+        """The rows of ``query`` on the server as a stream of Arrow batches (ADBC), read
+        while the server still sends them."""
+        if self._server is None:
+            self._server = adbc.connect(self.server_url, autocommit=True)
+        with self._server.cursor() as cursor:
+            cursor.execute(query)
+            yield cursor.fetch_record_batch()
+
+    def has(self, run_ids, qrels_id: int) -> bool:
+        """Whether the rows of the runs and the qrels set are loaded, or cached here."""
+        wanted = {("run_rows", int(r)) for r in run_ids} | {("judgments", int(qrels_id))}
+        missing = wanted - self._loaded
+        if not missing or self.cache is None:
+            return not missing
+        for rows in (RUN_ROWS, JUDGMENTS):
+            ids = sorted(i for t, i in missing if t == rows.table)
+            identities = self._identities(rows, ids) if ids else {}
+            if len(identities) < len(ids):
+                return False
+            if any(self.cache.find(identity) is None for identity in identities.values()):
+                return False
+        return True
+
+    def load(self, run_ids, qrels_id: int) -> None:
+        """Load the rows of the runs and the qrels set not loaded yet."""
+        for rows, ids in ((RUN_ROWS, run_ids), (JUDGMENTS, [qrels_id])):
+            wanted = sorted({int(i) for i in ids} - {i for t, i in self._loaded if t == rows.table})
+            if not wanted:
+                continue
+            identities = self._identities(rows, wanted)
+            for row_id in wanted:
+                self._load(rows, row_id, identities.get(row_id))
+                self._loaded.add((rows.table, row_id))
+
+    def _identities(self, rows: _StoredRows, ids: list[int]) -> dict[int, tuple]:
+        with self.catalogue.connect() as conn:
+            found = conn.execute(
+                f"SELECT id, {', '.join(rows.identity)} FROM {rows.catalogue} WHERE id = ANY(:ids)",
+                {"ids": ids},
+            ).mappings()
+        return {row["id"]: row_identity(rows, row) for row in found}
+
+    def _load(self, rows: _StoredRows, row_id: int, identity: tuple | None) -> None:
+        if identity is not None and self.cache is not None:
+            path = self.cache.find(identity)
+            if path is not None:
+                quoted = str(path).replace("'", "''")
+                try:
+                    self._insert(rows, row_id, f"read_parquet('{quoted}')", identity[-1])
+                    return
+                except (duckdb.Error, RankhouseError):  # unreadable: fetch it again
+                    self.cache.forget(path)
+        with (
+            self._fetch(select_rows(rows, row_id)) as fetched,
+            self.scratch.connect() as conn,
+        ):
+            duck = conn.duck
+            register(duck, "_rankhouse_fetched", fetched)
+            try:
+                self._insert(rows, row_id, "_rankhouse_fetched", None)
+            finally:
+                duck.unregister("_rankhouse_fetched")
+        if identity is not None and self.cache is not None:
+            with self.scratch.connect() as conn:
+                self.cache.store(conn.duck, select_rows(rows, row_id), identity)
+
+    def _insert(self, rows: _StoredRows, row_id: int, source: str, expected: int | None) -> None:
+        names = ", ".join(rows.columns)
+        with self.scratch.transaction() as conn:
+            duck = conn.duck
+            duck.execute(
+                f"INSERT INTO {rows.table} ({rows.id_column}, {names}) "
+                f"SELECT {row_id}, {names} FROM {source}"
+            )
+            if expected is not None:
+                [(count,)] = duck.execute(
+                    f"SELECT count(*) FROM {rows.table} WHERE {rows.id_column} = {row_id}"
+                ).fetchall()
+                if count != expected:
+                    raise RankhouseError(f"the cached rows of {rows.table} {row_id} are not whole")
+
+
+def row_identity(rows: _StoredRows, catalogue_row: dict) -> tuple:
+    """What names a set of stored rows for the cache: its table and catalogue values."""
+    return (rows.table, *(catalogue_row[column] for column in rows.identity))
+
+
+def select_rows(rows: _StoredRows, row_id: int) -> str:
+    """The query of the rows ``row_id`` names (a run's or a qrels set's) that the engine reads."""
+    return f"SELECT {', '.join(rows.columns)} FROM {rows.table} WHERE {rows.id_column} = {row_id}"

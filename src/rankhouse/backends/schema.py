@@ -1,0 +1,170 @@
+"""Numbered schema migrations applied in order, each recorded in ``schema_migrations``.
+
+DuckDB files take ``migrations/NNNN_name.sql``; PostgreSQL servers take the same numbers from
+``migrations/postgresql/`` (its types, byte-wise collation and UNIQUE constraints). Both folders
+move in step: migration N means the same schema on either backend.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Collection
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from ..errors import DatabaseError, SchemaError
+from ..resources import migrations_dir
+
+if TYPE_CHECKING:
+    from .base import Backend
+    from .sql import Connection
+
+_MIGRATION_NAME = re.compile(r"^(\d{4})_([a-z0-9_]+)\.sql$")
+
+
+@dataclass(frozen=True)
+class Migration:
+    version: int
+    name: str
+    path: Path
+
+    def statements(self) -> list[str]:
+        """The file's statements, split on ';' at line ends (migrations hold no ';' in strings)."""
+        text = "\n".join(
+            line
+            for line in self.path.read_text(encoding="utf-8").splitlines()
+            if not line.lstrip().startswith("--")
+        )
+        return [part.strip() for part in re.split(r";\s*(?:\n|$)", text) if part.strip()]
+
+
+#: Key of the PostgreSQL advisory lock held while migrating (any constant shared by all).
+MIGRATION_LOCK = 0x72616E6B  # 'rank'
+
+
+def migration_folder(dialect: str = "duckdb") -> Path:
+    """The folder of the migrations for a backend's dialect: the default store's (a DuckDB
+    file) at the top of ``migrations/``, every other store's in the folder of its name."""
+    base = migrations_dir()
+    return base if dialect == "duckdb" else base / dialect
+
+
+def known_migrations(dialect: str = "duckdb") -> list[Migration]:
+    """Every migration shipped with this version of rankhouse for ``dialect``, in order."""
+    found = []
+    for path in sorted(migration_folder(dialect).glob("*.sql")):
+        match = _MIGRATION_NAME.match(path.name)
+        if match is None:
+            raise SchemaError(f"migration file {path.name!r} is not named NNNN_name.sql")
+        found.append(Migration(int(match.group(1)), match.group(2), path))
+    versions = [m.version for m in found]
+    if versions != list(range(1, len(found) + 1)):
+        raise SchemaError(f"migrations must be numbered 1..n without gaps, found {versions}")
+    return found
+
+
+def applied_versions(conn: Connection, names: Collection[str] | None = None) -> list[int]:
+    """Versions recorded in ``schema_migrations`` (empty for a new warehouse); ``names``, the
+    tables of the database when the caller has just listed them, saves looking again."""
+    present = "schema_migrations" in names if names is not None else None
+    if not (conn.has_table("schema_migrations") if present is None else present):
+        return []
+    return conn.execute("SELECT version FROM schema_migrations ORDER BY version").scalars()
+
+
+def pending_migrations(conn: Connection, names: Collection[str] | None = None) -> list[Migration]:
+    """Migrations not yet applied; raises SchemaError if the warehouse is newer than the code.
+    ``names``: as for :func:`applied_versions`."""
+    applied = applied_versions(conn, names)
+    known = known_migrations(conn.dialect)
+    newest_known = known[-1].version if known else 0
+    if applied and max(applied) > newest_known:
+        raise SchemaError(
+            f"this warehouse has schema version {max(applied)}, newer than this rankhouse "
+            f"understands ({newest_known}); upgrade rankhouse to open it"
+        )
+    lost = sorted(set(range(1, max(applied, default=0) + 1)) - set(applied))
+    if lost:  # migrations apply in order: a hole means a row was deleted by hand
+        raise SchemaError(
+            f"schema_migrations records version {max(applied)} but not "
+            f"{', '.join(map(str, lost))} (a row deleted by hand?); restore the file from a copy"
+        )
+    return [m for m in known if m.version not in set(applied)]
+
+
+def migrate(db: Backend, names: Collection[str] | None = None) -> list[Migration]:
+    """Apply pending migrations of the store ``db``, each in its own transaction with its row
+    in ``schema_migrations``. Returns those applied.
+
+    ``names``: the store's tables as the caller listed them just before, when no other
+    process can have changed them since (a DuckDB file has one writer); None lists them
+    again. A store with many writers holds a lock of its own around this call, so that
+    processes opening a new database at once apply each migration once.
+    """
+    with db.connect() as conn:
+        pending = pending_migrations(conn, names)
+    if not pending:
+        return pending
+    if names is not None and not names:  # a database that holds nothing yet
+        return _create(db, pending)
+    with db.transaction() as conn:
+        conn.execute(_MIGRATIONS_TABLE)
+    for migration in pending:
+        try:
+            with db.transaction() as conn:
+                _apply(conn, migration, migration.statements())
+        except DatabaseError as exc:  # rolled back: the warehouse is as it was
+            raise _failed(migration, exc) from exc
+    return pending
+
+
+def _create(db: Backend, pending: list[Migration]) -> list[Migration]:
+    """Every migration applied to a database that holds nothing, in one transaction.
+
+    The tables the migrations create hold no rows yet, so their statements that change rows
+    (``UPDATE``, ``DELETE``: what carries old values forward) change nothing and are skipped;
+    they would cost binding alone (DuckDB's JSON functions: 10 ms). The schema is the one the
+    migrations build one by one (tests/test_schema_fresh.py compares the two).
+    """
+    migration = pending[0]
+    try:
+        with db.transaction() as conn:
+            conn.execute(_MIGRATIONS_TABLE)
+            for migration in pending:
+                kept = [s for s in migration.statements() if not _ROW_CHANGE.match(s)]
+                _apply(conn, migration, kept)
+    except DatabaseError as exc:  # rolled back: the database holds nothing still
+        raise _failed(migration, exc) from exc
+    return pending
+
+
+_MIGRATIONS_TABLE = (
+    "CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY,"
+    " name VARCHAR NOT NULL, applied_at TIMESTAMP NOT NULL)"
+)
+_ROW_CHANGE = re.compile(r"(UPDATE|DELETE)\s", re.IGNORECASE)
+
+
+def _apply(conn: Connection, migration: Migration, statements: list[str]) -> None:
+    if statements:
+        conn.execute_script(";\n".join(statements))
+    conn.execute(
+        "INSERT INTO schema_migrations VALUES (:v, :n, :t)",
+        {"v": migration.version, "n": migration.name, "t": utc_now()},
+    )
+
+
+def _failed(migration: Migration, exc: DatabaseError) -> SchemaError:
+    reason = exc.reason
+    return SchemaError(
+        f"migration {migration.version:04d}_{migration.name} failed ({reason}): the "
+        "schema does not match the versions schema_migrations records (a row deleted or "
+        "a table changed by hand?); restore the file from a copy"
+    )
+
+
+def utc_now() -> datetime:
+    """Now in UTC without a time zone, as the warehouse's TIMESTAMP columns hold it."""
+    return datetime.now(UTC).replace(tzinfo=None)

@@ -1,0 +1,30 @@
+"""The catalogue: which qrels sets and runs the warehouse holds, recording and removing them."""
+
+from .lookup import (
+    get_qrels,
+    get_run,
+    list_qrels,
+    list_runs,
+    qrels_rows,
+    query_count_rows,
+    run_query_counts,
+    run_rows,
+)
+from .removal import delete_qrels, delete_run, remove_qrels, remove_run
+from .writes import TREC_EVAL_COPY
+
+__all__ = [
+    "TREC_EVAL_COPY",
+    "delete_qrels",
+    "delete_run",
+    "get_qrels",
+    "get_run",
+    "list_qrels",
+    "list_runs",
+    "qrels_rows",
+    "query_count_rows",
+    "remove_qrels",
+    "remove_run",
+    "run_query_counts",
+    "run_rows",
+]

@@ -1,0 +1,127 @@
+"""``rankhouse runs list|show|rm`` and ``rankhouse qrels list|rm``: what the warehouse holds."""
+
+from __future__ import annotations
+
+import json
+import sys
+
+import typer
+
+from ...rows import Rows
+from .common import open_warehouse
+from .output import FORMAT_OPTION, OutputFormat, print_rows
+
+_RUN_LIST = ["id", "name", "system_tag", "num_queries", "num_rows", "ingested_at"]
+_QRELS_LIST = [
+    "id",
+    "name",
+    "num_queries",
+    "num_judgments",
+    "num_relevant",
+    "min_grade",
+    "max_grade",
+    "ingested_at",
+]
+
+
+_SHORT_NAMES = {
+    "system_tag": "tag",
+    "num_queries": "queries",
+    "num_rows": "rows",
+    "num_judgments": "judgments",
+    "num_relevant": "relevant",
+}
+
+
+def _print_listing(found: Rows, columns: list[str], fmt: OutputFormat, title: str) -> None:
+    """The catalogue's columns; a table shows times to the second and grades as one range."""
+    values = [found.column(name) for name in columns]
+    if fmt == OutputFormat.table:
+        at = columns.index("ingested_at")
+        values[at] = [str(time)[:19] for time in values[at]]
+        if "min_grade" in columns:
+            low, high = columns.index("min_grade"), columns.index("max_grade")
+            grades = [f"{lo}..{hi}" for lo, hi in zip(values[low], values[high], strict=True)]
+            kept = [i for i in range(len(columns)) if i not in (low, high)]
+            columns = [columns[i] for i in kept]
+            values = [values[i] for i in kept]
+            at = columns.index("ingested_at")
+            columns.insert(at, "grades")
+            values.insert(at, grades)
+    names = [_SHORT_NAMES.get(name, name) for name in columns]
+    rows = list(zip(*values, strict=True))
+    print_rows(names, rows, fmt, title=title, keys=["name"])
+
+
+def register(app: typer.Typer) -> None:
+    runs = typer.Typer(help="List, show and remove stored runs.")
+    qrels = typer.Typer(help="List and remove stored qrels sets.")
+    app.add_typer(runs, name="runs")
+    app.add_typer(qrels, name="qrels")
+
+    @runs.command("list")
+    def runs_list(ctx: typer.Context, fmt: OutputFormat = FORMAT_OPTION) -> None:
+        """Every stored run: id, name, tag, queries, rows, ingested_at (UTC)."""
+        from ...catalog import run_rows
+
+        _print_listing(run_rows(open_warehouse(ctx, write=False)), _RUN_LIST, fmt, "runs")
+
+    @runs.command("show")
+    def runs_show(
+        ctx: typer.Context,
+        name: str = typer.Argument(..., help="Run name or id."),
+        fmt: OutputFormat = FORMAT_OPTION,
+    ) -> None:
+        """One run: its catalogue row, metadata and rows per query."""
+        import statistics
+
+        from ...catalog import query_count_rows
+
+        wh = open_warehouse(ctx, write=False)
+        run = wh.run(name)
+        counts = query_count_rows(wh, run["id"]).column("num_rows")
+        per_query = {
+            "queries": len(counts),
+            "min_rows_per_query": min(counts, default=0),
+            "median_rows_per_query": float(statistics.median(counts)) if counts else 0.0,
+            "max_rows_per_query": max(counts, default=0),
+        }
+        if fmt == OutputFormat.json:
+            record = {**run, "ingested_at": str(run["ingested_at"]), **per_query}
+            record["parse_options"] = json.loads(record["parse_options"])
+            print(json.dumps(record, indent=2))
+            return
+        rows = [(key, run[key]) for key in run if key != "metadata"]
+        rows += [(f"metadata.{key}", value) for key, value in run["metadata"].items()]
+        rows += list(per_query.items())
+        print_rows(
+            ["field", "value"],
+            [(key, str(value)) for key, value in rows],
+            fmt,
+            title=f"run {run['name']!r}",
+            numeric=[False, False],
+        )
+
+    @runs.command("rm")
+    def runs_rm(ctx: typer.Context, name: str = typer.Argument(..., help="Run name or id.")):
+        """Delete a run, its rows and its stored evaluations."""
+        from ...catalog import remove_run
+
+        row = remove_run(open_warehouse(ctx, create=False), name)
+        print(f"removed run {row['name']!r} (id {row['id']})", file=sys.stderr)
+
+    @qrels.command("list")
+    def qrels_list(ctx: typer.Context, fmt: OutputFormat = FORMAT_OPTION) -> None:
+        """Every stored qrels set: id, name, queries, judgments, grades, ingested_at (UTC)."""
+        from ...catalog import qrels_rows
+
+        wh = open_warehouse(ctx, write=False)
+        _print_listing(qrels_rows(wh), _QRELS_LIST, fmt, "qrels sets")
+
+    @qrels.command("rm")
+    def qrels_rm(ctx: typer.Context, name: str = typer.Argument(..., help="Qrels name or id.")):
+        """Delete a qrels set, its judgments and the evaluations made with it."""
+        from ...catalog import remove_qrels
+
+        row = remove_qrels(open_warehouse(ctx, create=False), name)
+        print(f"removed qrels set {row['name']!r} (id {row['id']})", file=sys.stderr)

@@ -1,0 +1,103 @@
+"""What every command shares: the warehouse from the global options, and ``--meta``."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from enum import StrEnum
+from typing import TYPE_CHECKING
+
+import typer
+
+if TYPE_CHECKING:
+    from ...warehouse import Warehouse
+
+
+@dataclass
+class CliState:
+    """Global options of the root command, handed to sub-commands through ``ctx.obj``."""
+
+    db: str | None = None
+    read_only: bool = False
+    _warehouse: Warehouse | None = field(default=None, repr=False)
+
+
+def open_warehouse(
+    ctx: typer.Context, *, write: bool = True, create: bool | None = None
+) -> Warehouse:
+    """The warehouse named by ``--db`` / ``$RANKHOUSE_DB`` / ``./rankhouse.duckdb``.
+
+    Commands that write pass ``write=True``; with ``--read-only`` they fail clearly.
+    ``create`` (default: ``write``) says whether a missing warehouse file may be created: a
+    command that only reads stored things says "no warehouse at PATH" instead.
+    """
+    from ...errors import RankhouseError
+    from ...warehouse import Warehouse
+
+    state: CliState = ctx.find_root().obj
+    if write and state.read_only:
+        raise RankhouseError("this command writes to the warehouse; drop --read-only")
+    if state._warehouse is None:
+        state._warehouse = Warehouse(
+            state.db, read_only=state.read_only, create=write if create is None else create
+        )
+        ctx.find_root().call_on_close(state._warehouse.close)
+    return state._warehouse
+
+
+def all_files(*sources: str | None) -> bool:
+    """Whether every given source names an existing file (a command given only files may
+    create the warehouse that stores them; one naming stored runs or qrels needs it to exist)."""
+    from pathlib import Path
+
+    given = [source for source in sources if source is not None]
+    return bool(given) and all(Path(source).is_file() for source in given)
+
+
+META_OPTION = typer.Option(
+    None,
+    "--meta",
+    metavar="KEY=VALUE",
+    help="Metadata stored with the run, repeatable (source, content_sha256 and "
+    "score_derived_from are rankhouse's own).",
+)
+QRELS_ARGUMENT = typer.Argument(
+    ..., metavar="QRELS", help="Qrels: a stored name or id, or a file (ingested)."
+)
+RUNS_ARGUMENT = typer.Argument(
+    ..., metavar="RUN...", help="Runs: stored names or ids, or files (ingested)."
+)
+RELEVANCE_LEVEL_OPTION = typer.Option(
+    1,
+    "--relevance-level",
+    "-l",
+    metavar="LEVEL",
+    help="Grade from which a document counts as relevant for binary measures.",
+)
+
+
+def parse_meta(pairs: list[str] | None) -> dict[str, str]:
+    """``--meta KEY=VALUE`` options as a dict; raises InputError on a pair without '='."""
+    from ...errors import InputError
+
+    meta = {}
+    for pair in pairs or []:
+        key, equals, value = pair.partition("=")
+        if not equals or not key.strip():
+            raise InputError(
+                f"--meta {pair!r} is not KEY=VALUE", hint="write e.g. --meta model=bm25"
+            )
+        meta[key.strip()] = value
+    return meta
+
+
+class MissingQueries(StrEnum):
+    zero = "zero"
+    skip = "skip"
+
+
+MISSING_QUERIES_OPTION = typer.Option(
+    MissingQueries.zero,
+    "--missing-queries",
+    help="zero: a qrels query the run did not answer scores as an empty ranking "
+    "(trec_eval -c); skip: average over the queries both have.",
+)

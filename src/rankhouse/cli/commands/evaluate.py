@@ -1,0 +1,115 @@
+"""``rankhouse eval``: evaluate runs against qrels, print and store the results."""
+
+from __future__ import annotations
+
+import sys
+
+import typer
+
+from .common import (
+    META_OPTION,
+    MISSING_QUERIES_OPTION,
+    QRELS_ARGUMENT,
+    RELEVANCE_LEVEL_OPTION,
+    RUNS_ARGUMENT,
+    MissingQueries,
+    all_files,
+    open_warehouse,
+    parse_meta,
+)
+from .output import FORMAT_OPTION, OutputFormat, print_rows
+
+DEFAULT_MEASURES = ["AP", "nDCG@10", "P@10", "RR", "R@1000"]
+
+
+def register(app: typer.Typer) -> None:
+    app.command("eval")(eval_command)
+
+
+def eval_command(
+    ctx: typer.Context,
+    qrels: str = QRELS_ARGUMENT,
+    runs: list[str] = RUNS_ARGUMENT,
+    measures: list[str] = typer.Option(
+        None,
+        "--measure",
+        "-m",
+        metavar="MEASURE",
+        help="Measure, repeatable, or several separated by commas: nDCG@10, AP(rel=2), P_5, "
+        f"ndcg_cut.10,20 ... (default: {' '.join(DEFAULT_MEASURES)})",
+    ),
+    relevance_level: int = RELEVANCE_LEVEL_OPTION,
+    missing_queries: MissingQueries = MISSING_QUERIES_OPTION,
+    per_query: bool = typer.Option(False, "--per-query", "-q", help="One row per run and query."),
+    recompute: bool = typer.Option(
+        False, "--recompute", help="Compute again even when the evaluation is stored."
+    ),
+    name: str = typer.Option(
+        None,
+        "--name",
+        "-n",
+        help="Name of the run file in the warehouse (default: its tag; a file changed since "
+        "gets NAME@2, NAME@3...).",
+    ),
+    meta: list[str] = META_OPTION,
+    allow_no_overlap: bool = typer.Option(
+        False,
+        "--allow-no-overlap",
+        help="Evaluate a run that has no query in common with the qrels (otherwise an error: "
+        "it is almost always the wrong file).",
+    ),
+    fmt: OutputFormat = FORMAT_OPTION,
+) -> None:
+    """Evaluate RUNS against QRELS; every evaluation is stored and reused when asked again.
+
+    A run file is ingested first; when its name is held by other content (the file was
+    regenerated), it is stored as the next version NAME@2, NAME@3... of the same system.
+    """
+    metadata = parse_meta(meta)
+    from ...evaluation.checks import check_argument_order
+
+    check_argument_order(qrels, runs)  # before a missing warehouse is reported
+    # --read-only serves stored values; only files may create the warehouse
+    wh = open_warehouse(ctx, write=False, create=all_files(qrels, *runs))
+    result = wh.evaluate(
+        qrels,
+        runs,
+        measures or DEFAULT_MEASURES,
+        relevance_level=relevance_level,
+        missing_queries=missing_queries.value,
+        recompute=recompute,
+        with_per_query=per_query,
+        name=name,
+        meta=metadata or None,
+        allow_no_overlap=allow_no_overlap,
+    )
+    for run, counts in result.query_counts.items():
+        notes = [f"{counts.evaluated} queries evaluated"]
+        if counts.missing_from_run:
+            verb = "scored as empty rankings" if missing_queries == "zero" else "skipped"
+            notes.append(f"{counts.missing_from_run} qrels queries not in the run ({verb})")
+        if counts.ignored:
+            notes.append(f"{counts.ignored} run queries without judgments ignored")
+        if counts.tied_pairs:
+            notes.append(f"{counts.tied_pairs} tied-score pairs ordered by doc id descending")
+        print(f"{run}: " + "; ".join(notes), file=sys.stderr)
+    if result.num_reused:
+        print(
+            f"{result.num_reused} of {len(result.rows)} results reused from storage "
+            "(--recompute to compute again)",
+            file=sys.stderr,
+        )
+    # labels as headers: a value computed with -l 2 shows as AP(rel=2), never as AP
+    headers = [result.labels.get(m, m) for m in result.measures]
+    if per_query:
+        title = f"qrels set {result.qrels!r}, per query"
+        print_rows(
+            ["run", "query", *headers],
+            result.per_query_rows(),
+            fmt,
+            title=title,
+            keys=["run", "query"],
+        )
+    else:
+        title = f"qrels set {result.qrels!r}"
+        print_rows(["run", *headers], result.summary_rows(), fmt, title=title)

@@ -1,0 +1,88 @@
+"""``rankhouse history``: stored evaluations over time, one row per run."""
+
+from __future__ import annotations
+
+import sys
+
+import typer
+
+from ...cells import is_missing
+from .common import MissingQueries, open_warehouse
+from .output import FORMAT_OPTION, OutputFormat, print_rows
+
+
+def register(app: typer.Typer) -> None:
+    app.command("history")(history_command)
+
+
+def history_command(
+    ctx: typer.Context,
+    system: str = typer.Option(None, "--system", "-s", help="Only runs with this system tag."),
+    run: str = typer.Option(None, "--run", help="Only this run (name or id)."),
+    qrels: str = typer.Option(None, "--qrels", help="Only evaluations against this qrels set."),
+    measures: list[str] = typer.Option(
+        None, "--measure", "-m", help="Measure columns, repeatable (default: all stored)."
+    ),
+    since: str = typer.Option(
+        None,
+        "--since",
+        metavar="DATE",
+        help="Only runs ingested at or after this date (YYYY-MM-DD, UTC).",
+    ),
+    relevance_level: int = typer.Option(
+        1, "--relevance-level", "-l", help="The level the measures were evaluated at."
+    ),
+    missing_queries: MissingQueries = typer.Option(
+        MissingQueries.zero,
+        "--missing-queries",
+        help="The missing-query policy the measures were evaluated with.",
+    ),
+    fmt: OutputFormat = FORMAT_OPTION,
+) -> None:
+    """Stored evaluations over time: one row per run (newest last), one column per label.
+
+    Columns: ingest time (UTC), run, system tag, qrels set, the run's --meta keys, one
+    column per label (the measure with the settings it was computed under: -m AP -l 2 is
+    the column AP(rel=2)), and gate (the newest regress verdict). History reads; it never
+    evaluates.
+    """
+    from ...history import history_rows
+
+    wh = open_warehouse(ctx, write=False)
+    found, measure_columns = history_rows(
+        wh,
+        system=system,
+        run=run,
+        qrels=qrels,
+        measures=measures or None,
+        since=since,
+        relevance_level=relevance_level,
+        missing_queries=missing_queries.value,
+    )
+    if measures:
+        _note_other_settings(wh, found, measures, relevance_level, missing_queries.value)
+    rows = found.rows
+    if fmt == OutputFormat.table:  # to the second: the rest is in csv/json
+        rows = [(str(row[0])[:19], *row[1:]) for row in rows]
+    # measures are numbers even where none is stored (an empty listing aligns nothing)
+    numeric = [bool(rows) and name in measure_columns for name in found.columns]
+    print_rows(found.columns, rows, fmt, title="history", keys=["run"], numeric=numeric)
+
+
+def _note_other_settings(wh, found, measures, relevance_level, missing_queries) -> None:
+    """On stderr: a requested label without values whose measure is stored at other settings."""
+    from ...history import other_labels
+    from ...labels import requested_labels
+
+    wanted = requested_labels(measures, relevance_level, missing_queries)
+    empty = [
+        w
+        for w in wanted
+        if w not in found.columns or all(is_missing(value) for value in found.column(w))
+    ]
+    for name, others in other_labels(wh, empty).items():
+        print(
+            f"note: no stored value of {name}; stored at other settings: {', '.join(others)} "
+            "(-l / --missing-queries, or -m with the label)",
+            file=sys.stderr,
+        )

@@ -1,0 +1,88 @@
+"""The ``rankhouse`` console script: ``trec-eval`` straight to its runner, the rest to Typer.
+
+``rankhouse trec-eval`` is a drop-in for the trec_eval binary, so it starts like one: its
+arguments are trec_eval's own (the runner parses them), and going through the Typer app
+would only add the cost of importing it; ``rankhouse --version`` alone prints the version
+the same way. Every other command, and any global option this module does not know, goes
+to :data:`rankhouse.cli.app`.
+"""
+
+from __future__ import annotations
+
+import sys
+from functools import partial
+
+from . import process
+from .arguments import split_command
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Run the command line ``argv`` (default ``sys.argv[1:]``) and exit with its status.
+
+    As the console script (``argv`` None), databases are opened ahead and the process ends
+    at once when the command left nothing open (:mod:`.process`)."""
+    args = sys.argv[1:] if argv is None else list(argv)
+    try:
+        _run(args, console=argv is None)
+    except SystemExit as stop:
+        if argv is None:
+            process.leave(stop.code)
+        raise
+
+
+def _run(args: list[str], *, console: bool = False) -> None:
+    if args == ["--version"]:  # what Typer would print, without importing it
+        from ..version import __version__
+
+        print(f"rankhouse {__version__}")
+        sys.exit(0)
+    if console:
+        _open_ahead(args)
+    direct = _trec_eval_call(args)
+    if direct is not None:
+        db, read_only, rest = direct
+        import warnings
+
+        from ..errors import show_warning
+        from ..trec_eval import main as trec_eval
+
+        warnings.showwarning = show_warning
+        sys.exit(trec_eval(rest, db=db, read_only=read_only))
+    from .app import app
+
+    app(args=args, prog_name="rankhouse")
+
+
+#: Commands that open the warehouse before anything else that takes time.
+_WAREHOUSE_COMMANDS = frozenset(
+    {"ingest", "runs", "qrels", "eval", "history", "compare", "regress", "report", "sql"}
+)
+
+
+def _open_ahead(args: list[str]) -> None:
+    """Start opening the database the command line will open (:func:`.process.open_ahead`)."""
+    found = split_command(args)
+    if found is None or "--help" in args:
+        return
+    db, read_only, position = found
+    command, rest = args[position], args[position + 1 :]
+    if command == "trec-eval" and "-h" not in rest:
+        process.install()
+        process.open_ahead(partial(process.trec_eval_database, db, read_only))
+    elif command in _WAREHOUSE_COMMANDS:
+        if command == "sql" and "--write" not in rest:  # sql reads only, unless told to write
+            read_only = True
+        process.install()
+        process.open_ahead(partial(process.warehouse_file, db, read_only))
+
+
+def _trec_eval_call(args: list[str]) -> tuple[str | None, bool, list[str]] | None:
+    """(--db, --read-only, trec_eval's arguments) when ``args`` is a ``trec-eval`` call whose
+    global options are plain ``--db VALUE`` / ``--db=VALUE`` / ``--read-only``; else None."""
+    found = split_command(args)
+    if found is None:
+        return None
+    db, read_only, position = found
+    if args[position] != "trec-eval":
+        return None
+    return db, read_only, args[position + 1 :]

@@ -1,0 +1,175 @@
+"""What the console script does around a command so that a short command starts and ends sooner.
+
+Both mechanisms live here, in the command line's layer; the library knows neither. It opens
+every DuckDB database through :func:`rankhouse.duck.open_database`, and this module installs
+the connector that serves it (:func:`install`). What it needs of the library it imports
+inside its functions, when a command opens a database: ``--help`` imports none of it.
+
+* **Opening ahead.** Creating a DuckDB database costs 20-30 ms (its catalogue of built-in
+  functions), and DuckDB releases the GIL while it works; a short command spends about 0.1 s
+  importing its code before it opens its database. So :func:`open_ahead` starts opening that
+  database in a thread at once, and the command's own open takes the connection when it
+  asks for the same thing (the same key). Only what the command itself would open is opened
+  ahead, with the same settings: an existing, non-empty DuckDB warehouse file (never a path
+  the command might refuse to create), or the engine's in-memory database for trec-eval. A
+  connection that nobody takes is closed before the process exits; a failure ahead is
+  forgotten (the command opens the database itself and reports what fails).
+* **Leaving.** When a command has finished, Python's own shutdown still deallocates every
+  module and object one by one; with DuckDB's engine loaded that is 15-18 ms, about a
+  twentieth of a DL19 ``trec-eval``. :func:`leave` ends the process with :func:`os._exit`
+  instead, and only when nothing is left for that shutdown to do: no thread other than
+  daemon threads running, every DuckDB connection the connector handed out closed (DuckDB
+  has written its checkpoint), the exit handlers run and the output flushed.
+"""
+
+from __future__ import annotations
+
+import atexit
+import os
+import sys
+import threading
+import weakref
+from collections.abc import Callable, Hashable
+from typing import Any
+
+from ..background import Background
+from ..defaults import DB_ENV_VAR
+
+_LOCK = threading.Lock()
+_opening: Background[tuple[Hashable, Any] | None] | None = None
+#: Every connection the connector handed out, to check at the end that each was closed.
+_HANDED_OUT: weakref.WeakSet = weakref.WeakSet()
+
+
+def install() -> None:
+    """Serve the library's DuckDB connections through :func:`connector`."""
+    from ..duck import set_connector
+
+    set_connector(connector)
+
+
+def connector(key: Hashable, make: Callable[[], Any]) -> Any:
+    """The connection opened ahead for ``key``, else ``make()``; noted for :func:`leave`."""
+    connection = take(key)
+    if connection is None:
+        connection = make()
+    _HANDED_OUT.add(connection)
+    return connection
+
+
+# --- opening ahead ----------------------------------------------------------------------------
+
+
+def open_ahead(open_database: Callable[[], tuple[Hashable, Any] | None]) -> None:
+    """Start ``open_database()`` in a thread: it returns (key, connection), or None when it
+    decides to open nothing; :func:`take` with an equal key gets the connection. A database
+    already being opened ahead is closed first."""
+    global _opening
+    discard()
+    with _LOCK:
+        # not a daemon: the interpreter waits for it rather than stop it inside DuckDB
+        _opening = Background(open_database, "rankhouse-open-ahead")
+
+
+def take(key: Hashable) -> Any | None:
+    """The connection opened ahead for ``key`` (waiting for it), or None: nothing was opened
+    ahead, it failed, or it was opened for another key (then it is closed first)."""
+    global _opening
+    with _LOCK:
+        opening, _opening = _opening, None
+    if opening is None:
+        return None
+    try:
+        opened = opening.result()
+    except Exception:  # the command opens it again itself and reports the problem
+        return None
+    if opened is None:
+        return None
+    opened_key, connection = opened
+    if opened_key != key:
+        connection.close()
+        return None
+    return connection
+
+
+@atexit.register
+def discard() -> None:
+    """Close a connection opened ahead that no command took."""
+    take(object())
+
+
+def warehouse_file(db: str | None, read_only: bool) -> tuple[tuple, Any] | None:
+    """Open the warehouse file ``db`` names as the command will: (its key, the connection),
+    or None when ``db`` is no existing, non-empty DuckDB file.
+
+    For a file that does not exist yet, nothing is opened, but DuckDB is set up: its first
+    database in a process costs 10-15 ms more than the next (a new file: 25 ms against 14),
+    and the command that creates the file then pays that here, while it imports.
+    """
+    from ..backends import duckdb_path, resolve_target
+    from ..backends.duckdb_file import store
+    from ..duck import duckdb
+
+    path = duckdb_path(resolve_target(db))
+    if path is None or path == ":memory:":
+        return None
+    if not os.path.exists(path):
+        duckdb.connect(":memory:").close()
+        return None
+    if not os.path.isfile(path) or os.path.getsize(path) == 0:
+        return None
+    config = store.duckdb_config(read_only)
+    return store.database_key(path, read_only, config), store.open_file(path, read_only, config)
+
+
+def trec_eval_database(db: str | None, read_only: bool) -> tuple[tuple, Any] | None:
+    """What ``trec-eval`` opens: the engine's in-memory database when nothing is kept, else
+    the warehouse file."""
+    from ..scratch import key as scratch_key
+    from ..scratch import memory_limit, new_database
+
+    db = db if db is not None else os.environ.get(DB_ENV_VAR)
+    if read_only or not db or db == ":memory:":
+        limit = memory_limit()
+        return scratch_key(limit), new_database(limit)
+    return warehouse_file(db, False)
+
+
+# --- leaving ----------------------------------------------------------------------------------
+
+
+def leave(code: int | None) -> None:
+    """End the process now with exit status ``code`` if nothing is left for the interpreter's
+    shutdown to do; otherwise return (the caller then exits the ordinary way)."""
+    if code is not None and not isinstance(code, int):
+        return  # a message to print: sys.exit's own handling
+    if any(not t.daemon for t in threading.enumerate() if t is not threading.main_thread()):
+        return  # the interpreter would wait for them
+    if _any_open():
+        return  # closing it is the teardown's work (DuckDB's checkpoint)
+    atexit._run_exitfuncs()  # what the shutdown would run first; they are then forgotten
+    if _any_open():  # a handler opened one
+        return
+    try:
+        sys.stdout.flush()
+        sys.stderr.flush()
+    except (OSError, ValueError):  # a closed pipe: the ordinary exit reports it
+        return
+    os._exit(code or 0)
+
+
+def _any_open() -> bool:
+    return any(is_open(connection) for connection in list(_HANDED_OUT))
+
+
+def is_open(connection: Any) -> bool:
+    """Whether a DuckDB connection is still open (a closed one refuses every statement)."""
+    from ..duck import duckdb
+
+    try:
+        connection.execute("SELECT 1")
+    except duckdb.ConnectionException:
+        return False
+    except duckdb.Error:  # open, but in a failed state: not ours to end
+        return True
+    return True

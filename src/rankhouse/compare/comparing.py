@@ -1,0 +1,325 @@
+"""Compare runs on the same qrels: means, and paired significance tests against a baseline.
+
+The parameters are PyTerrier's ``Experiment``'s where they mean the same (``names``,
+``baseline`` by index or name, ``test`` with a callable, ``correction`` by statsmodels'
+names, ``correction_alpha``, ``perquery``, ``round``, ``highlight``; ``queries`` plays
+``filter_by_topics``): docs/compare.md maps them one by one.
+
+The per-query values come from stored evaluations (computed first when missing) and are
+paired by query id, in query-id byte order, never by position. Queries where either
+value is NaN (trec_eval's ``-nan``) are left out of the pairs. The tests are those of
+:mod:`rankhouse.stats`; the correction for multiple testing is applied per measure over the
+runs compared with the baseline (the family of PyTerrier's ``Experiment``).
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, replace
+from functools import cached_property
+from typing import Any
+
+from ..backends.base import store_of
+from ..columns import COMPARE_COLUMNS
+from ..display import frames
+from ..display.tables import check_display, normal_highlight
+from ..errors import InputError, RankhouseError
+from ..evaluation import evaluate
+from ..lazy import numpy as np
+from ..lazy import pandas as pd
+from ..pairing import paired, paired_comparison, values_by_run
+from ..results import PerQueryValues
+from ..stats import check_alpha, check_correction, check_test, correct
+from .options import CompareOptions
+from .subsets import read_queries, subset, subset_means
+
+_COUNTS = ("num_paired", "improved", "degraded", "tied")
+
+
+@dataclass
+class Comparison:
+    """Everything :func:`compare` computes, before it is shaped for the caller, as plain rows
+    (the command line prints them without pandas) and as DataFrames built when first read.
+
+    Attributes:
+        rows: one dict per run and measure, :data:`~rankhouse.columns.COMPARE_COLUMNS` as
+            keys (a missing count is None, a missing number NaN).
+        values: the per-query values the means and tests were made of (runs by their shown
+            names, measures by their labels).
+        baseline: the baseline's shown name, or None.
+    """
+
+    rows: list[dict[str, Any]]
+    values: PerQueryValues
+    baseline: str | None
+
+    @cached_property
+    def means(self) -> pd.DataFrame:
+        """:attr:`rows` as a DataFrame, :data:`~rankhouse.columns.COMPARE_COLUMNS`: names as
+        text, the counts nullable integers, the flags objects (None for none)."""
+        frame = pd.DataFrame(
+            {
+                "run": [row["run"] for row in self.rows],
+                "measure": [row["measure"] for row in self.rows],
+                "mean": np.asarray([row["mean"] for row in self.rows], dtype=float),
+                "num_q": np.asarray([row["num_q"] for row in self.rows], dtype=np.int64),
+            }
+        )
+        for name in ("baseline", "significant"):
+            frame[name] = pd.Series([row[name] for row in self.rows], dtype=object)
+        if self.baseline is not None:  # one name in every row: a text column
+            frame["baseline"] = self.baseline
+        for name in ("delta", "p_value", "p_corrected"):
+            frame[name] = np.asarray([row[name] for row in self.rows], dtype=float)
+        for name in _COUNTS:
+            frame[name] = pd.array(
+                [pd.NA if row[name] is None else row[name] for row in self.rows], dtype="Int64"
+            )
+        return frame[list(COMPARE_COLUMNS)]
+
+    @cached_property
+    def per_query(self) -> pd.DataFrame:
+        """:attr:`values` as a DataFrame, :data:`~rankhouse.columns.PER_QUERY_COLUMNS`."""
+        return pd.DataFrame(
+            {
+                "run": np.asarray(self.values.run, dtype=object),
+                "query": np.asarray(self.values.query, dtype=object),
+                "measure": np.asarray(self.values.measure, dtype=object),
+                "value": np.asarray(self.values.value, dtype=float),
+            }
+        )
+
+
+def compare(
+    wh,
+    qrels: Any,
+    runs: Any,
+    measures: Iterable[Any],
+    options: CompareOptions | None = None,
+    **settings: Any,
+):
+    """Means of several runs and, with a baseline, paired tests of each run against it.
+
+    Args:
+        wh: the :class:`~rankhouse.Warehouse` or its store.
+        qrels: a stored qrels set (name or id), a file path, or qrels data (a DataFrame,
+            ``{qid: {docid: grade}}``, ir_measures ``Qrel`` tuples).
+        runs: runs as :func:`rankhouse.evaluation.evaluate` accepts them: stored names or
+            ids, files, or data (DataFrames, PyTerrier result frames, ``{qid: {docid:
+            score}}``, ir_measures ``ScoredDoc`` tuples; a dict name -> run names them).
+        measures: measure names (any accepted spelling) or Measure objects.
+        options: the settings (:class:`~rankhouse.compare.options.CompareOptions`);
+            ``settings`` given as keywords replace its fields.
+
+    Returns:
+        A DataFrame (a :class:`~rankhouse.display.frames.ComparisonFrame`, which a notebook
+        shows as the Experiment table and :func:`rankhouse.display.experiment_table` makes
+        wide) with :data:`~rankhouse.columns.COMPARE_COLUMNS`, one row per run and measure
+        (runs in the order given, measures in request order). ``mean`` and ``num_q`` are the
+        stored aggregate (or the subset's); ``delta`` is the run's mean minus the
+        baseline's; ``num_paired`` counts the queries paired by id;
+        ``improved``/``degraded``/``tied`` count those queries; the test columns are empty
+        for the baseline itself and when no baseline is given. With ``perquery``, the
+        per-query values (:data:`~rankhouse.columns.PER_QUERY_COLUMNS`) or both.
+
+    Raises:
+        RankhouseError: an unknown test or correction, alpha outside (0, 1), a baseline
+            index out of range, or names that do not match the runs.
+        InputError: a baseline that stands for several runs (a multi-tag file), a query
+            subset that holds no judged query.
+        NotFoundError, MeasureError: as for evaluate.
+    """
+    options = replace(options or CompareOptions(), **settings)
+    perquery, round, highlight = options.perquery, options.round, options.highlight  # noqa: A001
+    if perquery not in (False, True, "both"):
+        raise RankhouseError(f"perquery must be False, True or 'both', not {perquery!r}")
+    check_display(4 if round is None else round, highlight)
+    found = comparison(wh, qrels, runs, measures, options)
+    means = frames.ComparisonFrame(found.means)
+    means.attrs["display"] = {"highlight": normal_highlight(highlight)}
+    if round is not None:
+        means.attrs["display"]["round"] = round
+    if perquery == "both":
+        return means, found.per_query
+    return found.per_query if perquery else means
+
+
+def comparison(
+    wh,
+    qrels: Any,
+    runs: Any,
+    measures: Iterable[Any],
+    options: CompareOptions | None = None,
+    **settings: Any,
+) -> Comparison:
+    """:func:`compare`'s means and per-query values together, as plain rows (the command
+    line prints them without pandas; the report uses both). The arguments are
+    :func:`compare`'s; the display settings (``perquery``, ``round``, ``highlight``) are not
+    read."""
+    options = replace(options or CompareOptions(), **settings)
+    store = store_of(wh)
+    check_test(options.test)
+    check_correction(options.correction)
+    alpha = _alpha(options.alpha, options.correction_alpha)
+    if options.permutations < 1:
+        raise RankhouseError(f"permutations must be at least 1, got {options.permutations}")
+    wanted_queries = read_queries(options.queries) if options.queries is not None else None
+    evaluation = {
+        "relevance_level": options.relevance_level,
+        "missing_queries": options.missing_queries,
+        "with_query_counts": False,
+    }
+    result = evaluate(store, qrels, runs, measures, **evaluation)
+    run_names = result.runs
+    shown = _shown_names(run_names, options.names)
+    parts = [result]
+    base_name = None
+    baseline = options.baseline
+    if isinstance(baseline, bool):
+        raise RankhouseError("baseline is a run's position, name or file, not a boolean")
+    if isinstance(baseline, numbers.Integral):
+        if not 0 <= baseline < len(run_names):
+            raise RankhouseError(
+                f"baseline={baseline} is no position among the {len(run_names)} runs "
+                f"(0 to {len(run_names) - 1})"
+            )
+        base_name = run_names[int(baseline)]
+    elif baseline is not None:
+        base_name = _named(baseline, run_names, shown)
+        if base_name is None:
+            base = evaluate(store, qrels, [baseline], measures, **evaluation)
+            stands_for = len({row["run_id"] for row in base.rows})
+            if stands_for != 1:
+                raise InputError(
+                    f"the baseline {baseline!r} stands for {stands_for} runs",
+                    hint="name one stored run (a file with several run tags holds several runs)",
+                )
+            base_name = str(base.rows[0]["run"])
+            if base_name not in run_names:
+                parts = [base, result]
+                shown = {base_name: base_name, **shown}
+    aggregates = [row for part in parts for row in part.rows]
+    values = _per_query(parts, result.labels, shown)
+    labels = {name: result.labels[name] for name in dict.fromkeys(r["measure"] for r in aggregates)}
+    if wanted_queries is not None:
+        values = subset(values, wanted_queries)
+        means = subset_means(values, measures, labels)
+    else:
+        means = [
+            {
+                "run": shown[row["run"]],
+                "measure": row["label"],
+                "mean": math.nan if row["value"] is None else float(row["value"]),
+                "num_q": int(row["num_q"]),
+            }
+            for row in aggregates
+        ]
+    base_shown = shown[base_name] if base_name is not None else None
+    rows = _add_tests(means, values, base_shown, options, alpha)
+    return Comparison(
+        [{name: row[name] for name in COMPARE_COLUMNS} for row in rows], values, base_shown
+    )
+
+
+def _alpha(alpha: float, correction_alpha: float | None) -> float:
+    if correction_alpha is not None and alpha not in (0.05, correction_alpha):
+        raise RankhouseError(
+            f"alpha={alpha} and correction_alpha={correction_alpha} disagree; give one"
+        )
+    chosen = alpha if correction_alpha is None else correction_alpha
+    check_alpha(chosen)
+    return chosen
+
+
+def _shown_names(run_names: list[str], names: Sequence[str] | None) -> dict[str, str]:
+    """Stored run name -> the name shown for it."""
+    if names is None:
+        return {name: name for name in run_names}
+    if isinstance(names, str):
+        raise RankhouseError("names is a list of names, one per run, not one string")
+    given = [str(n) for n in names]
+    if len(given) != len(run_names):
+        raise RankhouseError(
+            f"{len(given)} names for {len(run_names)} runs ({', '.join(run_names)}); give one "
+            "name per run, in order"
+        )
+    if len(set(given)) != len(given):
+        raise RankhouseError(f"the names must differ, got {', '.join(given)}")
+    return dict(zip(run_names, given, strict=True))
+
+
+def _named(baseline: Any, run_names: list[str], shown: dict[str, str]) -> str | None:
+    """The stored name of the run among ``runs`` that ``baseline`` names, or None."""
+    if not isinstance(baseline, str):
+        return None
+    by_shown = {v: k for k, v in shown.items()}
+    if baseline in by_shown:
+        return by_shown[baseline]
+    return baseline if baseline in run_names else None
+
+
+def _per_query(parts, labels: dict[str, str], shown: dict[str, str]) -> PerQueryValues:
+    found = PerQueryValues()
+    for part in parts:
+        values = part._loaded_per_query()
+        found.run += [shown[run] for run in values.run]
+        found.query += [str(query) for query in values.query]
+        found.measure += [labels[measure] for measure in values.measure]
+        found.value += [float(value) for value in values.value]
+    return found
+
+
+def _add_tests(
+    means: list[dict[str, Any]],
+    values: PerQueryValues,
+    baseline: str | None,
+    options: CompareOptions,
+    alpha: float,
+) -> list[dict[str, Any]]:
+    """``means`` with the test columns of :data:`~rankhouse.columns.COMPARE_COLUMNS`: empty
+    without a baseline and on the baseline's own rows; else each run against the baseline,
+    per measure, the p-values corrected over the runs of the measure."""
+    rows = [
+        {
+            **row,
+            "baseline": baseline,
+            "delta": math.nan,
+            "p_value": math.nan,
+            "p_corrected": math.nan,
+            "significant": None,
+            **dict.fromkeys(_COUNTS),
+        }
+        for row in means
+    ]
+    if baseline is None:
+        return rows
+    by_measure: dict[str, list[dict[str, Any]]] = {}
+    for row in rows:
+        by_measure.setdefault(row["measure"], []).append(row)
+    for measure, group in by_measure.items():
+        base_mean = next(row["mean"] for row in group if row["run"] == baseline)
+        others = [row for row in group if row["run"] != baseline]
+        by_run = values_by_run(values, measure)
+        for row in others:
+            _, run_values, baseline_values = paired(by_run, row["run"], baseline)
+            compared = paired_comparison(
+                run_values,
+                baseline_values,
+                test=options.test,
+                permutations=options.permutations,
+                seed=options.seed,
+            )
+            row["delta"] = row["mean"] - base_mean
+            row["num_paired"] = compared.num_paired
+            row["improved"] = compared.improved
+            row["degraded"] = compared.degraded
+            row["tied"] = compared.tied
+            row["p_value"] = compared.p_value
+        p_values = [row["p_value"] for row in others]
+        corrected, reject = correct(p_values, options.correction, alpha=alpha)
+        for row, p_corrected, significant in zip(others, corrected, reject, strict=True):
+            row["p_corrected"] = p_corrected
+            row["significant"] = significant
+    return rows

@@ -1,0 +1,328 @@
+"""HTML tables of evaluation results: the notebook display and the report's tables.
+
+One set of options serves both: ``round`` (decimals, one number or a dict measure ->
+decimals, PyTerrier's ``round``) and ``highlight`` (``"bold"``, ``"color"`` or ``None``: how
+the best value of each measure is marked). Nothing here imports matplotlib, so a notebook
+pays for tables only.
+"""
+
+from __future__ import annotations
+
+import html
+import math
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from ..columns import HISTORY_FIXED_COLUMNS
+from ..errors import RankhouseError
+from ..lazy import pandas as pd
+from ..measures.best import best_positions
+
+DEFAULT_ROUND = 4
+HIGHLIGHTS = ("bold", "color", "colour", None)
+
+
+@dataclass(frozen=True)
+class HtmlTable:
+    """A rendered table: ``str(table)`` is the HTML, and Jupyter displays it as such."""
+
+    html: str
+
+    def _repr_html_(self) -> str:
+        return self.html
+
+    def __str__(self) -> str:
+        return self.html
+
+
+def check_display(round: Any, highlight: Any) -> None:  # noqa: A002 (PyTerrier's name)
+    """Raise RankhouseError for a ``round`` or ``highlight`` the tables cannot use."""
+    if highlight not in HIGHLIGHTS:
+        raise RankhouseError(
+            f"highlight must be 'bold', 'color' ('colour') or None, not {highlight!r}"
+        )
+    digits = round.values() if isinstance(round, Mapping) else [round]
+    for value in digits:
+        if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= 15:
+            raise RankhouseError(f"round must be a number of decimals from 0 to 15, not {value!r}")
+
+
+def digits_for(round: int | Mapping[str, int], measure: str) -> int:  # noqa: A002
+    """The decimals of ``measure`` under ``round``."""
+    if isinstance(round, Mapping):  # a None key holds the decimals of the other measures
+        return int(round.get(measure, round.get(None, DEFAULT_ROUND)))
+    return int(round)
+
+
+def number(value: Any, digits: int) -> str:
+    """A value as table text: fixed decimals, ``NaN`` for trec_eval's ``-nan``, empty for none."""
+    if value is None or value is pd.NA:
+        return ""
+    if isinstance(value, bool):
+        return str(value)
+    if isinstance(value, int):
+        return str(value)
+    value = float(value)
+    if math.isnan(value):
+        return "NaN"
+    return f"{value:.{digits}f}"
+
+
+def p_value(value: Any) -> str:
+    """A p-value with three significant digits (empty when there is none)."""
+    if value is None or value is pd.NA or (isinstance(value, float) and math.isnan(value)):
+        return ""
+    value = float(value)
+    return "<0.001" if value < 0.001 else f"{value:.3f}"
+
+
+def signed(value: Any, digits: int) -> str:
+    """A difference with its sign (none when it rounds to zero)."""
+    text = number(value, digits)
+    if not text or text == "NaN":
+        return text
+    if float(text) == 0:
+        return text.lstrip("-")
+    return text if text.startswith("-") else f"+{text}"
+
+
+def cell(text: str, *, classes: Iterable[str] = (), title: str | None = None, tag="td") -> str:
+    """One table cell, its text escaped."""
+    attributes = ""
+    names = " ".join(c for c in classes if c)
+    if names:
+        attributes += f' class="{names}"'
+    if title:
+        attributes += f' title="{html.escape(title)}"'
+    return f"<{tag}{attributes}>{html.escape(text)}</{tag}>"
+
+
+def normal_highlight(highlight: str | None) -> str | None:
+    """``highlight`` with PyTerrier's British spelling read as ``'color'``."""
+    return "color" if highlight == "colour" else highlight
+
+
+def best_class(highlight: str | None) -> str:
+    """The CSS class that marks a best value."""
+    return {"bold": "best-bold", "color": "best-color"}.get(normal_highlight(highlight) or "", "")
+
+
+def table(
+    header: Sequence[str] | str,
+    rows: Iterable[str],
+    *,
+    caption: str | None = None,
+    css_class: str = "rh-table",
+) -> str:
+    """A ``<table>``: ``header`` is a list of column titles or ready ``<tr>`` markup."""
+    if isinstance(header, str):
+        head = header
+    else:
+        head = "<tr>" + "".join(cell(str(h), tag="th") for h in header) + "</tr>"
+    parts = [f'<table class="{css_class}">']
+    if caption:
+        parts.append(f"<caption>{html.escape(caption)}</caption>")
+    parts.append(f"<thead>{head}</thead><tbody>")
+    parts.extend(f"<tr>{row}</tr>" for row in rows)
+    parts.append("</tbody></table>")
+    return "".join(parts)
+
+
+# Inline styles for the notebook (the report's stylesheet defines the same classes).
+NOTEBOOK_STYLE = (
+    "<style>"
+    ".rh-table td,.rh-table th{text-align:right;padding:2px 8px}"
+    ".rh-table td.text,.rh-table th.text{text-align:left}"
+    ".rh-table .best-bold{font-weight:bold}"
+    ".rh-table .best-color{background:#c8ecd0;font-weight:bold}"
+    ".rh-table .fail{color:#c0182a;font-weight:bold}"
+    ".rh-table .worse{color:#c0182a}.rh-table .better{color:#1a7f37}"
+    "</style>"
+)
+
+
+def measure_table(
+    frame: pd.DataFrame,
+    label_columns: Sequence[str],
+    measures: Sequence[str],
+    *,
+    round: int | Mapping[str, int] = DEFAULT_ROUND,  # noqa: A002
+    highlight: str | None = "bold",
+    groups: Sequence[Any] | None = None,
+    caption: str | None = None,
+    extra: Mapping[str, Any] | None = None,
+) -> str:
+    """Rows of labels then one column per measure, the best value of each measure marked.
+
+    Args:
+        frame: one row per table row.
+        label_columns: text columns shown first (run name, time, metadata...).
+        measures: measure columns, shown rounded.
+        round: decimals, one number or per measure.
+        highlight: how the best value per measure is marked.
+        groups: rows with different group values are not compared (history: per qrels set).
+        caption: the table's caption.
+        extra: column name -> function(value) -> (text, classes) for special columns that
+            follow the measures (history's ``gate``).
+    """
+    check_display(round, highlight)
+    groups = list(groups) if groups is not None else [None] * len(frame)
+    best: dict[str, set[int]] = {m: set() for m in measures}
+    for group in dict.fromkeys(groups):
+        members = [i for i, g in enumerate(groups) if g == group]
+        for measure in measures:
+            column = frame[measure].tolist()
+            found = best_positions([column[i] for i in members], measure)
+            best[measure] |= {members[i] for i in found}
+    extra = dict(extra or {})
+    header = [*label_columns, *measures, *extra]
+    head = "<tr>" + "".join(
+        cell(str(h), tag="th", classes=["text"] if h in label_columns or h in extra else [])
+        for h in header
+    )
+    head += "</tr>"
+    mark = best_class(highlight)
+    rows = []
+    for i, record in enumerate(frame.to_dict("records")):
+        parts = [cell(_text(record[c]), classes=["text"]) for c in label_columns]
+        for measure in measures:
+            text = number(record[measure], digits_for(round, measure))
+            parts.append(cell(text, classes=[mark] if i in best[measure] else []))
+        for name, render in extra.items():
+            text, classes = render(record[name])
+            parts.append(cell(text, classes=["text", *classes]))
+        rows.append("".join(parts))
+    return table(head, rows, caption=caption)
+
+
+def _text(value: Any) -> str:
+    if value is None or value is pd.NA or (isinstance(value, float) and math.isnan(value)):
+        return ""
+    if isinstance(value, pd.Timestamp):
+        return value.strftime("%Y-%m-%d %H:%M:%S")
+    return str(value)
+
+
+def gate_cell(value: Any) -> tuple[str, list[str]]:
+    """History's gate column: a failed gate in red."""
+    text = _text(value)
+    return text, ["fail"] if text == "fail" else []
+
+
+def evaluation_html(
+    result,
+    *,
+    round: int | Mapping[str, int] = DEFAULT_ROUND,  # noqa: A002
+    highlight: str | None = "bold",
+) -> str:
+    """An :class:`~rankhouse.results.EvaluationResult` as a table of means per run."""
+    summary = result.summary
+    measures = [c for c in summary.columns if c != "run"]
+    caption = f"qrels {result.qrels}" if result.qrels else None
+    if caption and result.query_counts:
+        counts = sorted({c.evaluated for c in result.query_counts.values()})
+        caption += f"; {'/'.join(map(str, counts))} queries evaluated"
+    return measure_table(
+        summary, ["run"], measures, round=round, highlight=highlight, caption=caption
+    )
+
+
+def history_html(
+    frame: pd.DataFrame,
+    *,
+    round: int | Mapping[str, int] = DEFAULT_ROUND,  # noqa: A002
+    highlight: str | None = "bold",
+    measures: Sequence[str] | None = None,
+    caption: str | None = None,
+) -> str:
+    """:func:`rankhouse.history.history`'s frame: the best value per measure and qrels set
+    marked, failed gates in red."""
+    if measures is None:
+        measures = [
+            c for c in frame.columns if c not in HISTORY_FIXED_COLUMNS and _is_measure(frame[c])
+        ]
+        measures = [m for m in measures if m != "gate"]
+    labels = [c for c in frame.columns if c not in measures and c != "gate"]
+    extra = {"gate": gate_cell} if "gate" in frame.columns else None
+    return measure_table(
+        frame,
+        labels,
+        list(measures),
+        round=round,
+        highlight=highlight,
+        groups=frame["qrels"].tolist() if "qrels" in frame.columns else None,
+        caption=caption,
+        extra=extra,
+    )
+
+
+def _is_measure(column: pd.Series) -> bool:
+    return column.dtype.kind == "f"
+
+
+def comparison_html(
+    frame: pd.DataFrame,
+    *,
+    round: int | Mapping[str, int] = DEFAULT_ROUND,  # noqa: A002
+    highlight: str | None = "bold",
+    caption: str | None = None,
+) -> str:
+    """:func:`rankhouse.compare.compare`'s frame as PyTerrier's Experiment table.
+
+    One row per run; per measure its mean and, against a baseline, the difference, the
+    queries improved (+) and degraded (-), the p-value and the corrected p-value. A
+    significant difference is starred and coloured (green better, red worse); the best mean
+    per measure is marked as ``highlight`` says.
+    """
+    check_display(round, highlight)
+    runs = list(dict.fromkeys(frame["run"]))
+    measures = list(dict.fromkeys(frame["measure"]))
+    indexed = frame.set_index(["run", "measure"])
+    tested = bool(frame["baseline"].notna().any())
+    sub = ["mean", "delta", "+", "-", "p", "p corr"] if tested else ["mean"]
+    top = '<tr><th class="text" rowspan="2">run</th>' if tested else '<tr><th class="text">run'
+    if tested:
+        top += "".join(
+            f'<th colspan="{len(sub)}" class="group">{html.escape(m)}</th>' for m in measures
+        )
+        head = top + "</tr><tr>" + "".join(cell(s, tag="th") for _ in measures for s in sub)
+        head += "</tr>"
+    else:
+        head = top + "</th>" + "".join(cell(m, tag="th") for m in measures) + "</tr>"
+    mark = best_class(highlight)
+    best = {m: best_positions([indexed.at[(r, m), "mean"] for r in runs], m) for m in measures}
+    baseline = frame["baseline"].dropna().iloc[0] if tested else None
+    rows = []
+    for i, run in enumerate(runs):
+        label = f"{run} (baseline)" if run == baseline else run
+        parts = [cell(label, classes=["text"])]
+        for measure in measures:
+            row = indexed.loc[(run, measure)]
+            digits = digits_for(round, measure)
+            parts.append(
+                cell(number(row["mean"], digits), classes=[mark] if i in best[measure] else [])
+            )
+            if not tested:
+                continue
+            if run == baseline:
+                parts.extend(cell("") for _ in sub[1:])
+                continue
+            significant = bool(row["significant"]) if row["significant"] is not None else False
+            tone = ""
+            if significant and not pd.isna(row["delta"]) and row["delta"] != 0:
+                tone = "better" if row["delta"] > 0 else "worse"
+            star = "*" if significant else ""
+            parts += [
+                cell(signed(row["delta"], digits) + star, classes=[tone]),
+                cell(number(_int(row["improved"]), digits)),
+                cell(number(_int(row["degraded"]), digits)),
+                cell(p_value(row["p_value"])),
+                cell(p_value(row["p_corrected"]) + star, classes=[tone]),
+            ]
+        rows.append("".join(parts))
+    return table(head, rows, caption=caption)
+
+
+def _int(value: Any) -> int | None:
+    return None if value is None or pd.isna(value) else int(value)

@@ -1,0 +1,164 @@
+"""Evaluate runs against a qrels set, store every evaluation, and reuse stored ones.
+
+Asking again for the same thing (:mod:`.stored` says what identifies an evaluation) returns
+the stored per-query values instead of computing them again, unless ``recompute``.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable
+from typing import Any
+
+from ..backends.base import store_of
+from ..errors import RankhouseError
+from ..labels import label
+from ..measures import parse_measures
+from ..results import EvaluationResult, QueryCounts
+from .checks import check_argument_order, check_overlap, refuse_read_only
+from .counts import query_counts
+from .inputs import resolve_qrels, resolve_runs
+from .stored import EvaluationKey, compute_and_store, effective_level, find_stored, stored_values
+
+MISSING_QUERY_POLICIES = ("zero", "skip")
+
+
+def evaluate(
+    wh,
+    qrels: Any,
+    runs: Any,
+    measures: Iterable[Any],
+    *,
+    relevance_level: int = 1,
+    missing_queries: str = "zero",
+    recompute: bool = False,
+    options: dict[str, Any] | None = None,
+    with_query_counts: bool = True,
+    with_per_query: bool = True,
+    name: str | None = None,
+    meta: dict[str, str] | None = None,
+    allow_no_overlap: bool = False,
+) -> EvaluationResult:
+    """Evaluate runs against a qrels set, storing per-query values and aggregates.
+
+    Args:
+        wh: the :class:`~rankhouse.Warehouse` or its store.
+        qrels: a stored qrels set's name or id, a file path or a DataFrame.
+        runs: one run or a list of runs; each a stored name or id, a file path (ingested on
+            the fly, deduplicated by content hash; a multi-tag file gives one run per tag) or
+            a pandas DataFrame.
+        measures: names in ir_measures' or trec_eval's grammar (``"nDCG@10"``, ``"P_5"``,
+            ``"ndcg_cut.10,20"``) or :class:`~rankhouse.measures.Measure` objects.
+        relevance_level: grade from which a judgment counts as relevant for binary measures
+            that do not set their own (``AP(rel=2)``).
+        missing_queries: ``"zero"`` scores a qrels query the run did not answer as an empty
+            ranking and counts it in the mean (trec_eval ``-c``); ``"skip"`` averages over the
+            queries both have.
+        recompute: compute and store again even when an identical evaluation is stored.
+        options: further options that change values (for example trec_eval's ``-M`` as
+            ``{"max_rank": 100}`` and ``-J`` as ``{"judged_only": True}``); part of the key.
+        with_query_counts: fill ``query_counts`` (a scan of the run's rows: skip it when
+            not needed, e.g. for trec-eval's output).
+        with_per_query: read the per-query values back into the result (they are stored
+            either way; the command line skips reading them unless it prints them).
+        name: the name of a run given as a file or DataFrame (as ``ingest_run``'s).
+        meta: metadata pairs stored with a run given as a file or DataFrame.
+        allow_no_overlap: evaluate a run that has no query in common with the qrels set
+            (every value 0) instead of raising InputError. Checked, with a warning when a run
+            answers fewer than half of the qrels queries, when values are computed.
+
+    Returns:
+        An :class:`EvaluationResult`.
+
+    Raises:
+        MeasureError: an unknown measure name.
+        NotFoundError: a run or qrels name that is neither stored nor a file.
+        InputError: a file that cannot be ingested; qrels and run files given in the wrong
+            order; a folder; a run with no query in common with the qrels.
+        RankhouseError: a read-only warehouse asked for values it does not hold.
+    """
+    store = store_of(wh)
+    options = dict(sorted((options or {}).items()))
+    measure_list, labels = requested(measures, relevance_level, missing_queries, options)
+    check_argument_order(qrels, runs)
+    qrels_row = resolve_qrels(store, qrels)
+    run_rows = resolve_runs(store, runs, name=name, meta=meta)
+    if not run_rows:
+        raise RankhouseError("no run to evaluate")
+
+    keys = {
+        (run["id"], m.name): EvaluationKey(
+            run_id=run["id"],
+            qrels_id=qrels_row["id"],
+            qrels_sha256=qrels_row["content_sha256"],
+            measure=m.name,
+            relevance_level=effective_level(m, relevance_level),
+            missing_queries=missing_queries,
+            options=json.dumps(options, sort_keys=True),
+        )
+        for run in run_rows
+        for m in measure_list
+    }
+    stored = {} if recompute else find_stored(store, keys.values())
+    to_compute = [k for k in keys.values() if k not in stored]
+    run_names = {run["id"]: run["name"] for run in run_rows}
+    counted: dict[int, QueryCounts] = {}
+    if to_compute:
+        if store.read_only:
+            refuse_read_only(to_compute, run_names, qrels_row["name"])
+        for run_id in dict.fromkeys(k.run_id for k in to_compute):
+            counted[run_id] = query_counts(
+                store, run_id, qrels_row["id"], missing_queries, will_compute=True
+            )
+        by_name = {run_names[run_id]: found for run_id, found in counted.items()}
+        check_overlap(by_name, qrels_row["name"], missing_queries, allow=allow_no_overlap)
+        compute_and_store(
+            store, to_compute, measure_list, relevance_level, missing_queries, options
+        )
+        stored.update(find_stored(store, to_compute))
+
+    computed = set(to_compute)
+    rows = [
+        {
+            "run": run_names[key.run_id],
+            "run_id": key.run_id,
+            "measure": key.measure,
+            "value": stored[key]["value"],
+            "num_q": stored[key]["num_q"],
+            "evaluation_id": stored[key]["id"],
+            "reused": key not in computed,
+            "label": labels[key.measure],
+        }
+        for key in keys.values()
+    ]
+    counts = {
+        run["name"]: counted.get(run["id"])
+        or query_counts(store, run["id"], qrels_row["id"], missing_queries)
+        for run in run_rows
+        if with_query_counts
+    }
+    measure_names = [m.name for m in measure_list]
+    per_query = stored_values(store, rows) if with_per_query else None
+    return EvaluationResult(rows, per_query, measure_names, counts, qrels_row["name"], labels)
+
+
+def requested(measures, relevance_level: int, missing_queries: str, options: dict):
+    """(the measures to compute, in request order; their labels by canonical name).
+
+    ``AP`` at level 2 and ``AP(rel=2)`` are one computation: the first asked for is kept.
+    """
+    if missing_queries not in MISSING_QUERY_POLICIES:
+        raise RankhouseError(
+            f"missing_queries must be one of {', '.join(MISSING_QUERY_POLICIES)}, "
+            f"not {missing_queries!r}"
+        )
+    if not isinstance(relevance_level, int) or not -(2**31) <= relevance_level < 2**31:
+        raise RankhouseError(
+            f"relevance_level must be a 32-bit integer (grades are), not {relevance_level!r}"
+        )
+    measure_list = parse_measures([measures] if isinstance(measures, str) else measures)
+    if not measure_list:
+        raise RankhouseError("no measure requested")
+    labels = {m.name: label(m, relevance_level, missing_queries, options) for m in measure_list}
+    measure_list = list({labels[m.name]: m for m in reversed(measure_list)}.values())[::-1]
+    return measure_list, labels

@@ -1,0 +1,162 @@
+"""What an evaluation is given, resolved to stored qrels sets and runs: names, ids, files
+(ingested on the fly, deduplicated by content) or data in any shape of
+:mod:`rankhouse.ingest.shapes`."""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+from typing import Any
+
+from ..backends.base import store_of
+from ..catalog import get_qrels, get_run
+from ..errors import Either, InputError, Message, NotFoundError, Option
+from ..ingest import ingest_qrels, ingest_run
+from ..ingest.shapes import qrels_source, run_sources
+from ..ingest.sources import parse_columns
+from .checks import not_found, stored_files
+
+
+def ingest_qrels_shape(store, qrels: Any, *, columns: str | dict[str, str] | None = None) -> int:
+    """Ingest qrels given in any shape of :mod:`rankhouse.ingest.shapes`; the qrels set's id."""
+    source, implied = qrels_source(qrels)
+    return ingest_qrels(store, source, columns={**(implied or {}), **parse_columns(columns)}).id
+
+
+def ingest_run_shapes(
+    store,
+    runs: Any,
+    *,
+    columns: str | dict[str, str] | None = None,
+    order: str = "score",
+    name: str | None = None,
+    meta: dict[str, str] | None = None,
+    new_version: bool = False,
+) -> list[int]:
+    """Ingest runs given as data or files (any shape of :mod:`rankhouse.ingest.shapes`); the
+    stored runs' ids in order. Stored names and ids are not accepted here."""
+    return _ingest_sources(
+        store,
+        run_sources(runs),
+        columns=columns,
+        order=order,
+        name=name,
+        meta=meta,
+        new_version=new_version,
+    )
+
+
+def _ingest_sources(
+    store,
+    sources,
+    *,
+    columns: str | dict[str, str] | None = None,
+    order: str = "score",
+    name: str | None = None,
+    meta: dict[str, str] | None = None,
+    new_version: bool = False,
+) -> list[int]:
+    ids: list[int] = []
+    for source in sources:
+        mapping = {**(source.columns or {}), **parse_columns(columns)}
+        results = ingest_run(
+            store,
+            source.source,
+            name=source.name if source.name is not None else name,
+            columns=mapping or None,
+            order=order,
+            meta=meta,
+            new_version=new_version,
+        )
+        ids.extend(result.id for result in results)
+    return list(dict.fromkeys(ids))
+
+
+def resolve_qrels(wh, qrels: Any) -> dict[str, Any]:
+    """The catalogue row of a qrels set given by name, id, file path or data (a DataFrame,
+    ``{qid: {docid: grade}}``, ir_measures ``Qrel`` tuples); ``wh`` is the warehouse or its
+    store."""
+    store = store_of(wh)
+    if not isinstance(qrels, (str, int, os.PathLike)) or _is_existing_file(qrels):
+        if store.read_only and _is_existing_file(qrels):
+            return get_qrels(store, stored_files(store, [qrels], "qrels")[0])
+        return get_qrels(store, ingest_qrels_shape(store, qrels))
+    try:
+        return get_qrels(store, qrels)
+    except NotFoundError as exc:
+        raise not_found(store, qrels, "qrels", exc) from None
+
+
+def resolve_runs(
+    wh, runs: Any, *, name: str | None = None, meta: dict[str, str] | None = None
+) -> list[dict[str, Any]]:
+    """Catalogue rows of runs given by names, ids, file paths or data (in order).
+
+    Data is any shape of :mod:`rankhouse.ingest.shapes` (a DataFrame, ``{qid: {docid:
+    score}}``, ir_measures ``ScoredDoc`` tuples; several in a list, or a dict name -> run
+    whose keys name them). A file or data is ingested (deduplicated by content). When its name
+    is held by other content (a run file regenerated under the same tag), it is stored as the
+    next version of that name, ``<name>@2``, ``<name>@3``..., with the same system tag.
+
+    Args:
+        wh: the warehouse or its store.
+        runs: one run or several.
+        name: the stored name of the one file or DataFrame among ``runs``.
+        meta: metadata pairs stored with the runs ingested from files or data.
+
+    Raises:
+        InputError: ``name`` or ``meta`` given without a run file, or ``name`` for several.
+    """
+    store = store_of(wh)
+    sources = run_sources(runs)
+    ingested = [s for s in sources if s.is_frame or _is_existing_file(s.source)]
+    if (name is not None or meta) and not ingested:
+        raise InputError(
+            Message(
+                Option("name"),
+                " and ",
+                Option("meta"),
+                " apply to a run given as a file; the runs given are stored ones",
+            ),
+            hint=Either(
+                "set them with Warehouse.ingest_run(FILE, name=..., meta=...)",
+                "set them with 'rankhouse ingest run FILE --name ... --meta ...'",
+            ),
+        )
+    if name is not None and len(ingested) > 1:
+        raise InputError(
+            Message(Option("name"), f" names one run file, but {len(ingested)} were given"),
+            hint="evaluate them one by one, or ingest them with their names first",
+        )
+    rows: list[dict[str, Any]] = []
+    for source in sources:
+        if store.read_only and _is_existing_file(source.source):  # serve it, ingest nothing
+            ids = stored_files(store, [source.source], "run")
+            rows.extend(get_run(store, run_id) for run_id in ids)
+            continue
+        if source.is_frame or _is_existing_file(source.source):
+            ids = _ingest_sources(store, [source], name=name, meta=meta, new_version=True)
+            rows.extend(get_run(store, run_id) for run_id in ids)
+            continue
+        try:
+            rows.append(get_run(store, source.source))
+        except NotFoundError as exc:
+            raise not_found(store, source.source, "run", exc) from None
+    unique = {row["id"]: row for row in rows}
+    return list(unique.values())
+
+
+def _is_frame(value: Any) -> bool:
+    """Whether ``value`` is a pandas DataFrame (without importing pandas to ask)."""
+    pandas = sys.modules.get("pandas")
+    return pandas is not None and isinstance(value, pandas.DataFrame)
+
+
+def _is_existing_file(value: Any) -> bool:
+    if isinstance(value, (int, bool)):
+        return False
+    try:
+        return Path(value).is_file()
+    except (TypeError, OSError):
+        return False

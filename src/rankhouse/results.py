@@ -1,0 +1,183 @@
+"""What an evaluation gives back: per-query values, query counts, and the result object.
+
+The verbs build these (:mod:`rankhouse.evaluation`, :mod:`rankhouse.compare`) and the
+presentation shows them (:mod:`rankhouse.display`); neither imports the other for them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from functools import cached_property
+from typing import Any
+
+from .display.tables import HtmlTable, evaluation_html
+from .errors import RankhouseError
+from .lazy import pandas as pd
+
+
+@dataclass
+class QueryCounts:
+    """How the query sets of one run and the qrels set met."""
+
+    evaluated: int
+    """Queries averaged over (all qrels queries, or run ∩ qrels with ``missing_queries='skip'``)."""
+    missing_from_run: int
+    """Qrels queries the run did not answer (scored as an empty ranking under ``'zero'``)."""
+    ignored: int
+    """Run queries without any judgment (not evaluated)."""
+    tied_pairs: int
+    """Adjacent pairs of documents with equal scores, ordered by doc id descending (trec_eval)."""
+
+
+@dataclass
+class PerQueryValues:
+    """Per-query values as plain columns, ordered by run (request order), query id (byte
+    order) and measure (request order)."""
+
+    run: list[str] = field(default_factory=list)
+    query: list[str] = field(default_factory=list)
+    measure: list[str] = field(default_factory=list)
+    value: list[float] = field(default_factory=list)
+
+    def frame(self, runs: list[str], measures: list[str]) -> pd.DataFrame:
+        """The long DataFrame ``run, query, measure, value`` (the first three categorical)."""
+        queries = sorted(set(self.query), key=lambda q: q.encode("utf-8", "surrogatepass"))
+        return pd.DataFrame(
+            {
+                "run": pd.Categorical(self.run, categories=runs),
+                "query": pd.Categorical(self.query, categories=queries),
+                "measure": pd.Categorical(self.measure, categories=measures),
+                "value": pd.Series(self.value, dtype="float64"),
+            }
+        )
+
+
+#: Columns of :attr:`EvaluationResult.aggregates`, in order.
+AGGREGATE_COLUMNS = [
+    "run",
+    "run_id",
+    "measure",
+    "value",
+    "num_q",
+    "evaluation_id",
+    "reused",
+    "label",
+]
+
+
+class EvaluationResult:
+    """What :func:`evaluate` returns. DataFrames have fixed columns whatever was asked; they
+    are built when first read (the command line prints the plain :attr:`rows`).
+
+    Attributes:
+        rows: one dict per run and measure with the :data:`AGGREGATE_COLUMNS` as keys, in
+            run then measure request order.
+        per_query_values: the per-query values as plain columns; None when the evaluation
+            was asked ``with_per_query=False`` (then :attr:`per_query` raises).
+        measures: canonical measure names in request order.
+        query_counts: per run name, the :class:`QueryCounts`.
+        qrels: the name of the qrels set evaluated against.
+        labels: per canonical measure name, its label: the name with the settings it was
+            computed under (``AP`` with ``relevance_level=2`` is ``AP(rel=2)``; see
+            :mod:`rankhouse.labels`). ``aggregates`` has it as column ``label``.
+    """
+
+    def __init__(
+        self,
+        rows: list[dict[str, Any]],
+        per_query_values: PerQueryValues | None,
+        measures: list[str],
+        query_counts: dict[str, QueryCounts] | None = None,
+        qrels: str = "",
+        labels: dict[str, str] | None = None,
+    ) -> None:
+        self.rows = rows
+        self.per_query_values = per_query_values
+        self.measures = measures
+        self.query_counts = query_counts or {}
+        self.qrels = qrels
+        self.labels = labels or {}
+
+    @property
+    def runs(self) -> list[str]:
+        """Run names in request order."""
+        return list(dict.fromkeys(row["run"] for row in self.rows))
+
+    @cached_property
+    def per_query(self) -> pd.DataFrame:
+        """Long form, columns ``run, query, measure, value`` (the first three categorical),
+        ordered by run, query id (byte order) and measure (request order)."""
+        return self._loaded_per_query().frame(self.runs, self.measures)
+
+    def _loaded_per_query(self) -> PerQueryValues:
+        if self.per_query_values is None:
+            raise RankhouseError(
+                "this result was evaluated with with_per_query=False: evaluate again "
+                "without it for per-query values"
+            )
+        return self.per_query_values
+
+    @cached_property
+    def aggregates(self) -> pd.DataFrame:
+        """Columns ``run, run_id, measure, value, num_q, evaluation_id, reused, label``."""
+        return pd.DataFrame(self.rows, columns=AGGREGATE_COLUMNS)
+
+    @cached_property
+    def summary(self) -> pd.DataFrame:
+        """Wide form: column ``run``, then one column per measure in request order."""
+        values = self.summary_rows()
+        return pd.DataFrame(values, columns=["run", *self.measures]).astype(
+            {name: "float64" for name in self.measures}
+        )
+
+    def summary_rows(self) -> list[list[Any]]:
+        """The wide form as plain rows: run name, then one value per measure (None: absent)."""
+        found = {(row["run"], row["measure"]): row["value"] for row in self.rows}
+        return [
+            [run, *(found.get((run, measure)) for measure in self.measures)] for run in self.runs
+        ]
+
+    def per_query_rows(self) -> list[list[Any]]:
+        """The per-query values wide, as plain rows: run, query, then one value per measure
+        (None where a measure has none), in :attr:`per_query`'s order."""
+        position = {measure: i for i, measure in enumerate(self.measures)}
+        rows: list[list[Any]] = []
+        index: dict[tuple[str, str], list[Any]] = {}
+        values = self._loaded_per_query()
+        for run, query, measure, value in zip(
+            values.run, values.query, values.measure, values.value, strict=True
+        ):
+            row = index.get((run, query))
+            if row is None:
+                row = index[(run, query)] = [run, query, *([None] * len(self.measures))]
+                rows.append(row)
+            row[2 + position[measure]] = value
+        return rows
+
+    def styled(
+        self,
+        round: int | dict[str, int] = 4,  # noqa: A002 (PyTerrier's name)
+        highlight: str | None = "bold",
+    ) -> Any:
+        """The means per run as an HTML table (Jupyter shows it as such).
+
+        Args:
+            round: decimals, one number or a dict measure -> decimals.
+            highlight: how the best mean per measure is marked: ``'bold'``, ``'color'`` or
+                None.
+
+        Returns:
+            A :class:`~rankhouse.report.HtmlTable` (``str()`` of it is the HTML).
+        """
+        return HtmlTable(evaluation_html(self, round=round, highlight=highlight))
+
+    def _repr_html_(self) -> str:
+        return self.styled().html
+
+    @property
+    def num_reused(self) -> int:
+        """Number of (run, measure) aggregates taken from storage rather than computed."""
+        return sum(1 for row in self.rows if row["reused"])
+
+    def __repr__(self) -> str:
+        return f"EvaluationResult(qrels={self.qrels!r}, runs={self.runs}, measures={self.measures})"
