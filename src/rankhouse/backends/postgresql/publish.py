@@ -27,7 +27,6 @@ from .locks import lock
 from .row_cache import RowCache
 from .workspace import JUDGMENTS, RUN_ROWS, row_identity, select_rows
 
-
 _RUN_COPY = ("run_rows", ("run_id", "query_id", "doc_id", "rank", "score"))
 _JUDGMENT_COPY = ("judgments", ("qrels_id", "query_id", "doc_id", "grade"))
 
