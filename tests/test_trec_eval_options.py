@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import math
+import re
+from pathlib import Path
 
 import pytest
 
@@ -277,3 +279,15 @@ def test_relstring_without_q_prints_nothing_and_c_still_overwrites_the_dummy(tmp
 def test_utility_with_two_coefficients_stops_like_trec_eval(tmp_path):
     """trec_eval 10 prints nothing on stdout and exits 4 (checked against the binary)."""
     assert _trec_eval(tmp_path, ["-m", "utility.1,2", "-m", "map"]) == (4, "")
+
+
+def test_the_trec_eval_doc_maps_every_trec_eval_name():
+    """docs/trec_eval.md's table of trec_eval names and rankhouse measures misses none."""
+    doc = (Path(__file__).resolve().parents[1] / "docs" / "trec_eval.md").read_text()
+    section = doc.split("## trec_eval names and rankhouse measures", 1)[1].split("\n## ", 1)[0]
+    missing = [
+        name  # as written, or with trec_eval's suffix: P_k, iprec_at_recall_p
+        for name in REGISTRY.trec_names()
+        if not re.search(rf"(?<![\w.]){re.escape(name)}(?![A-Za-z0-9])", section)
+    ]
+    assert missing == ["num_q"]  # printed by trec_eval itself, not a measure per query
