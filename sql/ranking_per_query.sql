@@ -11,14 +11,16 @@
 -- the second is cheaper when a query has more than :dense_from judged retrieved documents.
 -- Then trec_eval's -M (keep rank <= max_rank) and -J (keep judged documents, renumbered).
 --
--- The last step (kept: -M and -J; the window of pooled_upto and judged_upto) is the same as
--- ranking_sorted.sql's: each file builds rh_ranking in one statement, since a table between the
--- ranks and that step costs 2.4 ms of DL19's 17. Change both.
+-- The last step (-M and -J; the window of pooled_upto and judged_upto) is ranking_sorted.sql's
+-- too: it is written once, in the fragment below, which reads this file's `positioned`.
 --
 -- Tables built (temporary, as ranking.sql's):
 --   rh_judged_rows (run_id, query_id, doc_id, score, grade): the retrieved documents that
 --                  have a judgment line, before -M/-J
 --   rh_ranking     as ranking.sql describes it
+--
+-- Fragments:
+--   {{ranking_tail}}  fragments/ranking_tail.sql  -M, -J, rank, pooled_upto, judged_upto
 --
 -- Parameters:
 --   :run_ids      INTEGER[]  the runs evaluated
@@ -63,18 +65,10 @@ sorted AS (
     FROM run_rows AS rr
     JOIN per_query AS q ON q.run_id = rr.run_id AND q.query_id = rr.query_id AND q.dense
 ),
-kept AS (
+positioned AS (
     SELECT j.run_id, j.query_id, j.doc_id, p.position, j.grade
     FROM rh_judged_rows AS j
     JOIN (SELECT * FROM counted UNION ALL SELECT * FROM sorted) AS p
       ON p.run_id = j.run_id AND p.query_id = j.query_id AND p.doc_id = j.doc_id
-    WHERE (CAST(:max_rank AS INTEGER) IS NULL OR p.position <= CAST(:max_rank AS INTEGER))
-      AND (NOT CAST(:judged_only AS BOOLEAN) OR j.grade >= 0)
 )
-SELECT
-    run_id, query_id, doc_id, grade,
-    CASE WHEN CAST(:judged_only AS BOOLEAN) THEN row_number() OVER w ELSE position END AS rank,
-    row_number() OVER w AS pooled_upto,
-    count(*) FILTER (WHERE grade >= 0) OVER w AS judged_upto
-FROM kept
-WINDOW w AS (PARTITION BY run_id, query_id ORDER BY position ROWS UNBOUNDED PRECEDING);
+{{ranking_tail}};

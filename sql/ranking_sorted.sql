@@ -9,9 +9,11 @@
 -- table. Then trec_eval's -M (keep rank <= max_rank) and -J (keep judged documents,
 -- renumbered).
 --
--- The last step (kept: -M and -J; the window of pooled_upto and judged_upto) is the same as
--- ranking_per_query.sql's: each file builds rh_ranking in one statement, since a table between the
--- ranks and that step costs 2.4 ms of DL19's 17. Change both.
+-- The last step (-M and -J; the window of pooled_upto and judged_upto) is ranking_per_query.sql's
+-- too: it is written once, in the fragment below, which reads this file's `positioned`.
+--
+-- Fragments:
+--   {{ranking_tail}}  fragments/ranking_tail.sql  -M, -J, rank, pooled_upto, judged_upto
 --
 -- Parameters:
 --   :run_ids      INTEGER[]  the runs evaluated
@@ -28,18 +30,10 @@ WITH sorted AS (
     FROM run_rows
     WHERE list_contains(CAST(:run_ids AS INTEGER[]), run_id)
 ),
-kept AS (
+positioned AS (
     SELECT s.run_id, s.query_id, s.doc_id, s.position, j.grade
     FROM sorted AS s
     JOIN judgments AS j
       ON j.qrels_id = :qrels_id AND j.query_id = s.query_id AND j.doc_id = s.doc_id
-    WHERE (CAST(:max_rank AS INTEGER) IS NULL OR s.position <= CAST(:max_rank AS INTEGER))
-      AND (NOT CAST(:judged_only AS BOOLEAN) OR j.grade >= 0)
 )
-SELECT
-    run_id, query_id, doc_id, grade,
-    CASE WHEN CAST(:judged_only AS BOOLEAN) THEN row_number() OVER w ELSE position END AS rank,
-    row_number() OVER w AS pooled_upto,
-    count(*) FILTER (WHERE grade >= 0) OVER w AS judged_upto
-FROM kept
-WINDOW w AS (PARTITION BY run_id, query_id ORDER BY position ROWS UNBOUNDED PRECEDING);
+{{ranking_tail}};

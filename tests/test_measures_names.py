@@ -8,10 +8,11 @@ import pytest
 
 from rankhouse.errors import MeasureError
 from rankhouse.measures import REGISTRY, make_measure, parse_measure, parse_measures, trec_name
-from rankhouse.measures.docs import markdown
+from rankhouse.measures.docs import COLUMNS, catalogue_rows, markdown
 from rankhouse.measures.sqlfile import load_sql, parse_sql
 
-DOCS = Path(__file__).resolve().parents[1] / "docs" / "measures.md"
+ROOT = Path(__file__).resolve().parents[1]
+DOCS = ROOT / "docs" / "measures.md"
 
 
 def _examples(definition):
@@ -148,6 +149,17 @@ def test_cli_lists_the_catalogue(run_cli):
     assert result.exit_code == 0, result.stderr
     rows = [line.split("\t")[0] for line in result.stdout.splitlines()[1:]]
     assert rows == [d.name for d in REGISTRY]
+
+
+def test_the_catalogue_names_the_sql_file_of_every_measure(run_cli):
+    for row in catalogue_rows():
+        path = row[COLUMNS.index("sql")]
+        assert path.startswith("sql/measures/") and (ROOT / path).is_file(), row[0]
+    one = run_cli("measures", "ndcg_cut_10", "--format", "tsv")
+    header, row = one.stdout.splitlines()
+    assert dict(zip(header.split("\t"), row.split("\t"), strict=True))["sql"] == (
+        "sql/measures/ndcg.sql"
+    )
 
 
 def test_cli_shows_one_measure_and_rejects_unknown(run_cli):

@@ -3,10 +3,24 @@
 from __future__ import annotations
 
 import math
+import re
+from pathlib import Path
 
 import pytest
 
-from rankhouse.trec_eval.options import TrecEvalExit, atof, atol, parse_args, resolve_measures
+from rankhouse.errors import MeasureError
+from rankhouse.measures import REGISTRY, parse_measure
+from rankhouse.trec_eval.mapping import line_measures
+from rankhouse.trec_eval.options import (
+    Options,
+    TrecEvalExit,
+    atof,
+    atol,
+    parse_args,
+    parse_params,
+    resolve_measures,
+)
+from rankhouse.trec_eval.table import BY_NAME, OWN_LINES, TABLE_ORDER, Kind, Summary
 
 
 @pytest.mark.parametrize(
@@ -63,6 +77,77 @@ def test_names_follow_parameter_kinds():
 def test_all_trec_has_99_summary_lines():
     requests = [r for r in resolve_measures(["all_trec"]) if r.name != "relstring"]
     assert sum(len(r.line_names()) for r in requests) == 99
+
+
+def test_the_table_is_the_registrys_trec_eval_names_in_trec_evals_order():
+    """Every trec_eval name a measure declares has its place in the output order, and the
+    table holds nothing else but trec_eval's own lines."""
+    assert len(set(TABLE_ORDER)) == len(TABLE_ORDER)
+    assert set(TABLE_ORDER) == set(REGISTRY.trec_names()) | set(OWN_LINES)
+    assert list(BY_NAME) == list(TABLE_ORDER)
+
+
+_CUTS = "5,10,15,20,30,100,200,500,1000"
+_POINTS = "0.0,0.1,0.2,0.3,0.4,0.5,0.6,0.7,0.8,0.9,1.0"
+
+
+# trec_eval 10's measure table (its measures' parameter kinds, defaults and summaries)
+@pytest.mark.parametrize(
+    ("name", "kind", "default", "summary", "integer", "per_topic"),
+    [
+        ("runid", Kind.PLAIN, None, Summary.RUNID, False, False),
+        ("num_q", Kind.PLAIN, None, Summary.COUNT, True, False),
+        ("num_ret", Kind.PLAIN, None, Summary.SUM, True, True),
+        ("map", Kind.PLAIN, None, Summary.MEAN, False, True),
+        ("gm_map", Kind.PLAIN, None, Summary.GMEAN, False, False),
+        ("iprec_at_recall", Kind.REAL_CUTOFFS, _POINTS, Summary.MEAN, False, True),
+        ("P", Kind.INT_CUTOFFS, _CUTS, Summary.MEAN, False, True),
+        ("relstring", Kind.REAL_LIST, "10", Summary.NONE, False, True),
+        ("gm_bpref", Kind.PLAIN, None, Summary.GMEAN, False, False),
+        (
+            "Rprec_mult",
+            Kind.REAL_CUTOFFS,
+            "0.2,0.4,0.6,0.8,1.0,1.2,1.4,1.6,1.8,2.0",
+            Summary.MEAN,
+            False,
+            True,
+        ),
+        ("utility", Kind.REAL_LIST, "1,-1,0,0", Summary.MEAN, False, True),
+        ("11pt_avg", Kind.REAL_LIST, _POINTS, Summary.MEAN, False, True),
+        ("G", Kind.PAIRS, None, Summary.MEAN, False, True),
+        ("ndcg", Kind.PAIRS, None, Summary.MEAN, False, True),
+        ("ndcg_cut", Kind.INT_CUTOFFS, _CUTS, Summary.MEAN, False, True),
+        ("success", Kind.INT_CUTOFFS, "1,5,10", Summary.MEAN, False, True),
+        ("set_F", Kind.REAL_LIST, "1.0", Summary.MEAN, False, True),
+        ("num_nonrel_judged_ret", Kind.PLAIN, None, Summary.SUM, True, True),
+        ("rbp", Kind.PAIRS, None, Summary.MEAN, False, True),
+        ("rbp_resid", Kind.PAIRS, None, Summary.MEAN, False, True),
+        ("unj", Kind.INT_CUTOFFS, "5,10,20", Summary.MEAN, False, True),
+    ],
+)
+def test_table_entries_from_the_registry_are_trec_evals(
+    name, kind, default, summary, integer, per_topic
+):
+    entry = BY_NAME[name]
+    assert (entry.kind, entry.summary, entry.integer, entry.per_topic) == (
+        kind,
+        summary,
+        integer,
+        per_topic,
+    )
+    if default is None:
+        assert entry.default is None
+    else:  # the same parameters (utility's default is written 1.0,-1.0,0.0,0.0)
+        assert parse_params(entry, entry.default) == parse_params(entry, default)
+
+
+def test_a_list_of_the_wrong_length_is_no_measure():
+    """utility takes four coefficients: with two, trec_eval calculates nothing (it stops with
+    "improper number of coefficients", exit 4) and the name does not parse."""
+    [request] = resolve_measures(["utility.1,2"])
+    assert line_measures(request, Options("q", "r")) == []
+    with pytest.raises(MeasureError, match="unknown measure"):
+        parse_measure("utility.1,2")
 
 
 @pytest.mark.parametrize(
@@ -189,3 +274,20 @@ def test_relstring_without_q_prints_nothing_and_c_still_overwrites_the_dummy(tmp
         "utility               \tall\t0.5000\n"
         "rbp_resid             \tall\t0.0000\n"
     )
+
+
+def test_utility_with_two_coefficients_stops_like_trec_eval(tmp_path):
+    """trec_eval 10 prints nothing on stdout and exits 4 (checked against the binary)."""
+    assert _trec_eval(tmp_path, ["-m", "utility.1,2", "-m", "map"]) == (4, "")
+
+
+def test_the_trec_eval_doc_maps_every_trec_eval_name():
+    """docs/trec_eval.md's table of trec_eval names and rankhouse measures misses none."""
+    doc = (Path(__file__).resolve().parents[1] / "docs" / "trec_eval.md").read_text()
+    section = doc.split("## trec_eval names and rankhouse measures", 1)[1].split("\n## ", 1)[0]
+    missing = [
+        name  # as written, or with trec_eval's suffix: P_k, iprec_at_recall_p
+        for name in REGISTRY.trec_names()
+        if not re.search(rf"(?<![\w.]){re.escape(name)}(?![A-Za-z0-9])", section)
+    ]
+    assert missing == ["num_q"]  # printed by trec_eval itself, not a measure per query

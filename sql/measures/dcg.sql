@@ -10,6 +10,9 @@
 --
 -- Rows only for queries with a document of grade > 0 retrieved (within k); others are 0.
 --
+-- Fragments:
+--   {{gain}}  fragments/gain.sql  the gain of a grade under :dcg
+--
 -- Parameters:
 --   :dcg      VARCHAR    'log2' or 'exp-log2'
 --   :cutoffs  INTEGER[]  the cutoffs k; a NULL element means no cutoff
@@ -18,10 +21,7 @@ WITH cutoffs AS (
     SELECT unnest(CAST(:cutoffs AS INTEGER[])) AS cutoff
 ),
 gained AS (
-    SELECT run_id, query_id, rank,
-           CASE WHEN CAST(:dcg AS VARCHAR) = 'exp-log2'
-                THEN pow(CAST(2 AS DOUBLE), CAST(grade AS DOUBLE)) - CAST(1 AS DOUBLE)
-                ELSE CAST(grade AS DOUBLE) END AS gain
+    SELECT run_id, query_id, rank, {{gain}} AS gain
     FROM rh_ranking
     WHERE grade > 0
 )

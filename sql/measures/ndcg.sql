@@ -11,6 +11,9 @@
 --
 -- Rows only for queries with a document of grade > 0 retrieved (within k).
 --
+-- Fragments:
+--   {{gain}}  fragments/gain.sql  the gain of a grade under :dcg
+--
 -- Parameters:
 --   :qrels_id  INTEGER    the qrels set (for the ideal ranking)
 --   :dcg       VARCHAR    'log2' or 'exp-log2'
@@ -20,10 +23,7 @@ WITH cutoffs AS (
     SELECT unnest(CAST(:cutoffs AS INTEGER[])) AS cutoff
 ),
 gained AS (
-    SELECT run_id, query_id, rank,
-           CASE WHEN CAST(:dcg AS VARCHAR) = 'exp-log2'
-                THEN pow(CAST(2 AS DOUBLE), CAST(grade AS DOUBLE)) - CAST(1 AS DOUBLE)
-                ELSE CAST(grade AS DOUBLE) END AS gain
+    SELECT run_id, query_id, rank, {{gain}} AS gain
     FROM rh_ranking
     WHERE grade > 0
 ),
@@ -37,9 +37,7 @@ dcg AS (
 ),
 ideal AS (
     SELECT query_id,
-           list(CASE WHEN CAST(:dcg AS VARCHAR) = 'exp-log2'
-                     THEN pow(CAST(2 AS DOUBLE), CAST(grade AS DOUBLE)) - CAST(1 AS DOUBLE)
-                     ELSE CAST(grade AS DOUBLE) END ORDER BY grade DESC) AS gains
+           list({{gain}} ORDER BY grade DESC) AS gains
     FROM judgments
     WHERE qrels_id = :qrels_id AND grade > 0
       AND query_id IN (SELECT DISTINCT query_id FROM gained)

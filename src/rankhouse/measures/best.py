@@ -1,27 +1,34 @@
-"""Which value of a measure is the best: the largest for most, the smallest for the shares of
-unjudged documents and RBP's residual, none for counts (they describe the judgments, not the
-ranking). Tables mark it; this module imports nothing heavy, so the command line uses it too.
+"""Which value of a measure is the best, as its registry entry declares (``better``): the
+largest for most, the smallest for the shares of unjudged documents and RBP's residual, none
+for counts (they describe the judgments, not the ranking). Tables mark it; this module
+imports nothing heavy, so the command line uses it too.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from typing import Any
 
 from ..cells import is_missing
+from .registry import REGISTRY
 
-# Measures where the largest value is not the best one: counts summed over queries and the
-# shares of unjudged documents.
-_NOT_RANKED = frozenset({"NumQ", "NumRet", "NumRel", "NumRelRet", "NumNonRelJudgedRet"})
-_LOWER_IS_BETTER = frozenset({"Unj", "RBP_resid"})
+_SIGN = {"higher": 1, "lower": -1, "none": 0}
+# A label's measure name: what precedes its parameters, cutoff and settings ("AP(rel=2)@5",
+# "nDCG@10 [max_rank=100]").
+_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 
 def direction(measure: str) -> int:
-    """+1 when larger is better, -1 when smaller is, 0 when the measure ranks nothing."""
-    name = measure.split("(", 1)[0].split("@", 1)[0]
-    if name in _NOT_RANKED:
-        return 0
-    return -1 if name in _LOWER_IS_BETTER else 1
+    """+1 when larger is better, -1 when smaller is, 0 when the measure ranks nothing.
+
+    Args:
+        measure: a canonical name or a label (``AP(rel=2)``, ``nDCG@10 [max_rank=100]``).
+            A name the registry does not know counts as larger-is-better.
+    """
+    match = _NAME.match(measure.strip())
+    definition = REGISTRY.lookup(match.group(0)) if match else None
+    return 1 if definition is None else _SIGN[definition.better]
 
 
 def best_positions(values: Sequence[Any], measure: str) -> set[int]:

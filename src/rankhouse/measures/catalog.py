@@ -54,6 +54,7 @@ for _definition in (
         aggregate="sum",
         doc="1 per evaluated query (summed: the number of queries)",
         trec=(TrecName("num_q"),),
+        better="none",
     ),
     MeasureDef(
         "NumRet",
@@ -61,6 +62,7 @@ for _definition in (
         aggregate="sum",
         doc="n, the number of documents retrieved",
         trec=(TrecName("num_ret"),),
+        better="none",
     ),
     MeasureDef(
         "NumRel",
@@ -69,6 +71,7 @@ for _definition in (
         aggregate="sum",
         doc="R, the number of judged relevant documents (grade >= rel)",
         trec=(TrecName("num_rel"),),
+        better="none",
     ),
     MeasureDef(
         "NumRelRet",
@@ -77,6 +80,7 @@ for _definition in (
         aggregate="sum",
         doc="the number of relevant documents retrieved",
         trec=(TrecName("num_rel_ret"),),
+        better="none",
     ),
     MeasureDef(
         "P",
@@ -138,7 +142,10 @@ for _definition in (
         at="cutoff",
         aliases=("NDCG",),
         doc="DCG@k / ideal DCG@k, discount log2(i+1), ideal over all judged documents",
-        trec=(TrecName("ndcg"), TrecName("ndcg_cut", "cutoff", TREC_CUTOFFS)),
+        trec=(
+            TrecName("ndcg", pairs=True, gain_table="nDCG_gains"),
+            TrecName("ndcg_cut", "cutoff", TREC_CUTOFFS),
+        ),
     ),
     MeasureDef(
         "Rprec",

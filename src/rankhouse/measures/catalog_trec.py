@@ -94,6 +94,7 @@ for _definition in (
         aggregate="sum",
         doc="retrieved documents judged below the level (0 <= grade < rel)",
         trec=(TrecName("num_nonrel_judged_ret"),),
+        better="none",
     ),
     MeasureDef(
         "SetF",
@@ -109,7 +110,7 @@ for _definition in (
             REL,
         ),
         doc="((beta+1) P R) / (beta P + R) over the retrieved set; 0 if a = 0",
-        trec=(TrecName("set_F"),),
+        trec=(TrecName("set_F", values=("beta",)),),
     ),
     MeasureDef(
         "Utility",
@@ -123,7 +124,9 @@ for _definition in (
             REL,
         ),
         doc="rel_ret*a + nonrel_ret*(n-a) + rel_nonret*(R-a) + nonrel_nonret*(docs+a-n-R)",
-        trec=(TrecName("utility"),),
+        trec=(
+            TrecName("utility", values=("rel_ret", "nonrel_ret", "rel_nonret", "nonrel_nonret")),
+        ),
     ),
     MeasureDef(
         "RelP",
@@ -155,6 +158,7 @@ for _definition in (
         at="cutoff",
         doc="share of the top k (over k) not in the qrels or judged negative",
         trec=(TrecName("unj", "cutoff", (5, 10, 20)),),
+        better="lower",
     ),
     MeasureDef(
         "IPrecAvg",
@@ -166,7 +170,7 @@ for _definition in (
             REL,
         ),
         doc="mean interpolated precision over the recall points (11-point average)",
-        trec=(TrecName("11pt_avg"),),
+        trec=(TrecName("11pt_avg", values=("points",)),),
     ),
     MeasureDef(
         "nDCG_gains",
@@ -179,35 +183,36 @@ for _definition in (
         "gains",
         (GAINS,),
         doc="mean over the ideal positions of nDCG at each relevant retrieved document",
-        trec=(TrecName("ndcg_rel"),),
+        trec=(TrecName("ndcg_rel", pairs=True),),
     ),
     MeasureDef(
         "Rndcg",
         "gains",
         (GAINS, REL),
         doc="mean nDCG at the points where the ideal gain changes (0 if R = 0)",
-        trec=(TrecName("Rndcg"),),
+        trec=(TrecName("Rndcg", pairs=True),),
     ),
     MeasureDef(
         "G",
         "gains",
         (GAINS,),
         doc="sum gain / log2(2 + ideal cost - gain so far), over the ideal gain sum",
-        trec=(TrecName("G"),),
+        trec=(TrecName("G", pairs=True),),
     ),
     MeasureDef(
         "RBP",
         "rbp",
         (_PERSISTENCE, GAINS),
         doc="(1 - p) * sum gain_i * p^(i-1), gains rescaled to [0, 1] (Moffat & Zobel 2008)",
-        trec=(TrecName("rbp", fixed=(("p", 0.9),)),),
+        trec=(TrecName("rbp", fixed=(("p", 0.9),), pairs=True),),
     ),
     MeasureDef(
         "RBP_resid",
         "rbp_resid",
         (_PERSISTENCE,),
         doc="p^n + (1 - p) * sum over unjudged retrieved of p^(i-1); 0 if none is unjudged",
-        trec=(TrecName("rbp_resid", fixed=(("p", 0.9),)),),
+        trec=(TrecName("rbp_resid", fixed=(("p", 0.9),), pairs=True),),
+        better="lower",
     ),
 ):
     REGISTRY.declare(_definition)

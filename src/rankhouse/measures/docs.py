@@ -14,7 +14,7 @@ from .registry import REGISTRY
 if TYPE_CHECKING:
     import pandas as pd
 
-COLUMNS = ["measure", "aliases", "parameters", "aggregate", "trec_eval", "definition"]
+COLUMNS = ["measure", "aliases", "parameters", "aggregate", "trec_eval", "sql", "definition"]
 
 _HEADER = """\
 # Measures
@@ -26,7 +26,8 @@ Generated from the registry by `python -m rankhouse.measures.docs > docs/measure
 `recip_rank`, `iprec_at_recall_0.50`) parse to the same measures, and so do the aliases
 (`MAP`, `MRR`, `NDCG`: ir_measures' own). `rel` defaults to the evaluation's relevance level
 (trec_eval `-l`, default 1). Values match trec_eval 10; the measures trec_eval lacks say whose
-definition they follow (`ERR`: gdeval's, with its default maximum grade 4).
+definition they follow (`ERR`: gdeval's, with its default maximum grade 4). `sql` is the file
+that computes the measure; its header gives the formula, the reference and the parameters.
 
 """
 
@@ -48,11 +49,25 @@ def _trec_names(definition: MeasureDef) -> str:
     return ", ".join(t.name + ("_k" if t.key else "") for t in definition.trec)
 
 
-def catalogue_rows() -> list[tuple[str, str, str, str, str, str]]:
+def sql_file(definition: MeasureDef) -> str:
+    """The SQL file that computes ``definition``, from the repository's root:
+    ``sql/measures/ndcg.sql``."""
+    return f"sql/{REGISTRY.families[definition.family].sql}"
+
+
+def catalogue_rows() -> list[tuple[str, str, str, str, str, str, str]]:
     """One row per declared measure: name, aliases, parameters, aggregate, trec_eval names,
-    formula."""
+    SQL file, formula."""
     return [
-        (d.name, ", ".join(d.aliases), _parameters(d), d.aggregate, _trec_names(d), d.doc)
+        (
+            d.name,
+            ", ".join(d.aliases),
+            _parameters(d),
+            d.aggregate,
+            _trec_names(d),
+            sql_file(d),
+            d.doc,
+        )
         for d in REGISTRY
     ]
 
@@ -70,6 +85,7 @@ def markdown() -> str:
     for row in catalogue_rows():
         cells = [str(cell).replace("|", "\\|") for cell in row]
         cells[0] = f"`{cells[0]}`"
+        cells[COLUMNS.index("sql")] = f"`{cells[COLUMNS.index('sql')]}`"
         lines.append("| " + " | ".join(cells) + " |")
     return _HEADER + "\n".join(lines) + "\n"
 

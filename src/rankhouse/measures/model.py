@@ -13,6 +13,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 AGGREGATES = ("mean", "sum", "gmean")
+#: Which value of a measure is the best: the highest, the lowest, or none (a count that
+#: describes the judgments or the ranking's length, not how good the ranking is).
+BETTER = ("higher", "lower", "none")
 
 
 @dataclass(frozen=True)
@@ -50,12 +53,23 @@ class TrecName:
         defaults: the values trec_eval uses when the name is given bare (``P`` alone means
             ``P_5 ... P_1000``).
         fixed: other parameters that this name implies.
+        values: the parameters that trec_eval's "real list" parameter text sets, in order
+            (``utility.1,-1,0,0`` sets four, ``set_F.0.5`` one); a ``str`` parameter takes
+            the whole list, ``;``-separated (``11pt_avg.0.25,0.5``). Their defaults are the
+            name's defaults.
+        pairs: whether the name takes trec_eval's ``name=value`` pairs: ``level=gain`` pairs
+            set the measure's ``gains`` and ``p=x`` its ``p`` (``rbp.p=0.8,1=2``).
+        gain_table: the registry name of the measure that the name selects when pairs give a
+            gain table (``ndcg.1=3`` is ``nDCG_gains``), or ``None``: the same measure.
     """
 
     name: str
     key: str | None = None
     defaults: tuple[Any, ...] = ()
     fixed: tuple[tuple[str, Any], ...] = ()
+    values: tuple[str, ...] = ()
+    pairs: bool = False
+    gain_table: str | None = None
 
 
 @dataclass(frozen=True)
@@ -103,6 +117,8 @@ class MeasureDef:
         trec: the trec_eval names that select it.
         aliases: other accepted names (case-sensitive), e.g. ``MAP`` for ``AP``.
         at: the parameter written as ``@value`` (``cutoff``, ``recall``), or ``None``.
+        better: which value is the best (:data:`BETTER`): ``higher`` (the default),
+            ``lower`` (the share of unjudged documents), or ``none`` for counts.
     """
 
     name: str
@@ -114,6 +130,7 @@ class MeasureDef:
     trec: tuple[TrecName, ...] = ()
     aliases: tuple[str, ...] = ()
     at: str | None = None
+    better: str = "higher"
 
     def param(self, name: str) -> Param | None:
         """The parameter called ``name``, or ``None``."""

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from ..errors import MeasureError
-from .model import AGGREGATES, Family, MeasureDef
+from .model import AGGREGATES, BETTER, Family, MeasureDef
 
 
 class Registry:
@@ -36,12 +36,23 @@ class Registry:
             raise MeasureError(
                 f"measure {definition.name!r}: bad aggregate {definition.aggregate!r}"
             )
+        if definition.better not in BETTER:
+            raise MeasureError(
+                f"measure {definition.name!r}: better must be one of "
+                f"{', '.join(map(repr, BETTER))}, not {definition.better!r}"
+            )
         for name in (definition.name, *definition.aliases):
             if name in self.measures or name in self._aliases:
                 raise MeasureError(f"measure name {name!r} is declared twice")
         for index, trec in enumerate(definition.trec):
             if trec.name in self._trec:
                 raise MeasureError(f"trec_eval name {trec.name!r} is declared twice")
+            for param in (trec.key, *trec.values):
+                if param is not None and definition.param(param) is None:
+                    raise MeasureError(
+                        f"trec_eval name {trec.name!r}: {definition.name} has no parameter "
+                        f"{param!r}"
+                    )
             self._trec[trec.name] = (definition, index)
         self.measures[definition.name] = definition
         for alias in definition.aliases:
@@ -59,6 +70,10 @@ class Registry:
             return None
         definition, index = found
         return definition, definition.trec[index]
+
+    def trec_names(self) -> list[str]:
+        """Every declared trec_eval name, in declaration order."""
+        return list(self._trec)
 
     def known_names(self) -> list[str]:
         """Every accepted bare name: canonical names, aliases, trec_eval names."""

@@ -5,6 +5,13 @@ line as ``--   :name  TYPE  description (default ...)``. Every ``:name`` used in
 be declared and every declared one used, or loading fails with the file and line. Statements
 are separated by ``;`` at the end of a line; the last one gives the result.
 
+SQL that several files share is written once, in a fragment file (``sql/fragments/``: nDCG's
+gain, the last step of the ranking), and inlined where the code says ``{{name}}``: the header
+declares it on a line ``--   {{name}}  fragments/name.sql  description``, so a reader finds
+the file from the header. A fragment is a piece of a statement (an expression, the end of a
+query) with a header of its own declaring its parameters; the including file declares them
+too (they are its parameters), with the same types. Fragments include no other fragment.
+
 The files are written with ``:name`` binds; :class:`Statement` gives each statement in
 DuckDB's own spelling (``$name``), with the names it uses, so that the engine binds them on
 a DuckDB connection directly.
@@ -20,12 +27,16 @@ from ..errors import MeasureError
 from ..resources import read_sql
 
 _DECLARED = re.compile(r"^--\s+:(\w+)\s+(\S+)")
+_FRAGMENT_DECLARED = re.compile(r"^--\s+\{\{(\w+)\}\}\s+(\S+)")
+_FRAGMENT_USED = re.compile(r"\{\{\s*(\w+)\s*\}\}")
 # A bind is ':name' not preceded by ':' or a word character (so '::DOUBLE' casts are skipped).
 _USED = re.compile(r"(?<![:\w]):([A-Za-z_]\w*)")
 _STRING = re.compile(r"'(?:[^']|'')*'")
 _TEMPORARY = re.compile(r"^(\s*CREATE OR REPLACE )TEMP(?:ORARY)? (?=TABLE )", re.IGNORECASE)
 # What a bind can hide in: string literals, quoted identifiers and comments are kept as they are.
 _TOKENS = re.compile(r"'(?:[^']|'')*'|\"(?:[^\"]|\"\")*\"|--[^\n]*|(?<![:\w]):([A-Za-z_]\w*)")
+# Where a fragment is inlined: {{name}} outside string literals, quoted identifiers, comments.
+_INLINED = re.compile(r"'(?:[^']|'')*'|\"(?:[^\"]|\"\")*\"|--[^\n]*|\{\{\s*(\w+)\s*\}\}")
 
 
 @dataclass(frozen=True)
@@ -85,13 +96,15 @@ class SqlFile:
         path: the file under ``sql/``.
         header: the leading comment block, without the ``--``.
         params: declared parameter names mapped to their SQL types.
-        statements: the statements in order.
+        statements: the statements in order, fragments inlined.
+        fragments: the files of the fragments inlined, e.g. ``("fragments/gain.sql",)``.
     """
 
     path: str
     header: str
     params: dict[str, str]
     statements: tuple[Statement, ...]
+    fragments: tuple[str, ...] = ()
 
     def binds(self, offered: dict[str, object]) -> dict[str, object]:
         """The declared parameters' values from ``offered``.
@@ -121,48 +134,68 @@ class SqlFile:
 
 @cache
 def load_sql(path: str) -> SqlFile:
-    """Read and check ``sql/<path>``.
+    """Read and check ``sql/<path>``, with its fragments inlined.
 
     Raises:
-        MeasureError: a parameter used but not declared, declared but not used, or written
-            ``:name::TYPE`` (write ``CAST(:name AS TYPE)``), naming the file and line.
+        MeasureError: a parameter or fragment used but not declared, declared but not used,
+            a parameter written ``:name::TYPE`` (write ``CAST(:name AS TYPE)``), or a
+            fragment's parameter the file does not declare, naming the file and line.
     """
     return parse_sql(read_sql(path), path)
+
+
+@dataclass(frozen=True)
+class Fragment:
+    """SQL that several files share, inlined where they write ``{{name}}``.
+
+    Attributes:
+        path: the file under ``sql/``, e.g. ``fragments/gain.sql``.
+        params: its declared parameter names mapped to their SQL types.
+        text: its code (no comment lines), as inlined.
+    """
+
+    path: str
+    params: dict[str, str]
+    text: str
+
+
+@cache
+def load_fragment(path: str) -> Fragment:
+    """Read and check the fragment ``sql/<path>``.
+
+    Raises:
+        MeasureError: as :func:`load_sql`; also a fragment that includes another, holds a
+            statement's end (``;`` at the end of a line) or no code.
+    """
+    lines = read_sql(path).splitlines()
+    params, fragments, _ = _header(lines)
+    if fragments:
+        _, number = next(iter(fragments.values()))
+        raise MeasureError(f"sql/{path} line {number}: a fragment includes no other fragment")
+    _check_code(lines, path, params, {})
+    code = [line for line in lines if not line.lstrip().startswith("--")]
+    for number, line in enumerate(lines, 1):
+        if not line.lstrip().startswith("--") and re.search(r";[ \t]*$", line):
+            raise MeasureError(
+                f"sql/{path} line {number}: a fragment is part of a statement; end the "
+                "statement in the file that includes it"
+            )
+    text = "\n".join(code).strip()
+    if not text:
+        raise MeasureError(f"sql/{path}: no SQL in the fragment")
+    return Fragment(path, {name: sql_type for name, (sql_type, _) in params.items()}, text)
 
 
 def parse_sql(text: str, path: str) -> SqlFile:
     """Check SQL text as :func:`load_sql` does; ``path`` names it in errors."""
     lines = text.splitlines()
-    header: list[str] = []
-    declared: dict[str, tuple[str, int]] = {}
-    for number, line in enumerate(lines, 1):
-        if not line.startswith("--"):
-            break
-        header.append(line[2:].strip())
-        match = _DECLARED.match(line)
-        if match:
-            declared[match[1]] = (match[2], number)
-    used: dict[str, int] = {}
-    for number, line in enumerate(lines, 1):
-        code = _STRING.sub("''", line.split("--", 1)[0])
-        if re.search(r"(?<![:\w]):\w+::", code):
-            raise MeasureError(
-                f"sql/{path} line {number}: write CAST(:name AS TYPE), not :name::TYPE "
-                "(the driver cannot bind it)"
-            )
-        for name in _USED.findall(code):
-            if name not in declared:
-                raise MeasureError(
-                    f"sql/{path} line {number}: parameter :{name} is used but not declared "
-                    "in the header; add a line '--   :{name}  TYPE  description'"
-                )
-            used.setdefault(name, number)
-    for name, (_, number) in declared.items():
-        if name not in used:
-            raise MeasureError(
-                f"sql/{path} line {number}: parameter :{name} is declared but never used"
-            )
+    params, fragments, header = _header(lines)
+    included = _check_code(lines, path, params, fragments)
     body = "\n".join(line for line in lines if not line.lstrip().startswith("--"))
+    # the rest of the line goes on a line of its own: a fragment may end in a comment
+    body = _INLINED.sub(
+        lambda m: m.group(0) if m.group(1) is None else included[m.group(1)].text + "\n", body
+    )
     statements = tuple(
         Statement.parse(part.strip())
         for part in re.split(r";[ \t]*$", body, flags=re.M)
@@ -173,6 +206,100 @@ def parse_sql(text: str, path: str) -> SqlFile:
     return SqlFile(
         path=path,
         header="\n".join(header),
-        params={name: sql_type for name, (sql_type, _) in declared.items()},
+        params={name: sql_type for name, (sql_type, _) in params.items()},
         statements=statements,
+        fragments=tuple(fragment.path for fragment in included.values()),
     )
+
+
+def _header(lines: list[str]):
+    """The leading comment block's declarations: parameters and fragments, name -> (type or
+    path, line); and the block's text lines."""
+    header: list[str] = []
+    params: dict[str, tuple[str, int]] = {}
+    fragments: dict[str, tuple[str, int]] = {}
+    for number, line in enumerate(lines, 1):
+        if not line.startswith("--"):
+            break
+        header.append(line[2:].strip())
+        match = _DECLARED.match(line)
+        if match:
+            params[match[1]] = (match[2], number)
+        match = _FRAGMENT_DECLARED.match(line)
+        if match:
+            fragments[match[1]] = (match[2], number)
+    return params, fragments, header
+
+
+def _check_code(
+    lines: list[str],
+    path: str,
+    params: dict[str, tuple[str, int]],
+    fragments: dict[str, tuple[str, int]],
+) -> dict[str, Fragment]:
+    """Check the binds and fragments the code uses against the declared ones; the fragments
+    used, loaded, by name."""
+    used: dict[str, int] = {}
+    included: dict[str, Fragment] = {}
+    for number, line in enumerate(lines, 1):
+        code = _STRING.sub("''", line.split("--", 1)[0])
+        if re.search(r"(?<![:\w]):\w+::", code):
+            raise MeasureError(
+                f"sql/{path} line {number}: write CAST(:name AS TYPE), not :name::TYPE "
+                "(the driver cannot bind it)"
+            )
+        for name in _USED.findall(code):
+            if name not in params:
+                raise MeasureError(
+                    f"sql/{path} line {number}: parameter :{name} is used but not declared "
+                    f"in the header; add a line '--   :{name}  TYPE  description'"
+                )
+            used.setdefault(name, number)
+        for name in _FRAGMENT_USED.findall(code):
+            if name not in fragments:
+                raise MeasureError(
+                    f"sql/{path} line {number}: fragment {{{{{name}}}}} is used but not "
+                    f"declared in the header; add a line '--   {{{{{name}}}}}  "
+                    f"fragments/{name}.sql  description'"
+                )
+            try:
+                fragment = included[name] = load_fragment(fragments[name][0])
+            except FileNotFoundError:
+                raise MeasureError(
+                    f"sql/{path} line {fragments[name][1]}: fragment {{{{{name}}}}}: no file "
+                    f"sql/{fragments[name][0]}"
+                ) from None
+            for param in fragment.params:
+                _check_fragment_param(path, number, name, fragment, param, params.get(param))
+                used.setdefault(param, number)
+    for name, (_, number) in params.items():
+        if name not in used:
+            raise MeasureError(
+                f"sql/{path} line {number}: parameter :{name} is declared but never used"
+            )
+    for name, (_, number) in fragments.items():
+        if name not in included:
+            raise MeasureError(
+                f"sql/{path} line {number}: fragment {{{{{name}}}}} is declared but never used"
+            )
+    return included
+
+
+def _check_fragment_param(
+    path: str,
+    number: int,
+    name: str,
+    fragment: Fragment,
+    param: str,
+    declared: tuple[str, int] | None,
+) -> None:
+    """The including file declares the fragment's parameter ``param``, with its type."""
+    sql_type = fragment.params[param]
+    where = f"sql/{path} line {number}: {{{{{name}}}}} (sql/{fragment.path}) uses :{param}"
+    if declared is None:
+        raise MeasureError(
+            f"{where}, which the header does not declare; add a line "
+            f"'--   :{param}  {sql_type}  description'"
+        )
+    if declared[0] != sql_type:
+        raise MeasureError(f"{where} as {sql_type}, which the header declares {declared[0]}")

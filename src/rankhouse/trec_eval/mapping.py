@@ -1,95 +1,73 @@
 """trec_eval's measure requests as rankhouse measures (canonical names, computed in SQL).
 
 Each printed line of a request (``P_5``, ``ndcg_1=3,2=9``, ``utility``) maps to one
-:class:`~rankhouse.measures.Measure`; ``runid``, ``num_q`` and ``relstring`` are not
-numbers per query and are produced by the runner itself.
+:class:`~rankhouse.measures.Measure`, through the registry's declaration of the trec_eval
+name (:class:`~rankhouse.measures.TrecName`): the parameter a cutoff sets, the parameters a
+list sets, what name=value pairs set. ``runid``, ``num_q`` and ``relstring`` are not numbers
+per query and are produced by the runner itself.
 """
 
 from __future__ import annotations
 
 import math
+from typing import Any
 
 from ..measures import REGISTRY, Measure, make_measure
 from ..measures.gain_table import format_gains
-from .options import BY_NAME, Kind, Options, Request, TrecEvalExit, parse_params
+from .options import Options, Request, TrecEvalExit, parse_params
+from .table import BY_NAME, OWN_LINES, Kind, TrecMeasure
 
-# trec_eval name -> registry name, for requests with no or only cutoff parameters
-_PLAIN = {
-    "num_ret": "NumRet",
-    "num_rel": "NumRel",
-    "num_rel_ret": "NumRelRet",
-    "map": "AP",
-    "gm_map": "GMAP",
-    "Rprec": "Rprec",
-    "bpref": "Bpref",
-    "gm_bpref": "GMBpref",
-    "recip_rank": "RR",
-    "infAP": "infAP",
-    "binG": "binG",
-    "set_P": "SetP",
-    "set_relative_P": "SetRelP",
-    "set_recall": "SetR",
-    "set_map": "SetAP",
-    "num_nonrel_judged_ret": "NumNonRelJudgedRet",
-}
-_CUTOFFS = {
-    "P": ("P", "cutoff"),
-    "recall": ("R", "cutoff"),
-    "ndcg_cut": ("nDCG", "cutoff"),
-    "map_cut": ("AP", "cutoff"),
-    "relative_P": ("RelP", "cutoff"),
-    "success": ("Success", "cutoff"),
-    "unj": ("Unj", "cutoff"),
-    "iprec_at_recall": ("IPrec", "recall"),
-    "Rprec_mult": ("RprecMult", "multiple"),
-}
-_GAIN_MEASURES = {"G": "G", "ndcg_rel": "nDCG_rel", "Rndcg": "Rndcg"}
 #: Requests that are not per-query numbers: handled by the runner.
-SPECIAL = ("runid", "num_q", "relstring")
+SPECIAL = tuple(OWN_LINES)
 
 
 def line_measures(request: Request, options: Options) -> list[tuple[str, Measure]]:
-    """The printed line names of ``request`` and the measure computing each line."""
-    names = request.line_names()
-    name = request.name
-    if name in SPECIAL:
+    """The printed line names of ``request`` and the measure computing each line.
+
+    A list of the wrong length for a measure that needs each of its values (``utility.1,2``)
+    gives no line: trec_eval cannot calculate it (the runner reports that).
+    """
+    entry = request.measure
+    definition, trec = entry.definition, entry.trec
+    if definition is None or trec is None:
         return []
-    if name in _PLAIN:
-        return [(names[0], _make(_PLAIN[name]))]
-    if name in _CUTOFFS:
-        registry_name, param = _CUTOFFS[name]
+    names = request.line_names()
+    params: dict[str, Any] = dict(trec.fixed)
+    if trec.key is not None:
         return [
-            (line, _make(registry_name, **{param: value}))
+            (line, make_measure(definition, **params, **{trec.key: value}))
             for line, value in zip(names, request.values, strict=True)
         ]
-    if name == "utility":
-        p1, p2, p3, p4 = request.values
-        measure = _make(
-            "Utility",
-            rel_ret=p1,
-            nonrel_ret=p2,
-            rel_nonret=p3,
-            nonrel_nonret=p4,
-            docs=options.num_docs_in_coll,
-        )
-        return [(names[0], measure)]
-    if name == "11pt_avg":
-        points = ";".join(repr(float(p)) for p in request.values)
-        return [(names[0], _make("IPrecAvg", points=points))]
-    if name == "set_F":
-        return [(names[0], _make("SetF", beta=float(request.values[0])))]
-    gains, persistence = request.values if request.measure.kind is Kind.PAIRS else ((), 0.9)
-    text = format_gains(gains)
-    if name == "ndcg":
-        measure = _make("nDCG") if text is None else _make("nDCG_gains", gains=text)
-        return [(names[0], measure)]
-    if name in _GAIN_MEASURES:
-        return [(names[0], _make(_GAIN_MEASURES[name], gains=text))]
-    if name == "rbp":
-        return [(names[0], _make("RBP", p=persistence, gains=text))]
-    if name == "rbp_resid":
-        return [(names[0], _make("RBP_resid", p=persistence))]
-    raise KeyError(f"no rankhouse measure for trec_eval's {name!r}")
+    if entry.kind is Kind.REAL_LIST:
+        values = _list_params(entry, request.values)
+        if values is None:
+            return []
+        params |= values
+    if entry.kind is Kind.PAIRS:
+        gains, persistence = request.values
+        text = format_gains(gains)
+        if text is not None and trec.gain_table is not None:
+            definition = REGISTRY.measures[trec.gain_table]
+        if definition.param("gains") is not None:
+            params["gains"] = text
+        if definition.param("p") is not None:
+            params["p"] = persistence
+    if definition.param("docs") is not None:  # the collection size is trec_eval's -N
+        params["docs"] = options.num_docs_in_coll
+    return [(names[0], make_measure(definition, **params))]
+
+
+def _list_params(entry: TrecMeasure, values: tuple) -> dict[str, Any] | None:
+    """The parameters a "real list" sets: one ``;``-separated ``str`` parameter takes the
+    whole list; numbers take one value each (a single one takes the first, as trec_eval's
+    set_F; several need as many values). ``None`` for a list of the wrong length."""
+    names = entry.trec.values
+    first = entry.definition.param(names[0])
+    if len(names) == 1 and first.type is str:
+        return {first.name: ";".join(repr(float(v)) for v in values)}
+    if len(names) > 1 and len(values) != len(names):
+        return None
+    return {name: float(value) for name, value in zip(names, values, strict=False)}
 
 
 def relstring_length(request: Request) -> int:
@@ -97,13 +75,6 @@ def relstring_length(request: Request) -> int:
     2**31-1, more than any ranking holds, as SQL binds an INTEGER)."""
     value = request.values[0]
     return min(math.trunc(value), 2**31 - 1) if math.isfinite(value) else 0
-
-
-def _make(name: str, **params) -> Measure:
-    definition = REGISTRY.lookup(name)
-    if definition is None:
-        raise KeyError(name)
-    return make_measure(definition, **params)
 
 
 def parse_trec_measure(text: str) -> list[Measure] | None:
@@ -114,7 +85,7 @@ def parse_trec_measure(text: str) -> list[Measure] | None:
     "real list" and "name=value pairs" of spec 1.1. ``None`` when ``text`` is not one.
     """
     for name, measure in BY_NAME.items():
-        if measure.kind not in (Kind.REAL_LIST, Kind.PAIRS) or name == "relstring":
+        if measure.kind not in (Kind.REAL_LIST, Kind.PAIRS) or measure.definition is None:
             continue
         for sep in (".", "_"):
             if text.startswith(name + sep) and len(text) > len(name) + 1:
@@ -123,8 +94,6 @@ def parse_trec_measure(text: str) -> list[Measure] | None:
                     values = parse_params(measure, params)
                 except TrecEvalExit:
                     return None
-                request = Request(measure, params, True, values)
-                if name == "utility" and len(values) != 4:
-                    return None
-                return [m for _, m in line_measures(request, Options("", ""))]
+                lines = line_measures(Request(measure, params, True, values), Options("", ""))
+                return [m for _, m in lines] or None
     return None

@@ -1,9 +1,10 @@
-"""trec_eval 10's command line: its short options, ``-m`` requests, nicknames and parameters.
+"""trec_eval 10's command line: its short options, ``-m`` requests and their parameters.
 
 Everything here follows TREC_EVAL_SEMANTICS sections 1 and 1.1: getopt-style short options
 (``-q -c -n -J -l N -M N -N N -m spec``, attached or separate values, GNU permutation),
 ``-m name.params`` split at the first dot, four parameter kinds with their own parsing and
-sorting rules, and the fixed output order of the measure table.
+sorting rules, and the fixed output order of the measure table (:mod:`.table`, a view of
+the registry).
 """
 
 from __future__ import annotations
@@ -12,7 +13,24 @@ import math
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from enum import Enum
+
+from .table import BY_NAME, MEASURES, NICKNAMES, Kind, Summary, TrecMeasure
+
+# Summary is the table's, named here too for the runner (it imports it from this module).
+__all__ = [
+    "HELP",
+    "Options",
+    "Request",
+    "Summary",
+    "TrecEvalExit",
+    "asks_for_help",
+    "atof",
+    "atol",
+    "parse_args",
+    "parse_params",
+    "parse_pairs",
+    "resolve_measures",
+]
 
 
 class TrecEvalExit(Exception):
@@ -22,122 +40,6 @@ class TrecEvalExit(Exception):
         super().__init__(stderr.rstrip())
         self.code = code
         self.stderr = stderr
-
-
-class Kind(Enum):
-    """How a measure's ``-m name.params`` text is parsed (spec 1.1)."""
-
-    PLAIN = "plain"
-    INT_CUTOFFS = "int_cutoffs"
-    REAL_CUTOFFS = "real_cutoffs"
-    REAL_LIST = "real_list"
-    PAIRS = "pairs"
-
-
-class Summary(Enum):
-    """How the ``all`` line of a measure is formed (spec 6)."""
-
-    MEAN = "mean"
-    SUM = "sum"
-    COUNT = "count"
-    GMEAN = "gmean"
-    NONE = "none"  # per topic only (relstring)
-    RUNID = "runid"  # summary only, the run tag
-
-
-@dataclass(frozen=True)
-class MeasureDef:
-    """One entry of trec_eval's measure table."""
-
-    name: str
-    kind: Kind = Kind.PLAIN
-    summary: Summary = Summary.MEAN
-    default: str | None = None  # default parameter text
-    integer: bool = False  # printed with %ld
-    per_topic: bool = True  # printed in -q blocks
-
-    @property
-    def needs_ranking(self) -> bool:
-        """Whether trec_eval builds the topic's ranking for it (all but runid and num_q)."""
-        return self.name not in ("runid", "num_q")
-
-
-_CUTS = "5,10,15,20,30,100,200,500,1000"
-_RECALL_POINTS = "0.0,0.1,0.2,0.3,0.4,0.5,0.6,0.7,0.8,0.9,1.0"
-
-# The table order is the output order (spec 7); it never depends on the order of -m options.
-MEASURES: tuple[MeasureDef, ...] = (
-    MeasureDef("runid", summary=Summary.RUNID, per_topic=False),
-    MeasureDef("num_q", summary=Summary.COUNT, integer=True, per_topic=False),
-    MeasureDef("num_ret", summary=Summary.SUM, integer=True),
-    MeasureDef("num_rel", summary=Summary.SUM, integer=True),
-    MeasureDef("num_rel_ret", summary=Summary.SUM, integer=True),
-    MeasureDef("map"),
-    MeasureDef("gm_map", summary=Summary.GMEAN, per_topic=False),
-    MeasureDef("Rprec"),
-    MeasureDef("bpref"),
-    MeasureDef("recip_rank"),
-    MeasureDef("iprec_at_recall", Kind.REAL_CUTOFFS, default=_RECALL_POINTS),
-    MeasureDef("P", Kind.INT_CUTOFFS, default=_CUTS),
-    MeasureDef("relstring", Kind.REAL_LIST, Summary.NONE, default="10"),
-    MeasureDef("recall", Kind.INT_CUTOFFS, default=_CUTS),
-    MeasureDef("infAP"),
-    MeasureDef("gm_bpref", summary=Summary.GMEAN, per_topic=False),
-    MeasureDef("Rprec_mult", Kind.REAL_CUTOFFS, default="0.2,0.4,0.6,0.8,1.0,1.2,1.4,1.6,1.8,2.0"),
-    MeasureDef("utility", Kind.REAL_LIST, default="1,-1,0,0"),
-    MeasureDef("11pt_avg", Kind.REAL_LIST, default=_RECALL_POINTS),
-    MeasureDef("binG"),
-    MeasureDef("G", Kind.PAIRS),
-    MeasureDef("ndcg", Kind.PAIRS),
-    MeasureDef("ndcg_rel", Kind.PAIRS),
-    MeasureDef("Rndcg", Kind.PAIRS),
-    MeasureDef("ndcg_cut", Kind.INT_CUTOFFS, default=_CUTS),
-    MeasureDef("map_cut", Kind.INT_CUTOFFS, default=_CUTS),
-    MeasureDef("relative_P", Kind.INT_CUTOFFS, default=_CUTS),
-    MeasureDef("success", Kind.INT_CUTOFFS, default="1,5,10"),
-    MeasureDef("set_P"),
-    MeasureDef("set_relative_P"),
-    MeasureDef("set_recall"),
-    MeasureDef("set_map"),
-    MeasureDef("set_F", Kind.REAL_LIST, default="1.0"),
-    MeasureDef("num_nonrel_judged_ret", summary=Summary.SUM, integer=True),
-    MeasureDef("rbp", Kind.PAIRS),
-    MeasureDef("rbp_resid", Kind.PAIRS),
-    MeasureDef("unj", Kind.INT_CUTOFFS, default="5,10,20"),
-)
-BY_NAME: dict[str, MeasureDef] = {m.name: m for m in MEASURES}
-
-OFFICIAL = (
-    "runid",
-    "num_q",
-    "num_ret",
-    "num_rel",
-    "num_rel_ret",
-    "map",
-    "gm_map",
-    "Rprec",
-    "bpref",
-    "recip_rank",
-    "iprec_at_recall",
-    "P",
-)
-NICKNAMES: dict[str, tuple[str, ...]] = {
-    "official": OFFICIAL,
-    "all_trec": tuple(m.name for m in MEASURES),
-    "set": (
-        "runid",
-        "num_q",
-        "num_ret",
-        "num_rel",
-        "num_rel_ret",
-        "utility",
-        "set_P",
-        "set_recall",
-        "set_relative_P",
-        "set_map",
-        "set_F",
-    ),
-}
 
 
 # --- C conversions -------------------------------------------------------------------------
@@ -190,7 +92,7 @@ def atof(text: str) -> float:
 class Request:
     """One measure as it will be computed and printed: its parameters and printed names."""
 
-    measure: MeasureDef
+    measure: TrecMeasure
     text: str  # parameter text (the default one when not given)
     explicit: bool  # parameters were given with -m
     values: tuple  # parsed parameters (kind-dependent, see parse_params)
@@ -216,7 +118,7 @@ def _fail_init(name: str, message: str) -> TrecEvalExit:
     return TrecEvalExit(2, f"trec_eval: {message}\ntrec_eval: Cannot initialize measure '{name}'\n")
 
 
-def parse_params(measure: MeasureDef, text: str) -> tuple:
+def parse_params(measure: TrecMeasure, text: str) -> tuple:
     """Parse parameter text the way trec_eval does for the measure's kind.
 
     Returns sorted integer cutoffs, sorted real cutoffs, the real list in given order, or
