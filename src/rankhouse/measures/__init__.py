@@ -8,8 +8,9 @@ from __future__ import annotations
 
 import importlib
 
+from .make import format_name, make_measure
 from .model import Family, Measure, MeasureDef, Param, TrecName
-from .names import format_name, make_measure, parse_measure, parse_measures, trec_name
+from .names import parse_measure, parse_measures, trec_name
 from .registry import REGISTRY, Registry
 
 # Modules that declare measures into REGISTRY; a module not written yet is skipped.

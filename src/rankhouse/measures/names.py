@@ -24,11 +24,12 @@ from collections.abc import Iterable
 from typing import Any
 
 from ..errors import Either, MeasureError, Message
+from .make import make_measure
 from .model import Measure, MeasureDef, Param, TrecName
 from .registry import REGISTRY
+from .trec import parse_trec_measure
 
 #: The range of an integer parameter (the SQL files bind them as INTEGER).
-INT32_MIN, INT32_MAX = -(2**31), 2**31 - 1
 
 _IR_NAME = re.compile(
     r"^(?P<name>[A-Za-z_][A-Za-z0-9_]*)(?:\((?P<params>[^()]*)\))?(?:@(?P<at>[^@()]+))?$"
@@ -77,41 +78,6 @@ def parse_measures(texts: Iterable[str] | str) -> list[Measure]:
         for measure in _parse(text):
             seen.setdefault(measure.name, measure)
     return list(seen.values())
-
-
-def make_measure(definition: MeasureDef, **params: Any) -> Measure:
-    """The measure ``definition`` with ``params`` set (validated) and defaults filled in."""
-    values: dict[str, Any] = {}
-    for param in definition.params:
-        value = params.pop(param.name, param.default)
-        values[param.name] = _check(definition, param, value)
-    if params:
-        raise MeasureError(
-            f"{definition.name} has no parameter {sorted(params)[0]!r}; "
-            f"it takes: {', '.join(p.name for p in definition.params) or 'none'}"
-        )
-    return Measure(
-        name=format_name(definition, values),
-        family=definition.family,
-        params=values,
-        aggregate=definition.aggregate,
-        empty_value=definition.empty_value,
-        relevance_level=values.get("rel"),
-        definition=definition,
-    )
-
-
-def format_name(definition: MeasureDef, values: dict[str, Any]) -> str:
-    """The canonical name: ``Name(k=v,...)@at`` with defaults left out, as ir_measures prints."""
-    shown = [
-        f"{p.name}={_repr(values[p.name])}"
-        for p in definition.params
-        if p.name != definition.at and values[p.name] != p.default
-    ]
-    name = definition.name + (f"({','.join(shown)})" if shown else "")
-    if definition.at is not None and values.get(definition.at) is not None:
-        name += f"@{_repr(values[definition.at])}"
-    return name
 
 
 def trec_name(measure: Measure) -> str | None:
@@ -210,9 +176,7 @@ def _parse_one(text: str) -> list[Measure]:
     if found is not None and found[1].key is not None:
         definition, trec = found
         return [_from_trec(definition, trec, suffix)]
-    from ..trec_eval.mapping import parse_trec_measure  # set_F.0.5, rbp_p=0.8, utility.2,-1,0,0
-
-    measures = parse_trec_measure(text)
+    measures = parse_trec_measure(text)  # set_F.0.5, rbp_p=0.8, utility.2,-1,0,0
     if measures:
         return measures
     raise _unknown(text)
@@ -265,42 +229,6 @@ def _literal(raw: str, param: Param) -> Any:
     if param.type is float and isinstance(value, int) and not isinstance(value, bool):
         value = float(value)
     return value
-
-
-def _check(definition: MeasureDef, param: Param, value: Any) -> Any:
-    if value is None:
-        if param.required:
-            example = f"{definition.name}@10" if param.name == definition.at else definition.name
-            raise MeasureError(
-                f"{definition.name} needs its {param.name} parameter, e.g. {example}"
-            )
-        return None
-    if param.type is float and isinstance(value, int) and not isinstance(value, bool):
-        value = float(value)
-    if not isinstance(value, param.type) or isinstance(value, bool) != (param.type is bool):
-        raise MeasureError(
-            f"{definition.name}: parameter {param.name} must be a {param.type.__name__}, "
-            f"not {value!r}"
-        )
-    if param.choices is not None and value not in param.choices:
-        raise MeasureError(
-            f"{definition.name}: parameter {param.name} must be one of "
-            f"{', '.join(map(repr, param.choices))}, not {value!r}"
-        )
-    if param.minimum is not None and value < param.minimum:
-        raise MeasureError(
-            f"{definition.name}: parameter {param.name} must be >= {param.minimum:g}, not {value!r}"
-        )
-    if param.type is int and not INT32_MIN <= value <= INT32_MAX:  # SQL binds it as INTEGER
-        raise MeasureError(
-            f"{definition.name}: parameter {param.name} must be a 32-bit integer "
-            f"({INT32_MIN} to {INT32_MAX}), not {value!r}"
-        )
-    return value
-
-
-def _repr(value: Any) -> str:
-    return repr(value)
 
 
 _SUGGESTING = contextvars.ContextVar("suggesting", default=False)

@@ -9,12 +9,13 @@ the registry).
 
 from __future__ import annotations
 
-import math
-import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from .table import BY_NAME, MEASURES, NICKNAMES, Kind, Summary, TrecMeasure
+from ..c_numbers import atof, atol
+from ..measures.trec import TrecParamError, parse_real_list
+from ..measures.trec import parse_pairs as parse_pair_text
+from ..measures.trec_table import BY_NAME, MEASURES, NICKNAMES, Kind, Summary, TrecMeasure
 
 # Summary is the table's, named here too for the runner (it imports it from this module).
 __all__ = [
@@ -40,49 +41,6 @@ class TrecEvalExit(Exception):
         super().__init__(stderr.rstrip())
         self.code = code
         self.stderr = stderr
-
-
-# --- C conversions -------------------------------------------------------------------------
-
-_ATOL = re.compile(r"[ \t\n\r\f\v]*([+-]?[0-9]+)")
-_ATOF_DEC = re.compile(r"[ \t\n\r\f\v]*([+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?)")
-_ATOF_HEX = re.compile(
-    r"[ \t\n\r\f\v]*([+-]?)0[xX]"
-    r"((?:[0-9a-fA-F]+\.?[0-9a-fA-F]*|\.[0-9a-fA-F]+)(?:[pP][+-]?[0-9]+)?)"
-)
-_ATOF_SPECIAL = re.compile(r"[ \t\n\r\f\v]*([+-]?)(inf(?:inity)?|nan)", re.IGNORECASE)
-_LONG_MIN, _LONG_MAX = -(2**63), 2**63 - 1
-
-
-def atol(text: str) -> int:
-    """C ``atol`` (glibc ``strtol``): leading digits with an optional sign, else 0.
-
-    ``"1.7"`` gives 1, ``"2e1"`` 2, ``"abc"`` 0; out-of-range values saturate.
-    """
-    match = _ATOL.match(text)
-    if not match:
-        return 0
-    return max(_LONG_MIN, min(_LONG_MAX, int(match.group(1))))
-
-
-def atof(text: str) -> float:
-    """C ``atof`` (glibc ``strtod``): the longest numeric prefix, else 0.0.
-
-    Accepts decimal and hexadecimal forms, ``inf``/``infinity``/``nan`` in any case;
-    ``"1.5abc"`` gives 1.5, ``"0x10"`` 16.0, ``"1e400"`` inf, ``"abc"`` 0.0.
-    """
-    match = _ATOF_HEX.match(text)
-    if match:
-        value = float.fromhex("0x" + match.group(2))
-        return -value if match.group(1) == "-" else value
-    match = _ATOF_SPECIAL.match(text)
-    if match:
-        value = math.inf if match.group(2).lower().startswith("inf") else math.nan
-        return -value if match.group(1) == "-" else value
-    match = _ATOF_DEC.match(text)
-    if not match:
-        return 0.0
-    return float(match.group(1))
 
 
 # --- parameters ----------------------------------------------------------------------------
@@ -142,34 +100,22 @@ def parse_params(measure: TrecMeasure, text: str) -> tuple:
             raise _fail_init(measure.name, f"duplicate cutoffs detected: '{text}'")
         return tuple(cutoffs)
     if kind is Kind.REAL_LIST:
-        return tuple(atof(p) for p in parts)
+        return parse_real_list(text)
     if kind is Kind.PAIRS:
         return parse_pairs(measure.name, text)
     return ()
 
 
-_INTEGER_KEY = re.compile(r"[+-]?[0-9]+\Z")
-
-
 def parse_pairs(name: str, text: str | None) -> tuple[tuple[tuple[int, float], ...], float]:
-    """``k=v`` pairs: integer keys are (level, gain) pairs in given order, ``p`` the persistence.
-
-    Returns ``(gains, p)`` with p defaulting to 0.9. Other keys are ignored, as by trec_eval.
+    """``k=v`` pairs (:func:`rankhouse.measures.trec.parse_pairs`).
 
     Raises:
         TrecEvalExit: an item without ``=`` (exit 2).
     """
-    gains: list[tuple[int, float]] = []
-    persistence = 0.9
-    for item in (text or "").split(",") if text else []:
-        key, sep, value = item.partition("=")
-        if not sep:
-            raise _fail_init(name, f"parameter '{item}' is not of the form name=value")
-        if _INTEGER_KEY.match(key):
-            gains.append((atol(key), atof(value)))
-        elif key == "p":
-            persistence = atof(value)
-    return tuple(gains), persistence
+    try:
+        return parse_pair_text(name, text)
+    except TrecParamError as exc:
+        raise _fail_init(name, exc.detail) from None
 
 
 # --- the command line ----------------------------------------------------------------------

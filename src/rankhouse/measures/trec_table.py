@@ -12,7 +12,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from enum import Enum
 
-from ..measures import REGISTRY, MeasureDef, TrecName
+from .model import MeasureDef, TrecName
+from .registry import REGISTRY
 
 
 class Kind(Enum):
