@@ -58,6 +58,7 @@ LAYERS = {
     "rankhouse.duck": "base",
     "rankhouse.background": "base",
     "rankhouse.cells": "base",
+    "rankhouse.c_numbers": "base",
     "rankhouse.rows": "base",
     "rankhouse.columns": "base",
 }
