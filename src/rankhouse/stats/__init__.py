@@ -7,6 +7,12 @@ One module per concept, each with its formula and reference:
   callable) of two runs' per-query values.
 * :mod:`.corrections`: multiple-testing corrections by statsmodels' names.
 * :mod:`.checks`: the checks of alpha, a confidence level, a margin, a direction, and values.
+* :mod:`.summary`: n, mean and standard deviation of paired differences.
+* :mod:`.intervals`: t and seeded percentile bootstrap intervals of a mean or a difference.
+* :mod:`.effect_size`: Cohen's d_z and Hedges' g_z of a paired difference.
+* :mod:`.power`: the minimum detectable effect of a paired t-test.
+* :mod:`.verdict`: better / worse / equivalent / inconclusive, with the numbers behind it.
+* :mod:`.noninferiority`: no worse than the baseline minus a margin (a gate's test).
 
 Everything here is a plain function over numbers (lists or numpy arrays, paired by query id
 by the caller, NaN pairs dropped) returning numbers or small frozen dataclasses; scipy and
@@ -15,7 +21,7 @@ stays light.
 """
 
 from ..defaults import DEFAULT_PERMUTATIONS, DEFAULT_SEED
-from .checks import check_alpha
+from .checks import check_alpha, check_direction, check_level, check_margin
 from .corrections import (
     CORRECTION_NAMES,
     CORRECTIONS,
@@ -23,20 +29,55 @@ from .corrections import (
     correct,
     correction_method,
 )
+from .effect_size import EffectSize, effect_size, hedges_correction
+from .intervals import (
+    DEFAULT_LEVEL,
+    INTERVAL_METHODS,
+    Interval,
+    difference_interval,
+    mean_interval,
+    t_interval,
+)
+from .noninferiority import NonInferiority, non_inferiority
 from .paired import TESTS, PairedTest, bootstrap_null_sampler, check_test, paired_test
+from .power import DEFAULT_POWER, detectable_effect_size, minimum_detectable_effect
+from .summary import Summary, summarize
+from .verdict import VERDICTS, Verdict, verdict
 
 __all__ = [
     "CORRECTIONS",
     "CORRECTION_NAMES",
+    "DEFAULT_LEVEL",
     "DEFAULT_PERMUTATIONS",
+    "DEFAULT_POWER",
     "DEFAULT_SEED",
+    "INTERVAL_METHODS",
     "TESTS",
+    "VERDICTS",
+    "EffectSize",
+    "Interval",
+    "NonInferiority",
     "PairedTest",
+    "Summary",
+    "Verdict",
     "bootstrap_null_sampler",
     "check_alpha",
     "check_correction",
+    "check_direction",
+    "check_level",
+    "check_margin",
     "check_test",
     "correct",
     "correction_method",
+    "detectable_effect_size",
+    "difference_interval",
+    "effect_size",
+    "hedges_correction",
+    "mean_interval",
+    "minimum_detectable_effect",
+    "non_inferiority",
     "paired_test",
+    "summarize",
+    "t_interval",
+    "verdict",
 ]
