@@ -1,5 +1,5 @@
 """Statistics of paired per-query values: tests, corrections, intervals, effect sizes,
-verdicts, many systems at once, and order drift between two rankings.
+verdicts, and many systems at once.
 
 One module per concept, each with its formula and reference:
 
@@ -13,6 +13,10 @@ One module per concept, each with its formula and reference:
 * :mod:`.power`: the minimum detectable effect of a paired t-test.
 * :mod:`.verdict`: better / worse / equivalent / inconclusive, with the numbers behind it.
 * :mod:`.noninferiority`: no worse than the baseline minus a margin (a gate's test).
+* :mod:`.anova`: the two-way system x query analysis of variance.
+* :mod:`.pairwise`: all pairs of systems (the result shape; paired tests with a correction).
+* :mod:`.tukey`: randomised and parametric Tukey HSD over all pairs.
+* :mod:`.letters`: compact letter display of the pairs that cannot be told apart.
 
 Everything here is a plain function over numbers (lists or numpy arrays, paired by query id
 by the caller, NaN pairs dropped) returning numbers or small frozen dataclasses; scipy and
@@ -21,6 +25,7 @@ stays light.
 """
 
 from ..defaults import DEFAULT_PERMUTATIONS, DEFAULT_SEED
+from .anova import AnovaRow, AnovaTable, two_way_anova
 from .checks import check_alpha, check_direction, check_level, check_margin
 from .corrections import (
     CORRECTION_NAMES,
@@ -38,10 +43,13 @@ from .intervals import (
     mean_interval,
     t_interval,
 )
+from .letters import compact_letter_display
 from .noninferiority import NonInferiority, non_inferiority
 from .paired import TESTS, PairedTest, bootstrap_null_sampler, check_test, paired_test
+from .pairwise import PairwiseResult, all_pairs
 from .power import DEFAULT_POWER, detectable_effect_size, minimum_detectable_effect
 from .summary import Summary, summarize
+from .tukey import randomised_tukey_hsd, tukey_hsd
 from .verdict import VERDICTS, Verdict, verdict
 
 __all__ = [
@@ -54,12 +62,16 @@ __all__ = [
     "INTERVAL_METHODS",
     "TESTS",
     "VERDICTS",
+    "AnovaRow",
+    "AnovaTable",
     "EffectSize",
     "Interval",
     "NonInferiority",
     "PairedTest",
+    "PairwiseResult",
     "Summary",
     "Verdict",
+    "all_pairs",
     "bootstrap_null_sampler",
     "check_alpha",
     "check_correction",
@@ -67,6 +79,7 @@ __all__ = [
     "check_level",
     "check_margin",
     "check_test",
+    "compact_letter_display",
     "correct",
     "correction_method",
     "detectable_effect_size",
@@ -77,7 +90,10 @@ __all__ = [
     "minimum_detectable_effect",
     "non_inferiority",
     "paired_test",
+    "randomised_tukey_hsd",
     "summarize",
     "t_interval",
+    "tukey_hsd",
+    "two_way_anova",
     "verdict",
 ]

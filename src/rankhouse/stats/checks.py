@@ -77,3 +77,37 @@ def paired_differences(run: Sequence[float], baseline: Sequence[float]) -> np.nd
             f"paired values need two equally long lists, got {len(x)} and {len(y)} values"
         )
     return x - y
+
+
+def score_matrix(scores: Sequence[Sequence[float]], systems: Sequence[str]) -> np.ndarray:
+    """``scores`` as a systems x queries float array, checked against ``systems``.
+
+    Each row is one system's values of one measure, each column one query, the same queries
+    in the same order for every system (the caller keeps only the queries every system has a
+    value for).
+
+    Raises:
+        RankhouseError: fewer than two systems or two queries, a row count other than
+            ``len(systems)``, repeated system names, or a value that is not a finite number.
+    """
+    matrix = np.asarray(scores, dtype=float)
+    if matrix.ndim != 2:
+        raise RankhouseError(
+            f"scores must be a table of systems x queries, got shape {matrix.shape}"
+        )
+    if matrix.shape[0] != len(systems):
+        raise RankhouseError(
+            f"scores has {matrix.shape[0]} rows for {len(systems)} systems; give one row per system"
+        )
+    if len(set(systems)) != len(systems):
+        raise RankhouseError(f"the systems must have distinct names, got {list(systems)}")
+    if matrix.shape[0] < 2 or matrix.shape[1] < 2:
+        raise RankhouseError(
+            f"comparing systems needs at least two systems and two queries, got "
+            f"{matrix.shape[0]} and {matrix.shape[1]}"
+        )
+    if not np.isfinite(matrix).all():
+        raise RankhouseError(
+            "scores must be finite numbers; keep only the queries every system has a value for"
+        )
+    return matrix
