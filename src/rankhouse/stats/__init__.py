@@ -1,5 +1,5 @@
 """Statistics of paired per-query values: tests, corrections, intervals, effect sizes,
-verdicts, and many systems at once.
+verdicts, many systems at once, and order drift between two rankings.
 
 One module per concept, each with its formula and reference:
 
@@ -17,6 +17,10 @@ One module per concept, each with its formula and reference:
 * :mod:`.pairwise`: all pairs of systems (the result shape; paired tests with a correction).
 * :mod:`.tukey`: randomised and parametric Tukey HSD over all pairs.
 * :mod:`.letters`: compact letter display of the pairs that cannot be told apart.
+* :mod:`.rankings`: rankings as the drift measures take them.
+* :mod:`.rbo`: extrapolated rank-biased overlap.
+* :mod:`.rank_correlation`: Kendall's tau, tau_AP and overlap@k over the top k.
+* :mod:`.drift`: order drift of a run's ranking from its baseline's (all of the above).
 
 Everything here is a plain function over numbers (lists or numpy arrays, paired by query id
 by the caller, NaN pairs dropped) returning numbers or small frozen dataclasses; scipy and
@@ -34,6 +38,7 @@ from .corrections import (
     correct,
     correction_method,
 )
+from .drift import DEFAULT_DEPTH, Drift, drift
 from .effect_size import EffectSize, effect_size, hedges_correction
 from .intervals import (
     DEFAULT_LEVEL,
@@ -48,6 +53,8 @@ from .noninferiority import NonInferiority, non_inferiority
 from .paired import TESTS, PairedTest, bootstrap_null_sampler, check_test, paired_test
 from .pairwise import PairwiseResult, all_pairs
 from .power import DEFAULT_POWER, detectable_effect_size, minimum_detectable_effect
+from .rank_correlation import kendall_tau, overlap, tau_ap
+from .rbo import DEFAULT_PERSISTENCE, rank_biased_overlap
 from .summary import Summary, summarize
 from .tukey import randomised_tukey_hsd, tukey_hsd
 from .verdict import VERDICTS, Verdict, verdict
@@ -55,8 +62,10 @@ from .verdict import VERDICTS, Verdict, verdict
 __all__ = [
     "CORRECTIONS",
     "CORRECTION_NAMES",
+    "DEFAULT_DEPTH",
     "DEFAULT_LEVEL",
     "DEFAULT_PERMUTATIONS",
+    "DEFAULT_PERSISTENCE",
     "DEFAULT_POWER",
     "DEFAULT_SEED",
     "INTERVAL_METHODS",
@@ -64,6 +73,7 @@ __all__ = [
     "VERDICTS",
     "AnovaRow",
     "AnovaTable",
+    "Drift",
     "EffectSize",
     "Interval",
     "NonInferiority",
@@ -84,15 +94,20 @@ __all__ = [
     "correction_method",
     "detectable_effect_size",
     "difference_interval",
+    "drift",
     "effect_size",
     "hedges_correction",
+    "kendall_tau",
     "mean_interval",
     "minimum_detectable_effect",
     "non_inferiority",
+    "overlap",
     "paired_test",
     "randomised_tukey_hsd",
+    "rank_biased_overlap",
     "summarize",
     "t_interval",
+    "tau_ap",
     "tukey_hsd",
     "two_way_anova",
     "verdict",
