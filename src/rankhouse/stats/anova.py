@@ -1,7 +1,7 @@
 """The two-way analysis of variance of several systems over the same queries: system x query,
 no interaction, one observation per cell (a randomized complete block design with the
 queries as blocks: Montgomery, *Design and Analysis of Experiments*, chapter 4; the model of
-Carterette, TOIS 30(1), 2012, section 3, for IR evaluation).
+Carterette, TOIS 30(1), 2012, for IR evaluation).
 
 With x_ij the score of system i (of m) on query j (of n), row means x_i., column means
 x_.j and grand mean x_..:

@@ -4,12 +4,12 @@ With d_i = run_i - baseline_i over the n query pairs, mean d-bar and sample stan
 deviation s_d (n - 1 in the denominator):
 
 * Cohen's d_z = d-bar / s_d (Cohen, *Statistical Power Analysis for the Behavioral
-  Sciences*, 2nd ed., 1988, section 2.3.5; the "z" of Lakens, Front. Psychol. 4:863, 2013,
-  eq. 6): the mean difference in units of the differences' own spread, equal to t / sqrt(n)
+  Sciences*, 2nd ed., 1988, chapter 2; the "z" of Lakens, Front. Psychol. 4:863, 2013):
+  the mean difference in units of the differences' own spread, equal to t / sqrt(n)
   of the paired t-test.
 * Hedges' g_z = d_z * J(n - 1), with the small-sample correction J(df) = 1 - 3 / (4 df - 1)
-  (Hedges & Olkin, *Statistical Methods for Meta-Analysis*, 1985, p. 80; Borenstein et al.,
-  *Introduction to Meta-Analysis*, 2009, eq. 4.22-4.24, with df = n - 1 for a paired design).
+  (Hedges & Olkin, *Statistical Methods for Meta-Analysis*, 1985; Borenstein et al.,
+  *Introduction to Meta-Analysis*, 2009, chapter 4, with df = n - 1 for a paired design).
   This is the usual approximation of Hedges' (1981) exact J(df) = Gamma(df / 2) /
   (sqrt(df / 2) Gamma((df - 1) / 2)); the two differ by less than 0.1 % of g from n = 10.
   With n = 2, J(1) = 0 and g_z = 0.

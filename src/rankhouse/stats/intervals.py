@@ -10,9 +10,9 @@ Two methods; ``t`` is the default:
   (``t.interval(level, n - 1, loc=mean, scale=s / sqrt(n))``); the quantile comes from
   :func:`scipy.special.stdtrit`, as scipy's own does, so the interval costs no import of
   ``scipy.stats``. Reference: any statistics text, e.g. Montgomery & Runger, *Applied
-  Statistics and Probability for Engineers*, section 8.2.
+  Statistics and Probability for Engineers*, chapter 8.
 * ``bootstrap``: the percentile bootstrap interval (Efron & Tibshirani, *An Introduction to
-  the Bootstrap*, 1993, section 13.3): ``resamples`` resamples of the n values drawn with
+  the Bootstrap*, 1993, chapter 13): ``resamples`` resamples of the n values drawn with
   replacement by ``numpy.random.default_rng(seed)`` (for a paired difference: of the
   query pairs), the mean of each, and the (1 - level) / 2 and 1 - (1 - level) / 2
   quantiles of those means (linear interpolation, Hyndman & Fan's definition 7). Draws and

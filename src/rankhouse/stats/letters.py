@@ -3,7 +3,7 @@ two systems share a letter exactly when their difference is not significant.
 
 The insert-and-absorb algorithm with the sweeping step (Piepho, "An algorithm for a
 letter-based representation of all-pairwise comparisons", J. Comput. Graph. Stat. 13(2),
-2004, section 3; the algorithm of R's multcompView):
+2004; the algorithm of R's multcompView):
 
 1. Start with one column (letter) holding every system.
 2. Insert: for each significant pair (i, j), every column holding both is replaced by two

@@ -3,10 +3,10 @@ family-wise error rate controlled across the pairs: randomised (the default for 
 parametric.
 
 **Randomised Tukey HSD** (Carterette, "Multiple testing in statistical analysis of
-systems-based information retrieval experiments", TOIS 30(1), 2012, section 4.2; Sakai,
-*Laboratory Experiments in Information Retrieval*, 2018, section 4.4). Under the null
-hypothesis that the m systems are interchangeable on every query, each query's m values
-may be permuted across the systems. For each of B permutations (every query permuted
+systems-based information retrieval experiments", TOIS 30(1), 2012; Sakai, *Laboratory
+Experiments in Information Retrieval*, Springer, 2018). Under the null hypothesis that the
+m systems are interchangeable on every query, each query's m values may be permuted across
+the systems. For each of B permutations (every query permuted
 independently, by ``numpy.random.default_rng(seed)``'s ``permuted``) the statistic is the
 range of the system means, max_i mean_i* - min_i mean_i*. The p-value of the pair (i, j)
 is the share of permutations whose range is at least the observed |mean_i - mean_j|:
@@ -26,15 +26,15 @@ difference. A Monte Carlo p-value estimates the exact one with standard error
 sqrt(p (1 - p) / B). The cost is B x m x n values shuffled (about 0.8 s per 1,000
 permutations at 10 systems x 6,980 queries on two cores).
 
-**Parametric Tukey HSD** (Tukey 1949; Montgomery, *Design and Analysis of Experiments*,
-section 3.5.7): q_ij = |mean_i - mean_j| / sqrt(MS_error / n) and p_ij = P(Q_{m, df} >=
-q_ij) from the studentized range distribution (:data:`scipy.stats.studentized_range`).
-``blocked=True`` (the default) takes MS_error and df from the two-way system x query
-ANOVA's residual (:mod:`rankhouse.stats.anova`; df = (m - 1)(n - 1)), the model in which
-queries are blocks. ``blocked=False`` ignores the pairing by query and takes the one-way
-ANOVA's within-system mean square (df = m (n - 1)): that is what
-:func:`scipy.stats.tukey_hsd`, statsmodels' ``pairwise_tukeyhsd`` and ranx's ``tukey``
-compute (ranx 0.3 calls scipy's ``tukey_hsd``; it is not randomised).
+**Parametric Tukey HSD** (Tukey, "The problem of multiple comparisons", 1953; Montgomery,
+*Design and Analysis of Experiments*, chapter 3): q_ij = |mean_i - mean_j| / sqrt(MS_error
+/ n) and p_ij = P(Q_{m, df} >= q_ij), Q the studentized range
+(:data:`scipy.stats.studentized_range`). ``blocked=True`` (the default) takes MS_error and
+df from the residual of the two-way system x query ANOVA (:mod:`rankhouse.stats.anova`;
+df = (m - 1)(n - 1)), the model in which queries are blocks. ``blocked=False`` ignores the
+pairing by query and takes the one-way ANOVA's within-system mean square (df = m (n - 1)):
+that is what :func:`scipy.stats.tukey_hsd`, statsmodels' ``pairwise_tukeyhsd`` and ranx's
+``tukey`` compute (ranx 0.3 calls scipy's ``tukey_hsd``; it is not randomised).
 """
 
 from __future__ import annotations

@@ -18,19 +18,19 @@ measure's direction (+1 when higher is better, -1 when lower is:
    +margin]. That is Schuirmann's two one-sided tests (TOST; J. Pharmacokin. Biopharm. 15,
    1987): H0: d-bar <= -margin and H0: d-bar >= +margin each rejected by a one-sided t-test
    at ``alpha``, which is the same as the (1 - 2 alpha) interval inside the margins (each
-   one-sided test at alpha excludes one tail of alpha; together, 2 alpha; Schuirmann 1987,
-   section 3; Walker & Nowacki, J. Gen. Intern. Med. 26, 2011). The equivalence test is
-   not corrected for multiplicity;
+   one-sided test at alpha excludes one tail of alpha; together, 2 alpha; Walker &
+   Nowacki, J. Gen. Intern. Med. 26, 2011). The equivalence test is not corrected for
+   multiplicity;
 4. otherwise **inconclusive**: neither a difference nor its absence is shown. The verdict
    then states the minimum detectable effect, the smallest true difference the two-sided
-   paired t-test at ``alpha`` would find with probability 0.8 at this n and this s
-   (:mod:`rankhouse.stats.power`).
+   paired t-test at ``alpha`` would find with probability ``power`` (0.8 unless told) at
+   this n and this s (:mod:`rankhouse.stats.power`; every verdict carries it).
 
 Bounds compare with ``>=`` and ``<=``, as a p-value at most ``alpha`` is significant; all
 intervals are Student's t (:mod:`rankhouse.stats.intervals`), whatever test gave the
 p-value. The word never says "improved" for noise: a run whose mean is higher but not
 significantly so is inconclusive, and :attr:`Verdict.change` says which way the mean moved
-("higher", "lower", "unchanged") whatever the verdict.
+("higher", "lower", "unchanged"; "unknown" without pairs) whatever the verdict.
 """
 
 from __future__ import annotations
