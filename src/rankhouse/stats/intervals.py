@@ -18,10 +18,11 @@ Two methods; ``t`` is the default:
   quantiles of those means (linear interpolation, Hyndman & Fan's definition 7). Draws and
   quantiles are scipy's: the interval equals ``scipy.stats.bootstrap((values,), numpy.mean,
   confidence_level=level, n_resamples=resamples, method='percentile',
-  rng=numpy.random.default_rng(seed))`` to the bit (scipy >= 1.15, which names the generator
-  ``rng`` and interpolates with ``scipy.stats.quantile``; earlier versions call it
-  ``random_state`` and may differ in the last bit). Resamples are drawn in batches of a
-  bounded size, which leaves the draws unchanged.
+  rng=numpy.random.default_rng(seed))`` to the bit (checked with scipy 1.17, which
+  interpolates with ``scipy.stats.quantile``; a version interpolating with numpy's
+  ``percentile`` may differ in the last bit, and before scipy 1.15 the generator argument is
+  ``random_state``). Resamples are drawn in batches of a bounded size, which leaves the
+  draws unchanged.
 
 Edge cases: with fewer than two values the interval is NaN to NaN (no spread to estimate);
 when all values are equal it is [value, value], of width 0, for both methods. Values must be
