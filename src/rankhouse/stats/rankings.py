@@ -13,13 +13,16 @@ from collections.abc import Hashable, Sequence
 from ..errors import Message, Option, RankhouseError
 
 
-def ranking(documents: Sequence[Hashable], what: str = "a ranking") -> list[Hashable]:
-    """``documents`` as a list, checked to hold each document once.
+def ranking(
+    documents: Sequence[Hashable], depth: int | None = None, what: str = "a ranking"
+) -> list[Hashable]:
+    """The top ``depth`` of ``documents`` (all without a depth) as a list, checked to hold
+    each document once (only the part compared is checked).
 
     Raises:
         RankhouseError: a document that appears twice.
     """
-    listed = list(documents)
+    listed = list(documents[:depth])
     if len(set(listed)) != len(listed):
         seen: set[Hashable] = set()
         twice = next(d for d in listed if d in seen or seen.add(d))

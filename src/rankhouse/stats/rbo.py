@@ -63,8 +63,8 @@ def rank_biased_overlap(
     """
     check_persistence(p)
     check_depth(depth, "depth")
-    first = ranking(run, "the run's ranking")[:depth]
-    second = ranking(baseline, "the baseline's ranking")[:depth]
+    first = ranking(run, depth, "the run's ranking")
+    second = ranking(baseline, depth, "the baseline's ranking")
     if first == second:
         return 1.0  # by definition; summing the weights would round
     if not first or not second:

@@ -23,8 +23,8 @@ added). "At least" allows a relative tolerance of 100 machine epsilons, as scipy
 permutation tests do, so that arrangements equal in theory but not in the last bit count.
 With two systems this is Fisher's paired randomization (sign-flip) test of the mean
 difference. A Monte Carlo p-value estimates the exact one with standard error
-sqrt(p (1 - p) / B). The cost is B x m x n values shuffled (about 0.8 s per 1,000
-permutations at 10 systems x 6,980 queries on two cores).
+sqrt(p (1 - p) / B). The cost is B x m x n values shuffled: 10,000 permutations take about
+11 s at 10 systems x 6,980 queries, 0.03 s at 4 systems x 43 queries (two cores).
 
 **Parametric Tukey HSD** (Tukey, "The problem of multiple comparisons", 1953; Montgomery,
 *Design and Analysis of Experiments*, chapter 3): q_ij = |mean_i - mean_j| / sqrt(MS_error
