@@ -13,7 +13,6 @@ import re
 from typing import Any
 
 from ..c_numbers import atof, atol
-from ..errors import MeasureError
 from .gain_table import format_gains
 from .make import make_measure
 from .model import Measure, MeasureDef, TrecName
@@ -26,8 +25,9 @@ _INTEGER_KEY = re.compile(r"[+-]?[0-9]+\Z")
 Pairs = tuple[tuple[tuple[int, float], ...], float]
 
 
-class TrecParamError(MeasureError):
-    """A parameter text trec_eval refuses while it initializes the measure ``name``."""
+class TrecParamError(ValueError):
+    """A parameter text trec_eval refuses while it initializes the measure ``name`` (the
+    caller says it in its own words: trec-eval's exit, or no measure)."""
 
     def __init__(self, name: str, detail: str) -> None:
         self.name = name
