@@ -1,7 +1,8 @@
 """The value rules shared by the bulk SQL validation and the Python rescan that locates a problem.
 
 The happy path validates in SQL; only when SQL reports a problem does a Python rescan walk
-the source to name the first bad line and field. Both sides take their rule from here: the
+the source to name the first bad line and field (and every rescan words a repeated query and
+document alike: :func:`duplicate_error`). Both sides take their rule from here: the
 patterns below are used verbatim by Python's ``re`` and by DuckDB's ``regexp_full_match``
 (RE2), so a spelling passes both or neither.
 
@@ -17,6 +18,8 @@ from __future__ import annotations
 
 import math
 import re
+
+from ..errors import InputError
 
 SCORE_PATTERN = (
     r"[+-]?(([0-9]+(\.[0-9]*)?|\.[0-9]+)([eE][+-]?[0-9]+)?|[iI][nN][fF]([iI][nN][iI][tT][yY])?)"
@@ -104,4 +107,27 @@ def integer_sql(expression: str, *, spaced: bool = True) -> str:
     return (
         f"CASE WHEN CAST({cast} AS VARCHAR) = {expression} THEN {cast} "
         f"WHEN regexp_full_match({text}, '{INTEGER_PATTERN}') THEN TRY_CAST({text} AS INTEGER) END"
+    )
+
+
+def duplicate_error(
+    label: str, kind: str, key: tuple[str, ...], places: list[int], *, unit: str
+) -> InputError:
+    """Error for a (query, doc) pair seen twice; ``places`` are its first two lines or rows."""
+    *tag, query_id, doc_id = key
+    what = f"document {doc_id!r} appears twice for query {query_id!r}"
+    if tag:
+        what += f" of run {tag[0]!r}"
+    hint = "keep one line per query and document"
+    if kind == "run":
+        hint += " (trec_eval stops with 'duplicate docs')"
+    if len(places) < 2:
+        return InputError(what, source=label, field="docid", hint=hint)
+    first, second = places
+    if unit == "line":
+        return InputError(
+            f"{what}, first at line {first}", source=label, line=second, field="docid", hint=hint
+        )
+    return InputError(
+        f"{what}: {unit}s {first} and {second}", source=label, field="docid", hint=hint
     )

@@ -29,7 +29,7 @@ from ..defaults import DB_ENV_VAR
 from ..engine import compute, load_files, scratch_database
 from ..errors import RankhouseError
 from ..evaluation import evaluate as evaluate_stored
-from ..ingest.hashing import count_repeated, may_hold_numpy_rows
+from ..ingest.repeats import count_repeated, may_hold_numpy_rows
 from ..measures.sqlfile import load_sql
 from . import store
 from .direct import DirectRun, read_and_store, read_unstored
