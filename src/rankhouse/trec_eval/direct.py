@@ -2,7 +2,7 @@
 
 A file whose lines are six fields joined by single spaces (or single tabs), with scores that
 DuckDB and C's ``atof`` read alike, is read the same way by trec_eval's general rules (see
-:mod:`.reader`), so it goes to the warehouse in one parallel pass, as ``rankhouse ingest``'s
+:mod:`.run_reader`), so it goes to the warehouse in one parallel pass, as ``rankhouse ingest``'s
 direct path does, instead of through a temporary table and a copy. A file that is not like
 that, a document listed twice for a query, or a run trec_eval would abort on, rolls the
 transaction back and returns None: the general reader takes over and nothing is stored.
@@ -22,7 +22,7 @@ from ..ingest.sources import Source
 from ..ingest.trec.direct import insert_run_rows
 from ..ingest.trec.regular import Fallback, only_separator, run_shape
 from . import store
-from .reader import last_tag
+from .run_reader import last_tag
 
 
 class DirectRun(NamedTuple):
