@@ -58,6 +58,11 @@ def score_problem(value: object) -> str | None:
     return None
 
 
+def integer_of(text: str) -> int:
+    """The integer a text that :func:`integer_problem` accepts stands for (``' 1.0'`` is 1)."""
+    return int(text.strip(_AROUND).partition(".")[0])
+
+
 def integer_problem(value: object) -> str | None:
     """Why ``value`` is not a grade or rank (see the module's rule); None when it is one."""
     if _is_missing(value):
@@ -72,7 +77,7 @@ def integer_problem(value: object) -> str | None:
         text = str(value).strip(_AROUND)
         if not _INTEGER.fullmatch(text):
             return f"{text!r} is not an integer"
-        number = int(text.partition(".")[0])
+        number = integer_of(text)
     if not _INT32[0] <= number <= _INT32[1]:
         return f"{number} is out of the 32-bit integer range"
     return None

@@ -9,13 +9,12 @@ label when that differs. Nothing here mutates the caller's frame.
 
 from __future__ import annotations
 
-from decimal import Decimal
 from typing import Any
 
 from ..errors import InputError
 from ..lazy import numpy as np
 from ..lazy import pandas as pd
-from .checks import integer_problem, score_problem
+from .checks import integer_of, integer_problem, score_problem
 
 _INT32 = (-(2**31), 2**31 - 1)
 _ID_HINT = "ids are strings or integers: convert the column, e.g. df[col].astype(str)"
@@ -106,12 +105,8 @@ def _ids(col: _Column) -> pd.Series:
 
 
 def _integer_value(value: Any) -> int:
-    if isinstance(value, str):
-        text = value.strip(" \t")
-        try:
-            return int(text)
-        except ValueError:  # a whole number written with a fraction, e.g. 1.0
-            return int(Decimal(text))
+    if isinstance(value, str):  # checked by integer_problem: 1.0 is 1
+        return integer_of(value)
     return int(value)
 
 

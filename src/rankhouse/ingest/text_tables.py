@@ -9,14 +9,13 @@ an error. Grades, ranks and scores follow the number rules of ``checks``.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
-from decimal import Decimal
 from typing import Any
 
 from ..duck import register
 from ..errors import InputError, Message
 from ..lazy import pyarrow as pa
 from . import delimited, jsonlines
-from .checks import duplicate_error, integer_problem, score_problem
+from .checks import duplicate_error, integer_of, integer_problem, score_problem
 from .sources import Source, columns_option, resolve_columns
 from .staging import STAGE
 
@@ -77,10 +76,7 @@ def _integer(value: Any) -> int:
     problem = integer_problem(text)
     if problem:
         raise _Bad(problem)
-    try:
-        return int(text)
-    except ValueError:  # an integer written with a zero fraction, e.g. 1.0
-        return int(Decimal(text.strip()))
+    return integer_of(text)
 
 
 def _score(value: Any) -> float:
