@@ -15,7 +15,7 @@ import pytest
 import rankhouse
 from rankhouse.engine import scratch_database
 from rankhouse.errors import InputError, RankhouseWarning
-from rankhouse.ingest import api, frame_engine, hashing
+from rankhouse.ingest import engine_load, frame_engine, hashing, sources
 
 MEASURES = ["AP", "nDCG@5", "P@2", "RR", "R@10", "Bpref", "NumRet"]
 
@@ -63,7 +63,7 @@ def test_the_direct_path_is_taken_and_reports_what_it_inserted():
     qrels, run = _frames()
     duck = scratch_database()
     try:
-        [loaded] = api.load_into_engine(duck, run, "run", first_id=4, name="mine")
+        [loaded] = engine_load.load_into_engine(duck, run, "run", first_id=4, name="mine")
         rows = duck.execute("SELECT count(*), min(run_id), max(run_id) FROM run_rows").fetchall()
         staged = duck.execute(
             "SELECT count(*) FROM duckdb_tables() WHERE table_name = '_rankhouse_stage'"
@@ -80,7 +80,7 @@ def test_the_direct_path_is_taken_and_reports_what_it_inserted():
 def _load_run(run: pd.DataFrame):
     duck = scratch_database()
     try:
-        [loaded] = api.load_into_engine(duck, run, "run", first_id=1)
+        [loaded] = engine_load.load_into_engine(duck, run, "run", first_id=1)
     finally:
         duck.close()
     return loaded
@@ -146,11 +146,11 @@ def test_nothing_of_a_refused_frame_stays_in_the_table():
     duck = scratch_database()
     try:
         spoilt = pd.concat([run, run.iloc[[2]].assign(score=99.0)])  # one pair, two scores
-        source = api.open_source(spoilt, None, None)
+        source = sources.open_source(spoilt, None, None)
         assert frame_engine.insert(duck, source, "run", 1, {}, "score") is None
         assert duck.execute("SELECT count(*) FROM run_rows").fetchall() == [(0,)]
         twice = pd.concat([qrels, qrels.iloc[[0]]])
-        source = api.open_source(twice, None, None)
+        source = sources.open_source(twice, None, None)
         assert frame_engine.insert(duck, source, "qrels", 1, {}, "score") is None
         assert duck.execute("SELECT count(*) FROM judgments").fetchall() == [(0,)]
     finally:
@@ -187,7 +187,7 @@ def _engine_load(case, *, general: bool, monkeypatch):
             _general_only(patch)
         duck = scratch_database()
         try:
-            loaded = api.load_into_engine(duck, case.frame, case.kind, order=case.order)
+            loaded = engine_load.load_into_engine(duck, case.frame, case.kind, order=case.order)
         except InputError as exc:
             return "error: " + str(exc)
         finally:

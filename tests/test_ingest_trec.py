@@ -215,7 +215,7 @@ def test_stored_qrels_given_again_are_found_by_hash_without_a_parse(
     """The same qrels file under its stored name is recognised by its hash; other content
     under that name is still read (and refused as a conflict)."""
     from rankhouse.errors import ConflictError
-    from rankhouse.ingest import trec_text
+    from rankhouse.ingest.trec import sql_stage
 
     path = tmp_path / "judged.txt"
     path.write_text("1 0 a 1\n1 0 b 0\n2 0 c 2\n")
@@ -225,7 +225,7 @@ def test_stored_qrels_given_again_are_found_by_hash_without_a_parse(
         raise AssertionError("stored content was read again")
 
     with monkeypatch.context() as patch:
-        patch.setattr(trec_text, "stage", refuse)
+        patch.setattr(sql_stage, "stage", refuse)
         again = warehouse.ingest_qrels(path)
     assert (again.id, again.name, again.created) == (first.id, "judged", False)
     assert (again.num_queries, again.num_rows) == (2, 3)

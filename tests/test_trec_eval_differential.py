@@ -33,7 +33,7 @@ from rankhouse.engine import compute
 from rankhouse.measures import parse_measures
 from rankhouse.trec_eval.mapping import line_measures
 from rankhouse.trec_eval.options import Options, resolve_measures
-from rankhouse.trec_eval.runner import ranking_matches, relstrings
+from rankhouse.trec_eval.values import ranking_matches, relstrings
 
 SPECS = [
     "set_P",

@@ -8,8 +8,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from rankhouse.trec_eval import reader
-from rankhouse.trec_eval.reader import read_qrels
+from rankhouse.trec_eval import qrels_reader
+from rankhouse.trec_eval.qrels_reader import read_qrels
 
 BLANK = " \t\r\x0b\x0c"
 
@@ -24,11 +24,11 @@ def _table(sql: str, text: str, **binds) -> list[tuple]:
 
 
 def _general(text: str) -> list[tuple]:
-    return _table(reader._QRELS_SQL, text, blank=BLANK)
+    return _table(qrels_reader._QRELS_SQL, text, blank=BLANK)
 
 
 def _plain(text: str) -> list[tuple]:
-    return _table(reader._QRELS_PLAIN_SQL, text)
+    return _table(qrels_reader._QRELS_PLAIN_SQL, text)
 
 
 def test_plain_lines_are_split_on_single_spaces():
@@ -41,7 +41,7 @@ def test_plain_lines_are_split_on_single_spaces():
         (4, "q2", "d9", None),
         (5, "q2", "d3", None),
     ]
-    assert reader._plain_lines(text.encode())
+    assert qrels_reader._plain_lines(text.encode())
     assert _plain(text) == expected
     assert _general(text) == expected
 
@@ -63,7 +63,7 @@ def test_plain_lines_are_split_on_single_spaces():
     ],
 )
 def test_lines_that_are_not_plain_take_the_general_split(text):
-    assert not reader._plain_lines(text.encode())
+    assert not qrels_reader._plain_lines(text.encode())
 
 
 _FIELD = st.text(alphabet="qd019+-#x", min_size=0, max_size=3)
@@ -83,7 +83,7 @@ _LINE = st.builds(
 @given(lines=st.lists(_LINE, min_size=1, max_size=6), newline_at_end=st.booleans())
 def test_the_plain_split_agrees_with_the_general_one(lines, newline_at_end):
     text = "\n".join(lines) + ("\n" if newline_at_end else "")
-    if reader._plain_lines(text.encode()):
+    if qrels_reader._plain_lines(text.encode()):
         assert _plain(text) == _general(text)
 
 
@@ -99,7 +99,7 @@ def test_read_qrels_takes_the_plain_split_for_plain_lines(tmp_path, monkeypatch)
             return duck.execute(sql, *args)
 
     qrels = read_qrels(Spy(), str(path), "q")
-    assert any(sql == reader._QRELS_PLAIN_SQL.format(table="q") for sql in executed)
+    assert any(sql == qrels_reader._QRELS_PLAIN_SQL.format(table="q") for sql in executed)
     assert qrels.topics == ["q1", "q2"]
     assert qrels.num_positive == 2
     assert duck.execute("SELECT query_id, doc_id, grade FROM q ORDER BY line").fetchall() == [

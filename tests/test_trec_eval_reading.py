@@ -10,7 +10,7 @@ import duckdb
 import pytest
 
 from rankhouse.engine import scratch_database
-from rankhouse.trec_eval import direct, main, reader, runner
+from rankhouse.trec_eval import direct, main, qrels_reader, unstored
 
 QRELS = "q1 0 a 1\nq1 0 b 0\nq2 0 c 2\n"
 RUN = "q1 Q0 b 1 2.0 r\nq1 Q0 a 2 1.0 r\nq2 Q0 c 1 5.0 r\n"
@@ -29,7 +29,7 @@ def _trec_eval(tmp_path, monkeypatch, qrels: str | None, run: str | None, *args:
 
 def test_the_run_is_read_beside_the_qrels(tmp_path, monkeypatch):
     threads: dict[str, str] = {}
-    for module, name in ((direct, "read_unstored"), (reader, "read_qrels")):
+    for module, name in ((direct, "read_unstored"), (qrels_reader, "read_qrels")):
         original = getattr(module, name)
 
         def spied(*args, _original=original, _name=name, **kwargs):
@@ -37,8 +37,8 @@ def test_the_run_is_read_beside_the_qrels(tmp_path, monkeypatch):
             return _original(*args, **kwargs)
 
         monkeypatch.setattr(module, name, spied)
-    monkeypatch.setattr("rankhouse.trec_eval.runner.read_unstored", direct.read_unstored)
-    monkeypatch.setattr("rankhouse.trec_eval.runner.read_qrels", reader.read_qrels)
+    monkeypatch.setattr("rankhouse.trec_eval.unstored.read_unstored", direct.read_unstored)
+    monkeypatch.setattr("rankhouse.trec_eval.unstored.read_qrels", qrels_reader.read_qrels)
     code, out, err = _trec_eval(tmp_path, monkeypatch, QRELS, RUN, "-q", "-m", "map")
     assert threads == {"read_unstored": "rankhouse-run", "read_qrels": "MainThread"}
     # q1: a (relevant) at rank 2 of 2, R = 1: AP 1/2; q2: c at rank 1: AP 1
@@ -93,10 +93,10 @@ def test_a_qrels_error_before_the_run_is_read_leaves_it_unread(monkeypatch):
         release.wait(10)
         return frozenset()
 
-    monkeypatch.setattr(runner, "results_odd_bytes", odd_bytes)
-    monkeypatch.setattr(runner, "read_unstored", lambda *args: read.append(args))
+    monkeypatch.setattr(unstored, "results_odd_bytes", odd_bytes)
+    monkeypatch.setattr(unstored, "read_unstored", lambda *args: read.append(args))
     duck = scratch_database()
-    reading = runner._RunReading(duck, "run")
+    reading = unstored._RunReading(duck, "run")
     # the scan ends only once the reading has been told to stop
     threading.Thread(target=lambda: (reading._stopped.wait(10), release.set())).start()
     with pytest.raises(ValueError), reading:
@@ -114,10 +114,10 @@ def test_a_qrels_error_interrupts_the_run_being_read(monkeypatch):
         # about 15 s on two cores, unless interrupted
         return cursor.execute("SELECT sum(hash(range) % 7) FROM range(2000000000)").fetchone()
 
-    monkeypatch.setattr(runner, "results_odd_bytes", lambda path: frozenset())
-    monkeypatch.setattr(runner, "read_unstored", read_unstored)
+    monkeypatch.setattr(unstored, "results_odd_bytes", lambda path: frozenset())
+    monkeypatch.setattr(unstored, "read_unstored", read_unstored)
     duck = scratch_database()
-    reading = runner._RunReading(duck, "run")
+    reading = unstored._RunReading(duck, "run")
     with pytest.raises(ValueError), reading:
         started.wait(10)
         raise ValueError("the qrels' error")

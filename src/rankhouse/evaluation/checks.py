@@ -27,8 +27,8 @@ from ..errors import (
     RankhouseError,
     RankhouseWarning,
 )
-from ..ingest.api import stored_ids
 from ..ingest.files import open_decompressed
+from ..ingest.stored import stored_ids
 
 QRELS_FIELDS = 4
 RUN_FIELDS = 6

@@ -1,7 +1,8 @@
 """The value rules shared by the bulk SQL validation and the Python rescan that locates a problem.
 
 The happy path validates in SQL; only when SQL reports a problem does a Python rescan walk
-the source to name the first bad line and field. Both sides take their rule from here: the
+the source to name the first bad line and field (and every rescan words a repeated query and
+document alike: :func:`duplicate_error`). Both sides take their rule from here: the
 patterns below are used verbatim by Python's ``re`` and by DuckDB's ``regexp_full_match``
 (RE2), so a spelling passes both or neither.
 
@@ -17,6 +18,8 @@ from __future__ import annotations
 
 import math
 import re
+
+from ..errors import InputError
 
 SCORE_PATTERN = (
     r"[+-]?(([0-9]+(\.[0-9]*)?|\.[0-9]+)([eE][+-]?[0-9]+)?|[iI][nN][fF]([iI][nN][iI][tT][yY])?)"
@@ -55,6 +58,11 @@ def score_problem(value: object) -> str | None:
     return None
 
 
+def integer_of(text: str) -> int:
+    """The integer a text that :func:`integer_problem` accepts stands for (``' 1.0'`` is 1)."""
+    return int(text.strip(_AROUND).partition(".")[0])
+
+
 def integer_problem(value: object) -> str | None:
     """Why ``value`` is not a grade or rank (see the module's rule); None when it is one."""
     if _is_missing(value):
@@ -69,7 +77,7 @@ def integer_problem(value: object) -> str | None:
         text = str(value).strip(_AROUND)
         if not _INTEGER.fullmatch(text):
             return f"{text!r} is not an integer"
-        number = int(text.partition(".")[0])
+        number = integer_of(text)
     if not _INT32[0] <= number <= _INT32[1]:
         return f"{number} is out of the 32-bit integer range"
     return None
@@ -104,4 +112,27 @@ def integer_sql(expression: str, *, spaced: bool = True) -> str:
     return (
         f"CASE WHEN CAST({cast} AS VARCHAR) = {expression} THEN {cast} "
         f"WHEN regexp_full_match({text}, '{INTEGER_PATTERN}') THEN TRY_CAST({text} AS INTEGER) END"
+    )
+
+
+def duplicate_error(
+    label: str, kind: str, key: tuple[str, ...], places: list[int], *, unit: str
+) -> InputError:
+    """Error for a (query, doc) pair seen twice; ``places`` are its first two lines or rows."""
+    *tag, query_id, doc_id = key
+    what = f"document {doc_id!r} appears twice for query {query_id!r}"
+    if tag:
+        what += f" of run {tag[0]!r}"
+    hint = "keep one line per query and document"
+    if kind == "run":
+        hint += " (trec_eval stops with 'duplicate docs')"
+    if len(places) < 2:
+        return InputError(what, source=label, field="docid", hint=hint)
+    first, second = places
+    if unit == "line":
+        return InputError(
+            f"{what}, first at line {first}", source=label, line=second, field="docid", hint=hint
+        )
+    return InputError(
+        f"{what}: {unit}s {first} and {second}", source=label, field="docid", hint=hint
     )

@@ -15,35 +15,11 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 
 from ..errors import InputError, Message, Option
-from .sources import Source
+from .files import open_decompressed
+from .sources import DELIMITERS, Source, default_delimiter
 
-DELIMITERS = (",", "\t", "|", ";")
-_DEFAULT = {"csv": ",", "tsv": "\t"}
 _NAMES = {",": "comma", "\t": "tab", "|": "|", ";": ";"}
-_SPELLINGS = {"tab": "\t", "\\t": "\t", "comma": ",", "pipe": "|", "semicolon": ";"}
 _BOM = "\ufeff"
-
-
-def parse_delimiter(given: str | None) -> str | None:
-    """The delimiter a user named (``,`` ``;`` ``|``, a tab, or ``tab``), None if not given.
-
-    Raises:
-        InputError: anything else.
-    """
-    if given is None:
-        return None
-    delimiter = _SPELLINGS.get(given.lower(), given)
-    if delimiter not in DELIMITERS:
-        raise InputError(
-            f"unknown delimiter {given!r}",
-            hint=Message("use ", Option("delimiter"), " with one of , ; | tab"),
-        )
-    return delimiter
-
-
-def default_delimiter(fmt: str) -> str:
-    """The delimiter of a format when the header does not say otherwise."""
-    return _DEFAULT[fmt]
 
 
 def sniff(header_line: str, fmt: str) -> str:
@@ -59,7 +35,7 @@ def sniff(header_line: str, fmt: str) -> str:
             quoted = not quoted
         elif not quoted and char in counts:
             counts[char] += 1
-    own = _DEFAULT[fmt]
+    own = default_delimiter(fmt)
     order = [own] + [d for d in DELIMITERS if d != own]
     return max(order, key=lambda d: counts[d])  # max keeps the first of equal counts
 
@@ -69,8 +45,6 @@ def lines_of(source: Source, errors: str = "strict") -> Iterator[Iterator[str]]:
     """The decompressed file's UTF-8 lines, each ending at LF, CRLF or a lone CR (the ending
     kept), a leading BOM dropped. A byte that is not UTF-8 raises UnicodeDecodeError (or, with
     ``errors="surrogateescape"``, is kept as a lone surrogate)."""
-    from .hashing import open_decompressed
-
     with open_decompressed(source.data_path, source.label) as raw:
         lines = iter(io.TextIOWrapper(raw, encoding="utf-8", errors=errors, newline=""))
         first = next(lines, "")

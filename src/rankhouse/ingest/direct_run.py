@@ -1,206 +1,163 @@
-"""The direct path for the common large input: a one-tag TREC run file of regular lines.
+"""A run ingested by the direct reader: a one-tag TREC run file of regular lines, in one
+transaction, without a stage.
 
-Such a file is read by DuckDB's CSV reader straight into ``run_rows`` in one parallel pass,
-with no stage table, so a 7-million-line run is parsed and written at once and held in memory
-only as DuckDB's write buffers. The checks that follow (duplicates, tied scores) sort, in
-numpy, each query's document hashes and scores (or 64-bit hashes of the whole run's rows when a
-query's rows are not together), which is several times cheaper than a hash aggregate over
-millions of distinct keys.
-
-Any surprise (a second tag, an empty field, a score that is not a number, other whitespace)
-raises :class:`~rankhouse.ingest.trec_text.FastPathFailed`; the transaction is rolled back
-and the caller starts again on the stage path, which names the problem.
+The rows go straight into ``run_rows`` (:mod:`.trec.direct`) while the file is hashed on a
+thread; then its duplicates and ties are counted (:mod:`.repeats`) and the catalogue row
+written. Content found already stored, or a file the direct reader gives up on, leaves the
+transaction rolled back: the first is reported as it is stored, the second read again by the
+stage, which names any problem (:func:`ingest` returns the :class:`~.trec.regular.Fallback`).
 """
 
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import NamedTuple
 
+from ..backends.base import Backend
+from ..backends.sql import Connection
 from ..background import Background
 from ..catalog import writes
-from ..duck import duckdb
-from . import trec_text
-from .hashing import (
-    NUMPY_FROM,
-    PAIR_HASH,
-    TIE_HASH,
-    BackgroundHash,
-    count_repeats_each,
-    counted_by_query,
-    may_hold_numpy_rows,
-    repeats_sql,
-)
+from .hashing import BackgroundHash
 from .progress import IngestProgress
+from .repeats import first_duplicate, may_hold_numpy_rows, run_repeats
+from .result import IngestResult, already_stored
 from .sources import Source
+from .trec.direct import insert_run_rows
+from .trec.locate import locate_duplicate
+from .trec.regular import Fallback, only_separator, run_shape
 
-if TYPE_CHECKING:
-    from ..backends.sql import Connection
 
+class DirectRun(NamedTuple):
+    """A run file for the direct path, and what its catalogue row records.
 
-@dataclass(frozen=True)
-class StoredRun:
-    """The run the direct path stored, or found already stored."""
+    Attributes:
+        src: the file (:func:`eligible` said it may take the direct path).
+        separator: its fields' separator.
+        tag: the tag of its first line, which every line must carry.
+        order: ``'score'`` or ``'rank'``.
+        options: the parse options recorded with its hash.
+        metadata: the ``runs.metadata`` object (its ``content_sha256`` is set here).
+    """
 
-    id: int
-    name: str
+    src: Source
+    separator: str
     tag: str
-    created: bool
-    num_queries: int
-    num_rows: int
+    order: str
+    options: str
+    metadata: dict
 
 
-class _AlreadyStored(Exception):
-    """The same content is stored: leave the transaction (rolling back what was written)."""
+class _Rollback(Exception):
+    """Leaves the transaction, which rolls back what it wrote, with the ingest's outcome."""
 
-    def __init__(self, run: StoredRun) -> None:
-        super().__init__(run.name)
-        self.run = run
+    def __init__(self, outcome: IngestResult | Fallback) -> None:
+        super().__init__(outcome)
+        self.outcome = outcome
 
 
 def eligible(src: Source, mapping: dict[str, str]) -> tuple[str, str] | None:
     """(separator, tag) when ``src`` may take the direct path, else None."""
     if src.is_frame or src.format != "trec" or mapping:
         return None
-    return trec_text.direct_run_tag(src)
+    return run_shape(src)
 
 
 def ingest(
-    store,
-    src: Source,
-    separator: str,
-    tag: str,
+    store: Backend,
+    run: DirectRun,
     *,
     name: str | None,
-    order: str,
-    options: str,
-    compression: str,
-    metadata: dict,
     replace: bool,
     new_version: bool = False,
     bar: IngestProgress,
-) -> StoredRun:
-    """Store the run file ``src`` (one tag ``tag``) in one transaction.
+) -> IngestResult | Fallback:
+    """Store the run file ``run.src`` in one transaction; its result, or why the stage must
+    read it (then nothing is stored).
 
     Raises:
-        FastPathFailed: the file does not fit the direct path (nothing was stored).
         InputError: a document appears twice for a query.
         ConflictError: ``name`` holds other content and ``replace`` is false.
     """
-    run_name = name or tag
+    src = run.src
+    hasher = BackgroundHash(src.data_path, bar.bytes_done, src.label)
+    if may_hold_numpy_rows(src.data_path):
+        # its checks count in numpy, whose import (50 ms) can happen while DuckDB reads
+        Background(_import_numpy, "rankhouse-numpy")
     try:
         with store.transaction() as conn:
-            hasher = BackgroundHash(src.data_path, bar.bytes_done, src.label)
-            if may_hold_numpy_rows(src.data_path):
-                # its checks count in numpy, whose import (50 ms) can happen while DuckDB reads
-                Background(_import_numpy, "rankhouse-numpy")
-            if writes.name_taken(conn, "run", run_name):
-                # same content under this name is no conflict: that needs the hash first
-                _raise_if_stored(conn, hasher, options, tag)
-                run_name = writes.claim_name(
-                    conn, "run", run_name, replace=replace, new_version=new_version
-                )
-            run_id = conn.execute("SELECT nextval('run_ids')").scalar_one()
-            duck = conn.duck
-            bar.phase("reading and writing rows")
-            try:
-                trec_text.insert_run_rows(duck, src, order, compression, separator, tag, run_id)
-            except duckdb.Error as exc:
-                raise trec_text.FastPathFailed(str(exc)) from exc
-            if not trec_text.only_separator(hasher.whitespace, separator):
-                raise trec_text.FastPathFailed("whitespace other than the separator")
-            sha = _raise_if_stored(conn, hasher, options, tag)
-            bar.phase("validating")
-            num_queries, num_rows, tied_pairs = _check_rows(duck, src, run_id, tag)
-            writes.insert_run(
-                conn,
-                {
-                    "id": run_id,
-                    "name": run_name,
-                    "system_tag": tag,
-                    "source": str(src.path),
-                    "content_sha256": sha,
-                    "parse_options": options,
-                    "ingested_at": writes.utc_now(),
-                    "metadata": json.dumps({**metadata, "content_sha256": sha}),
-                    "order_by": order,
-                    "num_queries": num_queries,
-                    "num_rows": num_rows,
-                    "tied_pairs": tied_pairs,
-                },
-            )
+            outcome = _store(conn, run, hasher, name, replace, new_version, bar)
+            if not (isinstance(outcome, IngestResult) and outcome.created):
+                raise _Rollback(outcome)
             bar.phase("committing")
-    except _AlreadyStored as stored:
-        return stored.run
-    return StoredRun(run_id, run_name, tag, True, num_queries, num_rows)
+    except _Rollback as rolled_back:  # raised just above: the transaction is rolled back
+        return rolled_back.outcome
+    return outcome
 
 
 def _import_numpy() -> None:
     import numpy  # noqa: F401
 
 
-def _raise_if_stored(conn: Connection, hasher: BackgroundHash, options: str, tag: str) -> str:
-    """The file's sha256; raises _AlreadyStored when a run with that content is stored."""
-    sha = hasher.result()
-    existing = writes.same_run(conn, sha, options, tag)
-    if existing is not None:
-        raise _AlreadyStored(
-            StoredRun(
-                existing["id"],
-                existing["name"],
-                tag,
-                False,
-                existing["num_queries"],
-                existing["num_rows"],
-            )
+def _store(
+    conn: Connection,
+    run: DirectRun,
+    hasher: BackgroundHash,
+    name: str | None,
+    replace: bool,
+    new_version: bool,
+    bar: IngestProgress,
+) -> IngestResult | Fallback:
+    """The rows and the catalogue row of the run, written in the transaction of ``conn``
+    (which is rolled back unless a run was created)."""
+    src, tag = run.src, run.tag
+    run_name = name or tag
+    if writes.name_taken(conn, "run", run_name):
+        # same content under this name is no conflict: that needs the hash first
+        stored = _stored(conn, hasher.result(), run)
+        if stored is not None:
+            return stored
+        run_name = writes.claim_name(
+            conn, "run", run_name, replace=replace, new_version=new_version
         )
-    return sha
-
-
-def _check_rows(duck, src: Source, run_id: int, tag: str) -> tuple[int, int, int]:
-    """(queries, rows, tied-score pairs) of the stored run; raises InputError on a duplicate.
-
-    A repeated document is confirmed on the strings before it is reported (two documents
-    whose 64-bit hashes collide are no duplicate). A large run whose queries each hold
-    consecutive rows is counted query by query (:func:`count_repeats_in_segments`): repeated
-    document hashes and equal scores within each query. Otherwise, and for small runs,
-    repeated hashes of (query, doc) and (query, score) are counted over the whole run (a
-    collision of the second could only add one tied pair).
-    """
-    (num_rows,) = duck.execute(
-        "SELECT count(*) FROM run_rows WHERE run_id = ?", [run_id]
-    ).fetchone()
-    if num_rows < NUMPY_FROM:  # DuckDB counts the repeated hashes itself
-        repeated, tied_pairs, num_queries = duck.execute(
-            f"SELECT {repeats_sql(PAIR_HASH)}, {repeats_sql(TIE_HASH)}, "
-            "count(DISTINCT query_id) FROM run_rows WHERE run_id = ?",
-            [run_id],
-        ).fetchone()
-    else:
-        num_queries, repeated, tied_pairs = _large_run_repeats(duck, run_id)
-    if repeated:
-        duplicate = duck.execute(
-            "SELECT query_id, doc_id FROM run_rows WHERE run_id = ? GROUP BY query_id, doc_id "
-            "HAVING count(*) > 1 ORDER BY query_id, doc_id LIMIT 1",
-            [run_id],
-        ).fetchone()
+    run_id = conn.execute("SELECT nextval('run_ids')").scalar_one()
+    duck = conn.duck
+    bar.phase("reading and writing rows")
+    written = insert_run_rows(duck, src, run.order, src.compression, run.separator, tag, run_id)
+    if isinstance(written, Fallback):
+        return written
+    if not only_separator(hasher.whitespace, run.separator):
+        return Fallback.OTHER_WHITESPACE
+    sha = hasher.result()
+    stored = _stored(conn, sha, run)
+    if stored is not None:
+        return stored
+    bar.phase("validating")
+    repeats = run_repeats(duck, run_id, written)
+    if repeats.repeated_documents:
+        duplicate = first_duplicate(duck, run_id)
         if duplicate is not None:
-            raise trec_text.locate_duplicate(src, "run", (tag, *duplicate))
-    return int(num_queries), num_rows, tied_pairs
+            raise locate_duplicate(src, "run", (tag, *duplicate))
+    writes.insert_run(
+        conn,
+        {
+            "id": run_id,
+            "name": run_name,
+            "system_tag": tag,
+            "source": str(src.path),
+            "content_sha256": sha,
+            "parse_options": run.options,
+            "ingested_at": writes.utc_now(),
+            "metadata": json.dumps({**run.metadata, "content_sha256": sha}),
+            "order_by": run.order,
+            "num_queries": repeats.num_queries,
+            "num_rows": written,
+            "tied_pairs": repeats.tied_pairs,
+        },
+    )
+    return IngestResult("run", run_id, run_name, tag, True, repeats.num_queries, written, src.label)
 
 
-def _large_run_repeats(duck, run_id: int) -> tuple[int, int, int]:
-    """(queries, repeated documents, tied pairs) of a large run, counted in numpy: query by
-    query when each query's rows are consecutive (:func:`counted_by_query`), else over sorted
-    hashes of the whole run."""
-    num_queries, counted = counted_by_query(duck, run_id, "hash(doc_id), score")
-    if counted is not None:
-        return num_queries, counted[0], counted[1]
-    # sorting hashes in numpy beats a hash aggregate over millions of keys
-    hashes = duck.execute(
-        f"SELECT {PAIR_HASH} AS pair, {TIE_HASH} AS tie FROM run_rows WHERE run_id = ?",
-        [run_id],
-    ).fetchnumpy()
-    repeated, tied_pairs = count_repeats_each(hashes.pop("pair"), hashes.pop("tie"))
-    return num_queries, repeated, tied_pairs
+def _stored(conn: Connection, sha: str, run: DirectRun) -> IngestResult | None:
+    """The run already holding this content, if any."""
+    existing = writes.same_run(conn, sha, run.options, run.tag)
+    return None if existing is None else already_stored("run", existing, run.src, run.tag)

@@ -14,14 +14,14 @@ general path, which names the problem.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
 from functools import partial
-from typing import Any
+from typing import Any, NamedTuple
 
 from ..background import Background
 from ..duck import duckdb
-from . import tabular
-from .hashing import PAIR_HASH, TIE_HASH, frame_sha256, repeats_sql
+from . import frames, tabular
+from .hashing import frame_sha256
+from .repeats import PAIR_HASH, TIE_HASH, repeats_sql
 from .sources import Source, resolve_columns
 
 _TABLES = {
@@ -37,8 +37,7 @@ _INSPECT = {
 }
 
 
-@dataclass(frozen=True)
-class Inserted:
+class Inserted(NamedTuple):
     """A frame inserted as qrels set or run ``id``: its identity and what it holds."""
 
     sha256: str
@@ -64,8 +63,6 @@ def insert(
     found = resolve_columns([str(c) for c in frame.columns], mapping, kind, order, src.label)
     if "tag" in found:
         return None
-    from . import frames  # pandas and numpy: only for DataFrames
-
     canonical = frames.canonical(frame, found, order)
     sha256 = _hashing(canonical)
     normalized = Source(src.label, None, canonical, "dataframe")

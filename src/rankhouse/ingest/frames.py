@@ -9,14 +9,12 @@ label when that differs. Nothing here mutates the caller's frame.
 
 from __future__ import annotations
 
-from decimal import Decimal
 from typing import Any
 
-import numpy as np
-import pandas as pd
-
 from ..errors import InputError
-from .checks import integer_problem, score_problem
+from ..lazy import numpy as np
+from ..lazy import pandas as pd
+from .checks import integer_of, integer_problem, score_problem
 
 _INT32 = (-(2**31), 2**31 - 1)
 _ID_HINT = "ids are strings or integers: convert the column, e.g. df[col].astype(str)"
@@ -92,10 +90,11 @@ def _ids(col: _Column) -> pd.Series:
         return col.series.reset_index(drop=True)
     values = col.values()
     if pd.api.types.infer_dtype(values, skipna=False) != "string":
+        integers, booleans = (int, np.integer), (bool, np.bool_)
         for position, value in enumerate(values):
             if isinstance(value, str):
                 continue
-            if isinstance(value, int | np.integer) and not isinstance(value, bool | np.bool_):
+            if isinstance(value, integers) and not isinstance(value, booleans):
                 values[position] = str(int(value))
                 continue
             raise col.error(position, f"is a {type(value).__name__} ({_shown(value)})", _ID_HINT)
@@ -106,12 +105,8 @@ def _ids(col: _Column) -> pd.Series:
 
 
 def _integer_value(value: Any) -> int:
-    if isinstance(value, str):
-        text = value.strip(" \t")
-        try:
-            return int(text)
-        except ValueError:  # a whole number written with a fraction, e.g. 1.0
-            return int(Decimal(text))
+    if isinstance(value, str):  # checked by integer_problem: 1.0 is 1
+        return integer_of(value)
     return int(value)
 
 
@@ -153,7 +148,8 @@ def _scores(col: _Column) -> pd.Series:
 
 
 def _value_problem(value: Any, rule) -> str | None:
-    if not isinstance(value, str | int | float | np.integer | np.floating):
+    # Python's own types first: they need no numpy attribute, read once per value here
+    if not isinstance(value, str | int | float) and not isinstance(value, np.integer | np.floating):
         return f"is a {type(value).__name__} ({_shown(value)}), not a number"
     return rule(value)
 

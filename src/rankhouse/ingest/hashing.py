@@ -1,4 +1,9 @@
-"""Content hashes: the identity of an ingested source, used to recognise it when it comes again."""
+"""Content hashes: the identity of an ingested source, used to recognise it when it comes again.
+
+A file is hashed on a thread while DuckDB reads it (:class:`BackgroundHash`); the same pass
+notes which odd bytes the file holds (tabs, carriage returns...), which decides the TREC reader
+that may take it (:mod:`rankhouse.ingest.trec`).
+"""
 
 from __future__ import annotations
 
@@ -7,11 +12,14 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-if TYPE_CHECKING:
-    import numpy as np
-    import pandas as pd
-
+from ..background import Background
+from ..lazy import numpy as np
+from ..lazy import pyarrow as pa
+from ..lazy import pyarrow_compute as pc
 from .files import open_decompressed
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 _CHUNK = 1 << 20
 
@@ -19,8 +27,6 @@ _CHUNK = 1 << 20
 # reader takes as its column delimiter: a file holding any but its separator is read exactly.
 WHITESPACE = frozenset(b" \t\r\x0b\x0c")
 ODD_BYTES = WHITESPACE | {0x01}
-
-__all__ = ["open_decompressed"]
 
 
 def file_sha256(
@@ -85,8 +91,6 @@ class BackgroundHash:
         on_bytes: Callable[[int], None] | None = None,
         label: str | None = None,
     ) -> None:
-        from ..background import Background
-
         self._whitespace: set[int] = set()
         self._hash = Background(
             lambda: file_sha256(path, on_bytes, self._whitespace, label),
@@ -135,10 +139,6 @@ def _text_blocks(column: pd.Series) -> Iterator[bytes | memoryview]:
     if arrow is None:
         yield ("\x1f".join(_strings(column)) + "\x1f").encode("utf-8", "surrogatepass")
         return
-    import numpy as np
-    import pyarrow as pa
-    import pyarrow.compute as pc
-
     for chunk in arrow.chunks:
         ended = pc.binary_join_element_wise(
             chunk, pa.scalar("\x1f", chunk.type), pa.scalar("", chunk.type)
@@ -154,8 +154,6 @@ def _arrow_text(column: pd.Series):
     not held so (or some are missing)."""
     if not hasattr(column.array, "__arrow_array__") or column.hasnans:
         return None
-    import pyarrow as pa
-
     values = pa.array(column.array)
     if isinstance(values, pa.Array):
         values = pa.chunked_array([values])
@@ -167,7 +165,7 @@ def _arrow_text(column: pd.Series):
 def _strings(column: pd.Series) -> list[str]:
     """``column``'s values as ``str`` gives them; the ids of a canonical frame already are str
     (then no conversion, which on millions of rows costs more than the hash)."""
-    import pandas as pd
+    import pandas as pd  # only for DataFrames, which have imported it
 
     strings = (
         isinstance(column.dtype, pd.StringDtype)
@@ -175,174 +173,3 @@ def _strings(column: pd.Series) -> list[str]:
         and pd.api.types.infer_dtype(column, skipna=False) == "string"
     )
     return column.tolist() if strings and not column.hasnans else column.astype(str).tolist()
-
-
-#: The 64-bit hash of a run row's (query, document) pair: two rows with the same one are the
-#: same document listed twice for a query (checked on the strings before it is reported).
-PAIR_HASH = "hash(query_id, doc_id)"
-#: The 64-bit hash of a run row's (query, score): rows with the same one tie (a collision
-#: could only add one to the count of tied pairs).
-TIE_HASH = "hash(query_id, score)"
-
-
-def repeats_sql(key: str) -> str:
-    """The SQL aggregate that counts the rows whose ``key`` (:data:`PAIR_HASH`,
-    :data:`TIE_HASH`) equals an earlier row's."""
-    return f"count(*) - count(DISTINCT {key})"
-
-
-#: From this many rows a numpy sort of the hashes counts repeats; below it DuckDB counts them
-#: (no numpy import: small inputs start faster).
-NUMPY_FROM = 1_000_000
-#: From this size a run file may hold NUMPY_FROM lines (a TREC run line is at least 13 bytes):
-#: a reader imports numpy while DuckDB reads it (the import takes 50 ms).
-NUMPY_FILE_BYTES = 13 * NUMPY_FROM
-
-
-def may_hold_numpy_rows(path: Path | str) -> bool:
-    """Whether the run file ``path`` is large enough to hold :data:`NUMPY_FROM` lines, so
-    that its reader imports numpy while DuckDB reads it (False for a file that cannot be
-    read: its reader reports that)."""
-    import os
-
-    try:
-        return os.path.getsize(path) >= NUMPY_FILE_BYTES
-    except OSError:
-        return False
-
-
-def count_repeated(duck, query: str, params: dict | list | None, rows: int) -> int:
-    """How many of the 64-bit hashes that ``query`` selects (one column) equal an earlier one.
-
-    ``rows`` is how many it selects: DuckDB counts distinct hashes for small inputs, a numpy
-    sort does it for large ones (both give the same count).
-    """
-    if rows < NUMPY_FROM:
-        counted = f"SELECT count(*) - count(DISTINCT h) FROM ({query}) AS hashes(h)"
-        return int(duck.execute(counted, params or {}).fetchone()[0])
-    found = duck.execute(query, params or {}).fetchnumpy()
-    return count_repeats(next(iter(found.values())))
-
-
-def count_repeats_each(*columns: np.ndarray) -> list[int]:
-    """:func:`count_repeats` of each column, each sorted on a thread of its own (numpy lets go
-    of the GIL while it sorts: two columns of 7 million hashes take 0.47 s on two cores, one
-    0.43 s)."""
-    from concurrent.futures import ThreadPoolExecutor
-
-    with ThreadPoolExecutor(max(len(columns), 1)) as pool:
-        return list(pool.map(count_repeats, columns))
-
-
-def count_repeats(values: np.ndarray) -> int:
-    """How many of ``values`` (row hashes) equal an earlier one; sorts ``values`` in place.
-
-    Sorting 64-bit hashes in numpy finds repeated keys several times faster than a hash
-    aggregate over millions of distinct keys in SQL.
-    """
-    values.sort()
-    return int((values[1:] == values[:-1]).sum())
-
-
-def query_lengths(duck, run_id: int) -> tuple[np.ndarray, bool]:
-    """(the number of rows of each query of ``run_rows``' run ``run_id``, in the order of the
-    queries' first rows; whether each query's rows are consecutive, one query after another).
-
-    Each query's row ids must span exactly its rows and the spans follow one another. A scan
-    of the run then returns its rows query by query, in that order: DuckDB keeps a table's
-    insertion order in results (its ``preserve_insertion_order``, which rankhouse leaves on).
-    """
-    import numpy as np
-
-    queries = duck.execute(
-        "SELECT min(rowid) AS first, count(*) AS rows, "
-        "max(rowid) - min(rowid) + 1 = count(*) AS spanned "
-        "FROM run_rows WHERE run_id = ? GROUP BY query_id ORDER BY first",
-        [run_id],
-    ).fetchnumpy()
-    lengths, first = queries["rows"], queries["first"]
-    consecutive = bool(queries["spanned"].all()) and np.array_equal(
-        first[1:], first[:-1] + lengths[:-1]
-    )
-    return lengths, consecutive
-
-
-def counted_by_query(duck, run_id: int, columns: str) -> tuple[int, list[int] | None]:
-    """(the number of queries of ``run_rows``' run ``run_id``, how many values of each of the
-    ``columns`` it selects repeat an earlier value of the same query), or None for the counts
-    when the run's queries are not consecutive or too uneven (:func:`query_lengths`,
-    :func:`count_repeats_in_segments`)."""
-    lengths, consecutive = query_lengths(duck, run_id)
-    if not consecutive:
-        return len(lengths), None
-    found = duck.execute(f"SELECT {columns} FROM run_rows WHERE run_id = ?", [run_id]).fetchnumpy()
-    return len(lengths), count_repeats_in_segments(lengths, [found.pop(n) for n in list(found)])
-
-
-def count_repeated_documents(duck, run_id: int, rows: int) -> int:
-    """How many rows of ``run_rows``' run ``run_id`` (``rows`` of them) repeat the 64-bit hash
-    of an earlier row's (query, document): query by query when the run is large and its
-    queries are consecutive (:func:`counted_by_query`), else over the whole run
-    (:func:`count_repeated`)."""
-    if rows >= NUMPY_FROM:
-        _, counted = counted_by_query(duck, run_id, "hash(doc_id)")
-        if counted is not None:
-            return counted[0]
-    pairs = f"SELECT {PAIR_HASH} FROM run_rows WHERE run_id = $run_id"
-    return count_repeated(duck, pairs, {"run_id": run_id}, rows)
-
-
-#: Values of the padded tables :func:`count_repeats_in_segments` sorts at once (8 MB each).
-SEGMENT_BLOCK = 1 << 20
-
-
-def count_repeats_in_segments(lengths: np.ndarray, columns: list[np.ndarray]) -> list[int] | None:
-    """How many values of each column equal an earlier value of the same segment, where the
-    columns are segments of ``lengths`` values one after the other (a run's queries); None
-    when the segments are too uneven to lay out as a table (more than twice the values).
-
-    Each column is sorted as a table with a row per segment: numpy sorts a thousand values at
-    a time several times faster than millions at once (two columns of 7 million: 0.11 s
-    against 0.47 s). Segments of one length are the column itself, reshaped and sorted in
-    place. Others are copied, a block of rows at a time (at most :data:`SEGMENT_BLOCK`
-    values, or one row), into a table padded with a value that sorts last (uint64's largest,
-    or infinity); only pairs among a row's first ``length`` values, the segment's own, are
-    counted. The references in ``columns`` are dropped as they are taken.
-    """
-    from concurrent.futures import ThreadPoolExecutor
-
-    import numpy as np
-
-    total = int(lengths.sum())
-    width = int(lengths.max()) if len(lengths) else 0
-    if width == 0 or len(lengths) * width > 2 * total:
-        return None
-    even = bool((lengths == width).all())
-    block_rows = max(1, SEGMENT_BLOCK // width)
-    ends = np.cumsum(lengths)
-
-    def repeats_in_rows(rows: np.ndarray, row_lengths: np.ndarray | None) -> int:
-        rows.sort(axis=1)
-        equal = rows[:, 1:] == rows[:, :-1]
-        if row_lengths is not None:  # pairs among each row's own values
-            equal &= np.arange(width - 1) < (row_lengths - 1)[:, None]
-        return int(np.count_nonzero(equal))
-
-    def count(index: int) -> int:
-        column, columns[index] = columns[index], None
-        if even:
-            return repeats_in_rows(column.reshape(len(lengths), width), None)
-        last = np.inf if column.dtype.kind == "f" else np.iinfo(column.dtype).max
-        repeats = 0
-        for first in range(0, len(lengths), block_rows):
-            row_lengths = lengths[first : first + block_rows]
-            start = int(ends[first] - row_lengths[0])
-            rows = np.full((len(row_lengths), width), last, dtype=column.dtype)
-            rows[np.arange(width) < row_lengths[:, None]] = column[
-                start : start + row_lengths.sum()
-            ]
-            repeats += repeats_in_rows(rows, row_lengths)
-        return repeats
-
-    with ThreadPoolExecutor(max(len(columns), 1)) as pool:
-        return list(pool.map(count, range(len(columns))))

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import os
 import sys
+
+from .sources import Source
 
 BIG_FILE_BYTES = 20 * 1024 * 1024
 
@@ -12,6 +15,13 @@ def wanted(requested: bool | None, size: int) -> bool:
     if requested is not None:
         return bool(requested) and size > 0
     return size > BIG_FILE_BYTES and sys.stderr.isatty()
+
+
+def progress_for(source: Source, requested: bool | None) -> IngestProgress:
+    """The display for reading ``source``: on when ``requested``, or by :func:`wanted`."""
+    return IngestProgress(
+        wanted(requested, source.size), os.path.basename(source.label), source.size
+    )
 
 
 class IngestProgress:

@@ -11,13 +11,10 @@ from __future__ import annotations
 
 import warnings
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
+from typing import Protocol
 
+from ..backends.sql import Connection
 from ..errors import Message, Option, RankhouseWarning
-
-if TYPE_CHECKING:
-    from ..backends.sql import Connection
-    from .api import IngestResult, Loaded
 
 SAMPLE_ROWS = 50_000
 """Rows of a run checked (any subset proves a disagreement; this keeps big runs cheap)."""
@@ -40,7 +37,14 @@ _FIRST_DISAGREEMENT = f"""
     """
 
 
-def warn_if_ranks_disagree(conn: Connection, results: Sequence[IngestResult | Loaded]) -> None:
+class StoredRun(Protocol):
+    """A run as an ingest or a load reports it: its id and name."""
+
+    id: int
+    name: str
+
+
+def warn_if_ranks_disagree(conn: Connection, results: Sequence[StoredRun]) -> None:
     """Warn (RankhouseWarning) for each run whose ranks put a lower score above a higher one.
 
     ``conn`` is a connection to the database holding the runs' rows (the warehouse's, or a

@@ -39,6 +39,9 @@ FIELDS_BY_KIND = {
     "run": ("qid", "docid", "score", "rank", "tag"),
 }
 ORDERS = ("score", "rank")
+DELIMITERS = (",", "\t", "|", ";")
+_DEFAULT_DELIMITERS = {"csv": ",", "tsv": "\t"}
+_DELIMITER_SPELLINGS = {"tab": "\t", "\\t": "\t", "comma": ",", "pipe": "|", "semicolon": ";"}
 
 
 @dataclass(frozen=True)
@@ -91,8 +94,6 @@ def open_source(
         InputError: missing file, a folder, an unknown format, or a delimiter that does not
             apply.
     """
-    from .delimited import parse_delimiter
-
     given = parse_delimiter(delimiter)
     pandas = sys.modules.get("pandas")  # a DataFrame means pandas is imported already
     if pandas is not None and isinstance(source, pandas.DataFrame):
@@ -131,6 +132,28 @@ def opened(src: Source) -> Iterator[Source]:
     assert src.path is not None
     with duckdb_readable(src.path, src.label) as (path, compression):
         yield dataclasses.replace(src, read_path=path, compression=compression)
+
+
+def parse_delimiter(given: str | None) -> str | None:
+    """The delimiter a user named (``,`` ``;`` ``|``, a tab, or ``tab``), None if not given.
+
+    Raises:
+        InputError: anything else.
+    """
+    if given is None:
+        return None
+    delimiter = _DELIMITER_SPELLINGS.get(given.lower(), given)
+    if delimiter not in DELIMITERS:
+        raise InputError(
+            f"unknown delimiter {given!r}",
+            hint=Message("use ", Option("delimiter"), " with one of , ; | tab"),
+        )
+    return delimiter
+
+
+def default_delimiter(fmt: str) -> str:
+    """The delimiter of a csv or tsv file when its header does not say otherwise."""
+    return _DEFAULT_DELIMITERS[fmt]
 
 
 def detect_format(path: Path, format: str | None, label: str) -> str:

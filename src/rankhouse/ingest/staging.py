@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .hashing import TIE_HASH, repeats_sql
+from .repeats import TIE_HASH, repeats_sql
 
 STAGE = "_rankhouse_stage"
 

@@ -11,10 +11,17 @@ from collections.abc import Iterator
 
 from ..duck import register
 from ..errors import InputError, Message
-from .checks import id_problem, integer_problem, integer_sql, score_problem, score_sql
+from ..lazy import pyarrow_parquet as pq
+from .checks import (
+    duplicate_error,
+    id_problem,
+    integer_problem,
+    integer_sql,
+    score_problem,
+    score_sql,
+)
 from .sources import Source, columns_option, resolve_columns
 from .staging import STAGE
-from .trec_text import duplicate_error
 
 _FRAME_VIEW = "_rankhouse_frame"
 _INTEGER_TYPES = {
@@ -128,8 +135,6 @@ def _records(source: Source) -> Iterator[tuple[int, dict]]:
         for position, record in enumerate(source.frame.to_dict("records")):
             yield position, record
         return
-    import pyarrow.parquet as pq
-
     number = 0
     for batch in pq.ParquetFile(source.data_path).iter_batches():
         for record in batch.to_pylist():

@@ -9,32 +9,30 @@ an error. Grades, ranks and scores follow the number rules of ``checks``.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
-from decimal import Decimal
 from typing import Any
-
-import pyarrow as pa
 
 from ..duck import register
 from ..errors import InputError, Message
+from ..lazy import pyarrow as pa
 from . import delimited, jsonlines
-from .checks import integer_problem, score_problem
+from .checks import duplicate_error, integer_of, integer_problem, score_problem
 from .sources import Source, columns_option, resolve_columns
 from .staging import STAGE
-from .trec_text import duplicate_error
 
 _BATCH_ROWS = 65_536
 _BATCH_VIEW = "_rankhouse_batch"
 _STAGE_COLUMNS = {
-    "qrels": {"query_id": pa.string(), "doc_id": pa.string(), "grade": pa.int32()},
+    "qrels": {"query_id": "VARCHAR", "doc_id": "VARCHAR", "grade": "INTEGER"},
     "run": {
-        "tag": pa.string(),
-        "query_id": pa.string(),
-        "doc_id": pa.string(),
-        "rank": pa.int32(),
-        "score": pa.float64(),
+        "tag": "VARCHAR",
+        "query_id": "VARCHAR",
+        "doc_id": "VARCHAR",
+        "rank": "INTEGER",
+        "score": "DOUBLE",
     },
 }
-_SQL_TYPES = {pa.string(): "VARCHAR", pa.int32(): "INTEGER", pa.float64(): "DOUBLE"}
+#: The Arrow type of each SQL type of the stage (pyarrow is imported when a batch is built).
+_ARROW_TYPES = {"VARCHAR": "string", "INTEGER": "int32", "DOUBLE": "float64"}
 _LABELS = {
     "qid": "query id",
     "docid": "document id",
@@ -78,10 +76,7 @@ def _integer(value: Any) -> int:
     problem = integer_problem(text)
     if problem:
         raise _Bad(problem)
-    try:
-        return int(text)
-    except ValueError:  # an integer written with a zero fraction, e.g. 1.0
-        return int(Decimal(text.strip()))
+    return integer_of(text)
 
 
 def _score(value: Any) -> float:
@@ -199,9 +194,11 @@ class TextTable:
     def stage(self, duck) -> None:
         """Create the stage and fill it in batches (raises InputError at the first bad value)."""
         types = _STAGE_COLUMNS[self.kind]
-        definition = ", ".join(f"{name} {_SQL_TYPES[kind]}" for name, kind in types.items())
+        definition = ", ".join(f"{name} {sql_type}" for name, sql_type in types.items())
         duck.execute(f"CREATE OR REPLACE TEMP TABLE {STAGE} ({definition})")
-        schema = pa.schema(list(types.items()))
+        schema = pa.schema(
+            [(name, getattr(pa, _ARROW_TYPES[sql_type])()) for name, sql_type in types.items()]
+        )
         batch: list[tuple] = []
         for _, row in self.rows():
             batch.append(row)

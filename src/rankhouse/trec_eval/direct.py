@@ -2,10 +2,11 @@
 
 A file whose lines are six fields joined by single spaces (or single tabs), with scores that
 DuckDB and C's ``atof`` read alike, is read the same way by trec_eval's general rules (see
-:mod:`.reader`), so it goes to the warehouse in one parallel pass, as ``rankhouse ingest``'s
+:mod:`.run_reader`), so it goes to the warehouse in one parallel pass, as ``rankhouse ingest``'s
 direct path does, instead of through a temporary table and a copy. A file that is not like
 that, a document listed twice for a query, or a run trec_eval would abort on, rolls the
 transaction back and returns None: the general reader takes over and nothing is stored.
+The direct reader itself is ``rankhouse ingest``'s (:mod:`rankhouse.ingest.trec.direct`).
 """
 
 from __future__ import annotations
@@ -15,13 +16,13 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import NamedTuple
 
-from ..duck import duckdb
-from ..ingest import trec_text
 from ..ingest.files import duckdb_readable
-from ..ingest.hashing import count_repeated_documents
+from ..ingest.repeats import count_repeated_documents
 from ..ingest.sources import Source
+from ..ingest.trec.direct import insert_run_rows
+from ..ingest.trec.regular import Fallback, only_separator, run_shape
 from . import store
-from .reader import last_tag
+from .run_reader import last_tag
 
 
 class DirectRun(NamedTuple):
@@ -33,8 +34,9 @@ class DirectRun(NamedTuple):
     topics: set[str]
 
 
-class _Fallback(Exception):
-    """Leave the transaction: the general reader must read this run."""
+class _Rollback(Exception):
+    """Leaves the transaction, which rolls back the rows written: the general reader must
+    read this run."""
 
 
 def read_and_store(
@@ -61,10 +63,12 @@ def read_and_store(
             with wh.transaction() as conn:
                 run_id = conn.execute("SELECT nextval('run_ids')").scalar_one()
                 found = _insert(conn.duck, *regular, run_id, accept)
+                if found is None:
+                    raise _Rollback
                 store.record_run(
                     conn, run_path, sha, found.runid, len(found.topics), found.num_rows, run_id
                 )
-        except _Fallback:
+        except _Rollback:  # raised just above: nothing of the run is stored
             return None
         return DirectRun(run_id, found.runid, found.topics)
 
@@ -82,9 +86,8 @@ def read_unstored(
         if regular is None:
             return None
         duck.begin()
-        try:
-            found = _insert(duck, *regular, run_id, accept)
-        except _Fallback:
+        found = _insert(duck, *regular, run_id, accept)
+        if found is None:
             duck.rollback()
             return None
         duck.commit()
@@ -103,24 +106,21 @@ def _regular(run_path: str, whitespace: frozenset[int]) -> Iterator[tuple[Source
     is not regular."""
     with duckdb_readable(Path(run_path), run_path, keep_gzip=False) as (plain, _):
         source = Source(run_path, Path(run_path), None, "trec", read_path=plain)
-        shape = trec_text.direct_run_tag(source)
-        if shape is None or not trec_text.only_separator(lambda: whitespace, shape[0]):
+        shape = run_shape(source)
+        if shape is None or not only_separator(lambda: whitespace, shape[0]):
             yield None
         else:
             yield source, shape[0]
 
 
-def _insert(duck, source: Source, separator: str, run_id: int, accept) -> _Found:
-    """Insert the rows; raises _Fallback when the general reader must take the file."""
-    try:
-        trec_text.insert_run_rows(duck, source, "score", "none", separator, None, run_id)
-    except duckdb.Error as exc:
-        raise _Fallback from exc
-    num_rows = duck.execute("SELECT count(*) FROM run_rows WHERE run_id = ?", [run_id]).fetchone()[
-        0
-    ]
-    if count_repeated_documents(duck, run_id, num_rows):
-        raise _Fallback
+def _insert(duck, source: Source, separator: str, run_id: int, accept) -> _Found | None:
+    """Insert the rows in the caller's transaction; None when the general reader must take
+    the file (the caller rolls back): the direct reader stopped at a line, a document is
+    listed twice for a query (the general reader finds the one trec_eval reports), or
+    ``accept`` refuses the topics."""
+    num_rows = insert_run_rows(duck, source, "score", "none", separator, None, run_id)
+    if isinstance(num_rows, Fallback) or count_repeated_documents(duck, run_id, num_rows):
+        return None
     topics = {
         query
         for (query,) in duck.execute(
@@ -128,5 +128,5 @@ def _insert(duck, source: Source, separator: str, run_id: int, accept) -> _Found
         ).fetchall()
     }
     if accept is not None and not accept(topics):
-        raise _Fallback
+        return None
     return _Found(last_tag(str(source.data_path)), topics, num_rows)

@@ -1,7 +1,7 @@
 """Store what ``trec-eval`` read (trec_eval's parsing rules) as a normal qrels set and run.
 
 The run is already in a DuckDB temporary table on the warehouse's connection (read by
-:mod:`.reader`), so it goes to ``run_rows`` with one ``INSERT ... SELECT``: no copy through
+:mod:`.run_reader`), so it goes to ``run_rows`` with one ``INSERT ... SELECT``: no copy through
 Python. Catalogue rows and content deduplication are the catalogue's
 (:mod:`rankhouse.catalog.writes`); the parse options say ``"format": "trec_eval"`` because
 trec_eval's rules (C ``atof`` scores, one run per file named by the last tag, ...) differ from

@@ -1,4 +1,5 @@
-"""TREC text split into lines and fields in Python: the exact rules every reader agrees with.
+"""The reference TREC reader: text split into lines and fields in Python, by the exact rules
+every other reader agrees with.
 
 The rules (docs/ingest.md, "Reading rules"): a UTF-8 byte order mark at the start of the file
 is dropped; LF, CRLF and a lone CR each end a line (so ``\\n\\r`` is a line end followed by an
@@ -6,9 +7,10 @@ empty line) and line numbers count every line end; fields are separated by runs 
 vertical tab and form feed; every other byte belongs to a field. Blank lines and lines whose
 first field starts with ``#`` are skipped.
 
-The SQL readers of :mod:`.trec_text` apply the same rules to the files they take (files
-without a CR, a BOM or a ``\\x01`` byte); this module reads the others, line by line into the
-stage, and rescans any file to name the line of a problem the bulk checks found.
+The SQL readers (:mod:`.sql_stage`, :mod:`.direct`) apply the same rules to the files they take
+(files without a CR, a BOM or a ``\\x01`` byte); this module reads the others, line by line into
+the stage, and gives :mod:`.locate` the lines of any file, to name the line of a problem the bulk
+checks found.
 """
 
 from __future__ import annotations
@@ -16,11 +18,12 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from ..duck import register
-from ..errors import InputError
-from .files import open_decompressed
-from .sources import Source
-from .staging import STAGE
+from ...duck import register
+from ...errors import InputError
+from ...lazy import pyarrow as pa
+from ..files import open_decompressed
+from ..sources import Source
+from ..staging import STAGE
 
 BOM = b"\xef\xbb\xbf"
 _LINE_END = re.compile(rb"\r\n|\r|\n")
@@ -101,8 +104,6 @@ def stage_exactly(duck, source: Source, columns_sql: str) -> None:
     line has fewer fields) and ``nf`` (the number of fields), as for the SQL readers, so that
     values are checked by the same SQL whichever reader split the line.
     """
-    import pyarrow as pa
-
     duck.execute(f"DROP TABLE IF EXISTS {STAGE}")
     created = False
     batch: list[list[str]] = []
