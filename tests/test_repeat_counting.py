@@ -11,7 +11,7 @@ import pytest
 
 from rankhouse import InputError
 from rankhouse.ingest import repeats
-from rankhouse.trec_eval import main as trec_eval
+from rankhouse.trec_eval.runner import main as trec_eval
 
 # q1 has three documents at score 2 (two tied pairs), q2 two at score 1 (one tied pair)
 RUN = (

@@ -13,7 +13,7 @@ import io
 
 import pytest
 
-from rankhouse.trec_eval import main
+from rankhouse.trec_eval.runner import main
 
 CASES = [
     (

@@ -16,7 +16,7 @@ import lzma
 import pytest
 import zstandard
 
-from rankhouse.trec_eval import main
+from rankhouse.trec_eval.runner import main
 
 Q = b"q1 0 a 1\nq1 0 b 0\nq2 0 c 1\n"
 R = b"q1 Q0 b 1 2 r\nq1 Q0 a 2 1 r\nq2 Q0 c 1 1 r\n"

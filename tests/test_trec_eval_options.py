@@ -211,7 +211,7 @@ def test_trec_names_parse_to_canonical_names_that_round_trip(trec, canonical):
 def _trec_eval(tmp_path, args: list[str]) -> tuple[int, str]:
     import io
 
-    from rankhouse.trec_eval import main
+    from rankhouse.trec_eval.runner import main
 
     (tmp_path / "q").write_text("q1 0 a 1\nq1 0 c 0\n")
     (tmp_path / "r").write_text("q1 Q0 a 1 1 r\nq1 Q0 b 2 0.5 r\nq1 Q0 c 3 0.2 r\n")
@@ -262,7 +262,7 @@ def test_relstring_without_q_prints_nothing_and_c_still_overwrites_the_dummy(tmp
     ranking and overwritten to utility 0, rbp_resid 0 (P_5 0)."""
     import io
 
-    from rankhouse.trec_eval import main
+    from rankhouse.trec_eval.runner import main
 
     (tmp_path / "q").write_text("q1 0 d1 1\nq2 0 d2 1\n")
     (tmp_path / "r").write_text("q1 Q0 d1 1 1.0 t\n")

@@ -10,7 +10,8 @@ import duckdb
 import pytest
 
 from rankhouse.engine import scratch_database
-from rankhouse.trec_eval import direct, main, qrels_reader, unstored
+from rankhouse.trec_eval import direct, qrels_reader, unstored
+from rankhouse.trec_eval.runner import main
 
 QRELS = "q1 0 a 1\nq1 0 b 0\nq2 0 c 2\n"
 RUN = "q1 Q0 b 1 2.0 r\nq1 Q0 a 2 1.0 r\nq2 Q0 c 1 5.0 r\n"

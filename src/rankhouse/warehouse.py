@@ -10,17 +10,19 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from . import catalog, history, ingest, report
+from . import catalog, history, report
 from .backends import open_backend, resolve_target
 from .compare import CompareOptions, compare
 from .defaults import DEFAULT_PERMUTATIONS, DEFAULT_SEED
 from .evaluation import evaluate
+from .ingest.qrels import ingest_qrels
+from .ingest.runs import ingest_run
 
 if TYPE_CHECKING:
     import pandas as pd
 
     from .backends.sql import Connection
-    from .ingest import IngestResult
+    from .ingest.result import IngestResult
     from .results import EvaluationResult
 
 __all__ = ["Warehouse", "resolve_target"]
@@ -160,9 +162,9 @@ class Warehouse:
             replace: overwrite a qrels set of the same name with different content.
             progress: show a progress bar (default: big files, stderr a terminal).
 
-        See :func:`rankhouse.ingest.ingest_qrels` for the result and the errors.
+        See :func:`rankhouse.ingest.qrels.ingest_qrels` for the result and the errors.
         """
-        return ingest.ingest_qrels(
+        return ingest_qrels(
             self.backend,
             source,
             name=name,
@@ -202,9 +204,9 @@ class Warehouse:
             new_version: store a run whose name holds other content as ``<name>@2``, ...
             progress: show a progress bar (default: big files, stderr a terminal).
 
-        See :func:`rankhouse.ingest.ingest_run` for the result and the errors.
+        See :func:`rankhouse.ingest.runs.ingest_run` for the result and the errors.
         """
-        return ingest.ingest_run(
+        return ingest_run(
             self.backend,
             source,
             name=name,

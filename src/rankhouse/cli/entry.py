@@ -44,10 +44,17 @@ def _run(args: list[str], *, console: bool = False) -> None:
         import warnings
 
         from ..errors import show_warning
-        from ..trec_eval import main as trec_eval
+        from ..trec_eval.command import NO_WAREHOUSE, warehouse_of
 
         warnings.showwarning = show_warning
-        sys.exit(trec_eval(rest, db=db, read_only=read_only))
+        target = warehouse_of(db, read_only)
+        if target == NO_WAREHOUSE:  # only the path taken is imported
+            from ..trec_eval import unstored
+
+            sys.exit(unstored.main(rest))
+        from ..trec_eval import stored
+
+        sys.exit(stored.main(rest, db=target))
     from .app import app
 
     app(args=args, prog_name="rankhouse")

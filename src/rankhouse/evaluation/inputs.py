@@ -12,7 +12,8 @@ from typing import Any
 from ..backends.base import store_of
 from ..catalog import get_qrels, get_run
 from ..errors import Either, InputError, Message, NotFoundError, Option
-from ..ingest import ingest_qrels, ingest_run
+from ..ingest.qrels import ingest_qrels
+from ..ingest.runs import ingest_run
 from ..ingest.shapes import qrels_source, run_sources
 from ..ingest.sources import parse_columns
 from .checks import not_found, stored_files

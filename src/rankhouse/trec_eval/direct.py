@@ -21,7 +21,6 @@ from ..ingest.repeats import count_repeated_documents
 from ..ingest.sources import Source
 from ..ingest.trec.direct import insert_run_rows
 from ..ingest.trec.regular import Fallback, only_separator, run_shape
-from . import store
 from .run_reader import last_tag
 
 
@@ -34,45 +33,6 @@ class DirectRun(NamedTuple):
     topics: set[str]
 
 
-class _Rollback(Exception):
-    """Leaves the transaction, which rolls back the rows written: the general reader must
-    read this run."""
-
-
-def read_and_store(
-    wh,
-    run_path: str,
-    sha: str,
-    whitespace: frozenset[int],
-    accept: Callable[[set[str]], bool],
-) -> DirectRun | None:
-    """Store the run file in the warehouse in one pass when it is regular (with its catalogue
-    row); None leaves it to the general reader.
-
-    Args:
-        wh: the warehouse.
-        run_path: the results file.
-        sha: its sha256.
-        whitespace: the whitespace bytes (other than newline) the file holds.
-        accept: given the run's topics, whether trec_eval would evaluate it without aborting.
-    """
-    with _regular(run_path, whitespace) as regular:
-        if regular is None:
-            return None
-        try:
-            with wh.transaction() as conn:
-                run_id = conn.execute("SELECT nextval('run_ids')").scalar_one()
-                found = _insert(conn.duck, *regular, run_id, accept)
-                if found is None:
-                    raise _Rollback
-                store.record_run(
-                    conn, run_path, sha, found.runid, len(found.topics), found.num_rows, run_id
-                )
-        except _Rollback:  # raised just above: nothing of the run is stored
-            return None
-        return DirectRun(run_id, found.runid, found.topics)
-
-
 def read_unstored(
     duck,
     run_path: str,
@@ -82,11 +42,11 @@ def read_unstored(
 ) -> DirectRun | None:
     """The same one-pass read into ``run_rows`` of a bare engine database (no catalogue);
     ``accept`` None takes any topics (the caller judges them)."""
-    with _regular(run_path, whitespace) as regular:
+    with regular_run(run_path, whitespace) as regular:
         if regular is None:
             return None
         duck.begin()
-        found = _insert(duck, *regular, run_id, accept)
+        found = insert_direct(duck, *regular, run_id, accept)
         if found is None:
             duck.rollback()
             return None
@@ -94,14 +54,16 @@ def read_unstored(
         return DirectRun(run_id, found.runid, found.topics)
 
 
-class _Found(NamedTuple):
+class Found(NamedTuple):
+    """What the direct reader inserted: trec_eval's run name, the topics, the rows."""
+
     runid: str
     topics: set[str]
     num_rows: int
 
 
 @contextmanager
-def _regular(run_path: str, whitespace: frozenset[int]) -> Iterator[tuple[Source, str] | None]:
+def regular_run(run_path: str, whitespace: frozenset[int]) -> Iterator[tuple[Source, str] | None]:
     """(the run as a source the direct path reads, its one separator), or None when the file
     is not regular."""
     with duckdb_readable(Path(run_path), run_path, keep_gzip=False) as (plain, _):
@@ -113,7 +75,7 @@ def _regular(run_path: str, whitespace: frozenset[int]) -> Iterator[tuple[Source
             yield source, shape[0]
 
 
-def _insert(duck, source: Source, separator: str, run_id: int, accept) -> _Found | None:
+def insert_direct(duck, source: Source, separator: str, run_id: int, accept) -> Found | None:
     """Insert the rows in the caller's transaction; None when the general reader must take
     the file (the caller rolls back): the direct reader stopped at a line, a document is
     listed twice for a query (the general reader finds the one trec_eval reports), or
@@ -129,4 +91,4 @@ def _insert(duck, source: Source, separator: str, run_id: int, accept) -> _Found
     }
     if accept is not None and not accept(topics):
         return None
-    return _Found(last_tag(str(source.data_path)), topics, num_rows)
+    return Found(last_tag(str(source.data_path)), topics, num_rows)

@@ -15,10 +15,10 @@ import mmap
 import os
 from dataclasses import dataclass
 
+from ..c_numbers import atof
 from ..duck import duckdb
 from ..errors import InputError
 from .input_files import FIELD_SPACE, check_results_file, plain_copy, quit_in, results_file
-from .options import atof
 
 
 @dataclass

@@ -16,15 +16,11 @@ cannot), the numbers are computed on a copy that is rolled back, and nothing is 
 
 from __future__ import annotations
 
-import os
-import sys
 from collections.abc import Sequence
 from typing import TextIO
 
-from ..defaults import DB_ENV_VAR
-from ..errors import RankhouseError
 from . import stored, unstored
-from .options import HELP, Options, TrecEvalExit, asks_for_help, parse_args
+from .command import NO_WAREHOUSE, warehouse_of
 
 
 def main(
@@ -43,36 +39,9 @@ def main(
         err: where trec_eval's error messages go (standard error by default).
         db: the warehouse to store in. ``None``: ``$RANKHOUSE_DB`` when set, else nothing
             is kept (an in-memory warehouse: trec_eval writes no file, neither does this).
-        read_only: evaluate without storing anything (scratch warehouse).
+        read_only: evaluate without storing anything.
     """
-    out = out or sys.stdout
-    err = err or sys.stderr
-    if asks_for_help(argv):  # trec_eval's -h prints its help and exits 0
-        out.write(HELP)
-        return 0
-    if db is None:
-        db = os.environ.get(DB_ENV_VAR) or ":memory:"
-    try:
-        options = parse_args(argv)
-        return evaluate(options, out, db=":memory:" if read_only else db)
-    except TrecEvalExit as stop:
-        out.flush()
-        err.write(stop.stderr)
-        return stop.code
-    except RankhouseError as exc:  # the warehouse's, not trec_eval's (no driver, a conflict)
-        out.flush()
-        err.write(f"Error: {exc.cli_text()}\n")
-        return 1
-
-
-def evaluate(options: Options, out: TextIO, *, db: str | None = None) -> int:
-    """Evaluate and print; raises :class:`TrecEvalExit` on trec_eval's fatal errors.
-
-    ``db=":memory:"`` keeps nothing (trec_eval's own behaviour): the files are read into a
-    bare in-memory engine database and evaluated there. Otherwise they are stored in the
-    warehouse ``db`` and every value with them.
-    """
-    requests = options.requests()
-    if db == ":memory:":
-        return unstored.evaluate(options, requests, out)
-    return stored.evaluate(options, requests, out, db)
+    target = warehouse_of(db, read_only)
+    if target == NO_WAREHOUSE:
+        return unstored.main(argv, out, err)
+    return stored.main(argv, out, err, db=target)

@@ -11,6 +11,7 @@ trec_eval's rules (C ``atof`` scores, one run per file named by the last tag, ..
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -24,6 +25,7 @@ from ..catalog.writes import (
 )
 from ..ingest import staging
 from ..ingest.hashing import file_sha256
+from .direct import DirectRun, insert_direct, regular_run
 
 if TYPE_CHECKING:
     from ..backends.sql import Connection
@@ -133,3 +135,42 @@ def record_run(
     if run_id is not None:
         values["id"] = run_id
     return int(insert_run(conn, values))
+
+
+class _Rollback(Exception):
+    """Leaves the transaction, which rolls back the rows written: the general reader must
+    read this run."""
+
+
+def read_and_store(
+    wh,
+    run_path: str,
+    sha: str,
+    whitespace: frozenset[int],
+    accept: Callable[[set[str]], bool],
+) -> DirectRun | None:
+    """Store the run file in the warehouse in one pass when it is regular (with its catalogue
+    row); None leaves it to the general reader.
+
+    Args:
+        wh: the warehouse.
+        run_path: the results file.
+        sha: its sha256.
+        whitespace: the whitespace bytes (other than newline) the file holds.
+        accept: given the run's topics, whether trec_eval would evaluate it without aborting.
+    """
+    with regular_run(run_path, whitespace) as regular:
+        if regular is None:
+            return None
+        try:
+            with wh.transaction() as conn:
+                run_id = conn.execute("SELECT nextval('run_ids')").scalar_one()
+                found = insert_direct(conn.duck, *regular, run_id, accept)
+                if found is None:
+                    raise _Rollback
+                record_run(
+                    conn, run_path, sha, found.runid, len(found.topics), found.num_rows, run_id
+                )
+        except _Rollback:  # raised just above: nothing of the run is stored
+            return None
+        return DirectRun(run_id, found.runid, found.topics)

@@ -11,14 +11,21 @@ local staging warehouse, whose contents are then published.
 from __future__ import annotations
 
 from ..backends import open_backend, resolve_target
+from ..evaluation import evaluate as evaluate_stored
 from . import store
 from .aborts import first_failure
-from .direct import read_and_store
+from .command import run
 from .general import QRELS_TABLE, RUN_TABLE, read_general, values_of_a_copy
 from .input_files import results_file, results_sha256
 from .output import finish
 from .qrels_reader import read_qrels
-from .values import stored_values
+from .store import read_and_store
+from .values import TopicValues, all_line_measures, engine_options, topic_values
+
+
+def main(argv, out=None, err=None, *, db: str) -> int:
+    """trec_eval on ``argv``, storing in the warehouse ``db``; the exit code."""
+    return run(argv, out, err, lambda options, out: evaluate(options, options.requests(), out, db))
 
 
 def evaluate(options, requests, out, db: str) -> int:
@@ -115,3 +122,27 @@ def _store_run(wh, run_path: str, sha: str, runid: str) -> int:
 def _store_qrels(wh, path: str, sha: str) -> int:
     with wh.transaction() as conn:
         return store.store_qrels(conn, conn.duck, QRELS_TABLE, path, sha)
+
+
+def stored_values(wh, options, requests, run_id, qrels_id, topics, limit) -> TopicValues:
+    """The printed lines' values, evaluated through the warehouse (stored, or reused)."""
+    lines = all_line_measures(options, requests)
+    by_query: dict[str, dict[str, float]] = {}
+    if lines and limit:
+        result = evaluate_stored(
+            wh,
+            qrels_id,
+            [run_id],
+            [m.name for m in dict.fromkeys(m for _, m in lines)],  # canonical names
+            relevance_level=options.level,
+            missing_queries="zero",
+            options=engine_options(options),
+            with_query_counts=False,
+            allow_no_overlap=True,  # trec_eval's own rules apply
+        )
+        found = result.per_query_values
+        for measure, query, value in zip(found.measure, found.query, found.value, strict=True):
+            by_query.setdefault(measure, {})[query] = value
+    with wh.connect() as conn:
+        duck = conn.duck
+    return topic_values(duck, options, requests, lines, by_query, run_id, qrels_id, topics, limit)

@@ -13,6 +13,7 @@ from ..background import Background
 from ..engine import load_files, scratch_database
 from ..ingest.repeats import may_hold_numpy_rows
 from .aborts import first_failure
+from .command import run
 from .direct import DirectRun, read_unstored
 from .general import QRELS_TABLE, RUN_TABLE, read_general, values_of_a_copy
 from .input_files import results_file, results_odd_bytes
@@ -22,6 +23,11 @@ from .values import all_line_measures, engine_values
 
 #: Ids of the run and qrels set in a bare engine database (nothing else is there).
 RUN_ID = QRELS_ID = 1
+
+
+def main(argv, out=None, err=None) -> int:
+    """trec_eval on ``argv``, keeping nothing (as trec_eval); the exit code."""
+    return run(argv, out, err, lambda options, out: evaluate(options, options.requests(), out))
 
 
 def evaluate(options, requests, out) -> int:

@@ -13,7 +13,6 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from ..engine import compute
-from ..evaluation import evaluate as evaluate_stored
 from ..measures.sqlfile import load_sql
 from .mapping import line_measures, relstring_length
 from .options import Options
@@ -30,7 +29,7 @@ class TopicValues:
     columns: dict[str, list] = field(default_factory=dict)
 
 
-def _engine_options(options: Options) -> dict:
+def engine_options(options: Options) -> dict:
     engine_options: dict = {}
     if options.max_docs is not None:
         engine_options["max_rank"] = options.max_docs
@@ -61,43 +60,19 @@ def engine_values(
             relevance_level=options.level,
             missing_queries="zero",
             private=private,
-            **_engine_options(options),
+            **engine_options(options),
         )
         queries, columns = values.columns(run_id)
         if queries == topics[:limit]:  # the usual case: the columns are the lines' values
             ready = columns
         else:
             by_query = {n: dict(zip(queries, col, strict=True)) for n, col in columns.items()}
-    return _topic_values(
+    return topic_values(
         duck, options, requests, lines, by_query, run_id, qrels_id, topics, limit, ready
     )
 
 
-def stored_values(wh, options, requests, run_id, qrels_id, topics, limit) -> TopicValues:
-    """The printed lines' values, evaluated through the warehouse (stored, or reused)."""
-    lines = all_line_measures(options, requests)
-    by_query: dict[str, dict[str, float]] = {}
-    if lines and limit:
-        result = evaluate_stored(
-            wh,
-            qrels_id,
-            [run_id],
-            [m.name for m in dict.fromkeys(m for _, m in lines)],  # canonical names
-            relevance_level=options.level,
-            missing_queries="zero",
-            options=_engine_options(options),
-            with_query_counts=False,
-            allow_no_overlap=True,  # trec_eval's own rules apply
-        )
-        found = result.per_query_values
-        for measure, query, value in zip(found.measure, found.query, found.value, strict=True):
-            by_query.setdefault(measure, {})[query] = value
-    with wh.connect() as conn:
-        duck = conn.duck
-    return _topic_values(duck, options, requests, lines, by_query, run_id, qrels_id, topics, limit)
-
-
-def _topic_values(
+def topic_values(
     duck, options, requests, lines, by_query, run_id, qrels_id, topics, limit, ready=None
 ):
     """Every printed line's values for the first ``limit`` topics; relstring from ``duck``.

@@ -24,7 +24,7 @@ def register(app: typer.Typer) -> None:
         $RANKHOUSE_DB) the qrels, the run and every per-query value are stored there, the run
         marked as read by trec-eval; otherwise no file is written.
         """
-        from ...trec_eval import main
+        from ...trec_eval.runner import main
 
         state = ctx.find_root().obj
         db = getattr(state, "db", None)
