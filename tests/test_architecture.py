@@ -74,10 +74,7 @@ LATE_IMPORTS = {
 }
 
 #: Modules over :data:`MAX_LINES`, and why. The list may only shrink.
-LONG_MODULES = {
-    "rankhouse/warehouse.py": "the public API's docstrings: every argument of every verb is "
-    "documented where a notebook user reads it (help(Warehouse.evaluate))",
-}
+LONG_MODULES: dict[str, str] = {}
 MAX_LINES = 400
 
 

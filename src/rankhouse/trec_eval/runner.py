@@ -216,8 +216,8 @@ class _RunReading:
 
 def _evaluate_stored(options, requests, out, db) -> int:
     # a store that computes elsewhere (a server): evaluated in its local staging warehouse,
-    # then what that stored is published
-    target = open_backend(resolve_target(db))
+    # then what that stored is published; a file is held for the whole run (one opening)
+    target = open_backend(resolve_target(db), hold=True)
     try:
         with target.staging() as wh:
             return _evaluate_in(options, requests, out, target, wh)
