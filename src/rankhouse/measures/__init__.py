@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import importlib
 
-from .given import NICKNAMES, is_measure_object, measure_texts
+from .given import NICKNAMES, is_measure_object, measure_items, measure_texts
 from .make import format_name, make_measure
 from .model import Family, Measure, MeasureDef, Param, TrecName
 from .names import parse_measure, parse_measures, trec_name
@@ -36,6 +36,7 @@ __all__ = [
     "format_name",
     "is_measure_object",
     "make_measure",
+    "measure_items",
     "measure_texts",
     "parse_measure",
     "parse_measures",

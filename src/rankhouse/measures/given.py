@@ -52,21 +52,27 @@ def measure_texts(measures: Any) -> list[str]:
         MeasureError: an item that is neither a text nor a measure object (the message says
             what to give).
     """
+    return [text for text, _ in measure_items(measures)]
+
+
+def measure_items(measures: Any) -> list[tuple[str, bool]]:
+    """:func:`measure_texts` with, for each text, whether the caller wrote it (False: it comes
+    from a nickname); PyTerrier names its columns after what the caller wrote."""
     if isinstance(measures, str) or is_measure_object(measures):
         items: Iterable[Any] = [measures]
     elif isinstance(measures, Iterable) and not isinstance(measures, bytes | dict):
         items = measures
     else:
         raise _not_a_measure(measures)
-    texts: list[str] = []
+    found: list[tuple[str, bool]] = []
     for item in items:
-        if isinstance(item, str):
-            texts.extend(NICKNAMES.get(item.strip(), (item,)))
-        elif is_measure_object(item):
-            texts.append(str(item))
+        if isinstance(item, str) and item.strip() in NICKNAMES:
+            found.extend((name, False) for name in NICKNAMES[item.strip()])
+        elif isinstance(item, str) or is_measure_object(item):
+            found.append((str(item), True))
         else:
             raise _not_a_measure(item)
-    return texts
+    return found
 
 
 def _not_a_measure(value: Any) -> MeasureError:
