@@ -4,6 +4,7 @@ Qrels and runs go into DuckDB tables, trec_eval's measures are computed in SQL, 
 evaluation is kept per query so that history, comparison and regression gates are plain SQL.
 """
 
+import os
 from typing import TYPE_CHECKING
 
 from .errors import (
@@ -77,19 +78,21 @@ def evaluate(
         An :class:`~rankhouse.results.EvaluationResult` (``summary``, ``per_query``,
         ``aggregates``).
     """
+    from .callers import warnings_at_caller
     from .evaluation import evaluate_frames
 
-    return evaluate_frames(
-        qrels,
-        run,
-        measures,
-        relevance_level=relevance_level,
-        missing_queries=missing_queries,
-        order=order,
-        columns=columns,
-        qrels_columns=qrels_columns,
-        allow_no_overlap=allow_no_overlap,
-    )
+    with warnings_at_caller():
+        return evaluate_frames(
+            qrels,
+            run,
+            measures,
+            relevance_level=relevance_level,
+            missing_queries=missing_queries,
+            order=order,
+            columns=columns,
+            qrels_columns=qrels_columns,
+            allow_no_overlap=allow_no_overlap,
+        )
 
 
 def experiment(
@@ -153,12 +156,16 @@ def experiment(
     Raises:
         InputError: ``pt.Experiment``'s argument order.
     """
+    from .callers import warnings_at_caller
     from .compare import CompareOptions, compare
     from .compare.pyterrier import SHAPES, pyterrier_experiment, refuse_pyterrier_order
     from .errors import RankhouseError
+    from .evaluation import ingest_qrels_shape
+    from .evaluation.checks import check_argument_order
     from .warehouse import Warehouse
 
     refuse_pyterrier_order(qrels, runs, measures, pyterrier_order)
+    check_argument_order(qrels, runs)
     if eval_metrics is not None:
         if measures is not None:
             raise RankhouseError("measures and eval_metrics name the same thing; give one")
@@ -179,7 +186,9 @@ def experiment(
         round=round,
         highlight=highlight,
     )
-    with Warehouse(":memory:") as wh:
+    with warnings_at_caller(), Warehouse(":memory:") as wh:
+        if not isinstance(qrels, str | bytes | os.PathLike):  # data: named by its argument
+            qrels = ingest_qrels_shape(wh.backend, qrels, name="qrels")
         if shape == "pyterrier":
             return pyterrier_experiment(wh, qrels, runs, measures, options)
         return compare(wh, qrels, runs, measures, options)

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 from . import catalog, ingest
 from .backends import open_backend, resolve_target
+from .callers import warnings_at_caller
 from .compare import CompareOptions, compare
 from .defaults import DEFAULT_PERMUTATIONS, DEFAULT_SEED
 from .evaluation import evaluate
@@ -109,6 +110,12 @@ class Warehouse(Tracking):
             yield self
 
     @contextmanager
+    def _call(self) -> Iterator[None]:
+        """One method call: a unit of work on the store, its warnings at the caller's line."""
+        with self.backend.session(), warnings_at_caller():
+            yield
+
+    @contextmanager
     def transaction(self) -> Iterator[Connection]:
         """A connection inside one transaction: committed on success, rolled back on error."""
         with self.backend.transaction() as conn:
@@ -128,33 +135,33 @@ class Warehouse(Tracking):
     # --- catalogue -----------------------------------------------------------------------
     def runs(self):
         """All stored runs as a DataFrame (id, name, system_tag, num_queries, num_rows, ...)."""
-        with self.session():
+        with self._call():
             return catalog.list_runs(self.backend)
 
     def qrels_sets(self):
         """All stored qrels sets as a DataFrame."""
-        with self.session():
+        with self._call():
             return catalog.list_qrels(self.backend)
 
     def run(self, name_or_id: str | int):
         """One run's catalogue row (a dict) by name or id; raises NotFoundError."""
-        with self.session():
+        with self._call():
             return catalog.get_run(self.backend, name_or_id)
 
     def qrels(self, name_or_id: str | int):
         """One qrels set's catalogue row (a dict) by name or id; raises NotFoundError."""
-        with self.session():
+        with self._call():
             return catalog.get_qrels(self.backend, name_or_id)
 
     def remove_run(self, name_or_id: str | int) -> None:
         """Delete a run, its rows, evaluations and gate checks (checks that used it as their
         baseline stay, with its name)."""
-        with self.session():
+        with self._call():
             catalog.remove_run(self.backend, name_or_id)
 
     def remove_qrels(self, name_or_id: str | int) -> None:
         """Delete a qrels set, its judgments and the evaluations and gate checks made with it."""
-        with self.session():
+        with self._call():
             catalog.remove_qrels(self.backend, name_or_id)
 
     # --- ingest --------------------------------------------------------------------------
@@ -183,7 +190,7 @@ class Warehouse(Tracking):
 
         See :func:`rankhouse.ingest.ingest_qrels` for the result and the errors.
         """
-        with self.session():
+        with self._call():
             return ingest.ingest_qrels(
                 self.backend,
                 source,
@@ -226,7 +233,7 @@ class Warehouse(Tracking):
 
         See :func:`rankhouse.ingest.ingest_run` for the result and the errors.
         """
-        with self.session():
+        with self._call():
             return ingest.ingest_run(
                 self.backend,
                 source,
@@ -278,7 +285,7 @@ class Warehouse(Tracking):
 
         See :func:`rankhouse.evaluation.evaluate` for the result and the errors.
         """
-        with self.session():
+        with self._call():
             return evaluate(
                 self.backend,
                 qrels,
@@ -359,5 +366,5 @@ class Warehouse(Tracking):
             round=round,
             highlight=highlight,
         )
-        with self.session():
+        with self._call():
             return compare(self.backend, qrels, runs, measures, options)
