@@ -13,15 +13,19 @@ them as it always did (``Warning: ...``).
 from __future__ import annotations
 
 import contextlib
+import os
 import sys
 import warnings
 from collections.abc import Iterator
 from pathlib import Path
 from types import FrameType
 
-#: The folder of rankhouse's modules: frames there are not the caller's.
-_PACKAGE = str(Path(__file__).resolve().parent)
-_CONTEXTLIB = str(Path(contextlib.__file__).resolve())
+#: Where rankhouse's modules and contextlib are, as their frames name their files (the paths
+#: they were imported from) and resolved: frames there are not the caller's.
+_PACKAGE = tuple(
+    {os.path.dirname(__file__) + os.sep, str(Path(__file__).resolve().parent) + os.sep}
+)
+_CONTEXTLIB = frozenset({contextlib.__file__, str(Path(contextlib.__file__).resolve())})
 
 
 @contextlib.contextmanager
@@ -56,8 +60,8 @@ def _caller() -> FrameType | None:
     """The first frame on the stack that is neither rankhouse's nor contextlib's."""
     frame = sys._getframe(1)
     while frame is not None:
-        filename = str(Path(frame.f_code.co_filename).resolve())
-        if not (filename.startswith(_PACKAGE) or filename == _CONTEXTLIB):
+        filename = frame.f_code.co_filename
+        if not (filename.startswith(_PACKAGE) or filename in _CONTEXTLIB):
             return frame
         frame = frame.f_back
     return None
