@@ -36,13 +36,14 @@ def store_run(wh: Warehouse, source: Path | pd.DataFrame, name: str = "run") -> 
 def evaluate(wh: Warehouse, run_id: int, qrels_id: int, names, **options):
     """(per-query frame, aggregate frame) for measure names."""
     measures = parse_measures(names)
-    with wh.backend.engine_connection([run_id], qrels_id) as duck:
+    # the values are read from the engine's tables on the file's connection: held meanwhile
+    with wh.session(), wh.backend.engine_connection([run_id], qrels_id) as duck:
         values = compute(duck, [run_id], qrels_id, measures, **options)
-    aggregates = pd.DataFrame(
-        [(a.run_id, a.measure.name, a.value, a.num_q) for a in values.aggregates()],
-        columns=["run_id", "measure", "value", "num_q"],
-    )
-    return values.frame(), aggregates
+        aggregates = pd.DataFrame(
+            [(a.run_id, a.measure.name, a.value, a.num_q) for a in values.aggregates()],
+            columns=["run_id", "measure", "value", "num_q"],
+        )
+        return values.frame(), aggregates
 
 
 def stored_values(

@@ -39,7 +39,7 @@ witness = Teardown()
 atexit.register(lambda: sys.stdout.write("handler ran\\n"))
 sys.stdout.write("output " * 20000 + "\\n")  # more than a pipe's buffer, not all flushed
 if sys.argv[1] == "open":
-    database = Warehouse(sys.argv[2])
+    database = Warehouse(sys.argv[2], hold=True)  # as a command holds its warehouse
 elif sys.argv[1] == "thread":
     threading.Thread(target=time.sleep, args=(0.5,)).start()
 process.leave("Error: a message" if sys.argv[1] == "message" else 3)

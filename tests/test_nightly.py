@@ -1,4 +1,10 @@
-"""examples/nightly.sh: a good night passes, a worse night fails the job with exit 1."""
+"""examples/nightly.sh: a good night passes, a worse night fails the job with exit 1, and
+anything else that stops the gate (bad input, a failed step) exits 2, never 1.
+
+The nights run in a warehouse prepared as the README's tour prepares it: the qrels stored
+under a name of their own (``--name dl19``), which the script must find by the file's
+content rather than look for a qrels set named after the file.
+"""
 
 from __future__ import annotations
 
@@ -16,9 +22,148 @@ from series_helpers import RunSpec, make_runs, qrels_path
 from rankhouse import Warehouse
 
 SCRIPT = Path(__file__).resolve().parents[1] / "examples" / "nightly.sh"
+EXAMPLES = SCRIPT.parent
+RANKHOUSE = f"{sys.executable} -m rankhouse"
+needs_bash = pytest.mark.skipif(shutil.which("bash") is None, reason="needs bash")
 
 
-@pytest.mark.skipif(shutil.which("bash") is None, reason="needs bash")
+def _env(tmp_path: Path, **extra: str) -> dict[str, str]:
+    return {
+        **os.environ,
+        "RANKHOUSE": RANKHOUSE,
+        "RANKHOUSE_DB": str(tmp_path / "rankhouse.duckdb"),
+        "REPORT_DIR": str(tmp_path / "reports"),
+        "MEASURES": "nDCG@10 AP",
+        **extra,
+    }
+
+
+def _nightly(tmp_path: Path, run: Path | str, qrels: Path | str, **extra: str):
+    return subprocess.run(
+        ["bash", str(SCRIPT), str(run), str(qrels)],
+        env=_env(tmp_path, **extra),
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        timeout=600,
+    )
+
+
+def _rankhouse(tmp_path: Path, *args: str) -> subprocess.CompletedProcess:
+    done = subprocess.run(
+        [sys.executable, "-m", "rankhouse", *args],
+        env=_env(tmp_path),
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        timeout=600,
+    )
+    assert done.returncode == 0, done.stderr
+    return done
+
+
+@pytest.fixture
+def tour_warehouse(tmp_path: Path) -> Path:
+    """A warehouse as the README's tour makes it: qrels stored as ``dl19``, a run of the
+    ``bm25`` system stored and evaluated."""
+    _rankhouse(tmp_path, "ingest", "qrels", str(EXAMPLES / "qrels.txt"), "--name", "dl19")
+    _rankhouse(
+        tmp_path,
+        "ingest", "run", str(EXAMPLES / "run.bm25.txt"),
+        "--name", "bm25-1121", "--meta", "commit=3f2a9c1",
+    )  # fmt: skip
+    _rankhouse(tmp_path, "eval", "dl19", "bm25-1121", "-m", "nDCG@10", "-m", "AP")
+    return tmp_path / "rankhouse.duckdb"
+
+
+@needs_bash
+def test_nights_in_the_tours_warehouse_are_gated_against_the_previous_night(
+    tour_warehouse, tmp_path
+):
+    # night -> (exit status, the previous run regress chose); night 3 regresses
+    expected = {1: (0, "bm25-1121"), 2: (0, "bm25-night1"), 3: (1, "bm25-night2")}
+    expected[4] = (0, "bm25-night3")
+    for night, (code, baseline) in expected.items():
+        done = _nightly(
+            tmp_path,
+            EXAMPLES / "nights" / f"bm25.night{night}.txt",
+            EXAMPLES / "qrels.txt",
+            RUN_NAME=f"bm25-night{night}",
+            COMMIT=f"c{night}",
+        )
+        assert done.returncode == code, done.stderr
+        report = json.loads((tmp_path / "reports" / "regress.json").read_text())
+        assert (report["run"], report["baseline"], report["qrels"]) == (
+            f"bm25-night{night}",
+            baseline,
+            "dl19",
+        )
+        assert report["passed"] is (code == 0)
+    with Warehouse(tour_warehouse) as wh:
+        assert wh.qrels_sets()["name"].tolist() == ["dl19"]  # no set named after the file
+        history = wh.history(system="bm25", measures=["nDCG@10", "AP"])
+    assert list(history["run"]) == ["bm25-1121"] + [f"bm25-night{n}" for n in range(1, 5)]
+    assert list(history["gate"])[1:] == ["pass", "pass", "fail", "pass"]  # every night gated
+
+
+@needs_bash
+def test_the_first_night_stores_qrels_it_has_not_seen(tmp_path):
+    done = _nightly(tmp_path, EXAMPLES / "nights" / "bm25.night1.txt", EXAMPLES / "qrels.txt")
+    assert done.returncode == 0, done.stderr
+    with Warehouse(tmp_path / "rankhouse.duckdb") as wh:
+        assert wh.qrels_sets()["name"].tolist() == ["qrels"]  # as eval names a file's
+
+
+def _broken_run(tmp_path: Path) -> Path:
+    path = tmp_path / "broken.run"
+    path.write_text("q1 Q0 doc1 1 not-a-score bm25\n")
+    return path
+
+
+def _qrels_as_run(tmp_path: Path) -> Path:
+    return EXAMPLES / "qrels.txt"
+
+
+def _missing(tmp_path: Path) -> Path:
+    return tmp_path / "missing.run"
+
+
+@needs_bash
+@pytest.mark.parametrize("run", [_broken_run, _qrels_as_run, _missing])
+def test_bad_input_exits_2_never_1(tour_warehouse, tmp_path, run):
+    done = _nightly(tmp_path, run(tmp_path), EXAMPLES / "qrels.txt", RUN_NAME="bad")
+    assert done.returncode == 2, done.stderr
+    assert "FAIL" not in done.stderr
+
+
+@needs_bash
+def test_bad_qrels_exit_2(tour_warehouse, tmp_path):
+    qrels = tmp_path / "qrels.txt"
+    qrels.write_text("q1 0 doc1 relevant\n")
+    done = _nightly(tmp_path, EXAMPLES / "nights" / "bm25.night1.txt", qrels)
+    assert done.returncode == 2, done.stderr
+
+
+@needs_bash
+def test_a_regress_that_fails_without_a_verdict_exits_2(tour_warehouse, tmp_path):
+    # regress exits 1 for an internal error too (a lost connection, an unwritable report):
+    # without its JSON verdict, the job says error, not regression
+    fake = tmp_path / "rankhouse-fake"
+    fake.write_text(
+        "#!/usr/bin/env bash\n"
+        f'if [[ "$1" == regress ]]; then echo "Error: lost" >&2; exit 1; fi\n'
+        f'exec {RANKHOUSE} "$@"\n'
+    )
+    fake.chmod(0o755)
+    done = _nightly(
+        tmp_path, EXAMPLES / "nights" / "bm25.night1.txt", EXAMPLES / "qrels.txt",
+        RANKHOUSE=str(fake),
+    )  # fmt: skip
+    assert done.returncode == 2, done.stderr
+    assert "not a regression" in done.stderr
+
+
+@needs_bash
 def test_nightly_gate_twice(shared_dir, tmp_path):
     runs = make_runs(
         shared_dir,

@@ -47,7 +47,7 @@ def warehouse_file(tmp_path):
 
 def test_the_command_takes_the_connection_opened_ahead(warehouse_file, opened):
     _open_ahead(["--db", str(warehouse_file), "history"])
-    with Warehouse(warehouse_file, create=False) as wh:
+    with Warehouse(warehouse_file, create=False, hold=True) as wh:
         [(thread, path, read_only, connection)] = opened
         assert thread == "rankhouse-open-ahead"
         assert (path, read_only) == (str(warehouse_file), False)
@@ -63,7 +63,7 @@ def test_the_command_takes_the_connection_opened_ahead(warehouse_file, opened):
 def test_read_only_is_opened_ahead_read_only(warehouse_file, opened, args):
     # a read-write open, even brief, would make concurrent readers of the file wait
     _open_ahead([arg.format(path=warehouse_file) for arg in args])
-    with Warehouse(warehouse_file, read_only=True) as wh:
+    with Warehouse(warehouse_file, read_only=True, hold=True) as wh:
         [(thread, _, read_only, connection)] = opened
         assert read_only and wh.backend.duck is connection
         with pytest.raises(duckdb.Error, match="read-only"):
@@ -72,14 +72,14 @@ def test_read_only_is_opened_ahead_read_only(warehouse_file, opened, args):
 
 def test_sql_write_is_opened_ahead_for_writing(warehouse_file, opened):
     _open_ahead(["--db", str(warehouse_file), "sql", "--write", "CREATE TABLE t (x INTEGER)"])
-    with Warehouse(warehouse_file) as wh:
+    with Warehouse(warehouse_file, hold=True) as wh:
         [(_, _, read_only, connection)] = opened
         assert not read_only and wh.backend.duck is connection
 
 
 def test_another_request_closes_the_connection_opened_ahead(warehouse_file, opened):
     _open_ahead(["--db", str(warehouse_file), "history"])
-    with Warehouse(warehouse_file, read_only=True) as wh:  # not what was opened ahead
+    with Warehouse(warehouse_file, read_only=True, hold=True) as wh:  # not what was opened ahead
         (_, _, ahead_mode, ahead_connection), (thread, _, mode, connection) = opened
         assert (ahead_mode, mode) == (False, True)
         assert thread == threading.current_thread().name
@@ -156,7 +156,7 @@ def test_trec_eval_without_a_warehouse_takes_the_engine_database(monkeypatch, tm
 def test_trec_eval_with_a_warehouse_opens_the_file(warehouse_file, opened, monkeypatch):
     monkeypatch.setenv("RANKHOUSE_DB", str(warehouse_file))
     _open_ahead(["trec-eval", "-m", "map", "qrels", "run"])
-    with Warehouse(warehouse_file) as wh:
+    with Warehouse(warehouse_file, hold=True) as wh:
         [(thread, _, _, connection)] = opened
         assert thread == "rankhouse-open-ahead" and wh.backend.duck is connection
 

@@ -454,7 +454,7 @@ def test_has_table_names_the_warehouse_schemas_tables_and_views(tmp_path):
     """Asked outside a transaction, DuckDB's has_table probes the name; inside one it reads the
     catalogue. Both say yes to a table or view of the warehouse's schema, and no to a missing
     name, a temporary table or a table of another schema."""
-    db = DuckDBFile(str(tmp_path / "w.duckdb"))
+    db = DuckDBFile(str(tmp_path / "w.duckdb"), hold=True)
     try:
         db.duck.execute("CREATE TABLE plain (x INTEGER)")
         db.duck.execute('CREATE VIEW "odd ""name""" AS SELECT 1 AS x')

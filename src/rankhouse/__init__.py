@@ -4,6 +4,7 @@ Qrels and runs go into DuckDB tables, trec_eval's measures are computed in SQL, 
 evaluation is kept per query so that history, comparison and regression gates are plain SQL.
 """
 
+import os
 from typing import TYPE_CHECKING
 
 from .errors import (
@@ -77,26 +78,28 @@ def evaluate(
         An :class:`~rankhouse.results.EvaluationResult` (``summary``, ``per_query``,
         ``aggregates``).
     """
+    from .callers import warnings_at_caller
     from .evaluation import evaluate_frames
 
-    return evaluate_frames(
-        qrels,
-        run,
-        measures,
-        relevance_level=relevance_level,
-        missing_queries=missing_queries,
-        order=order,
-        columns=columns,
-        qrels_columns=qrels_columns,
-        allow_no_overlap=allow_no_overlap,
-    )
+    with warnings_at_caller():
+        return evaluate_frames(
+            qrels,
+            run,
+            measures,
+            relevance_level=relevance_level,
+            missing_queries=missing_queries,
+            order=order,
+            columns=columns,
+            qrels_columns=qrels_columns,
+            allow_no_overlap=allow_no_overlap,
+        )
 
 
 def experiment(
     qrels,
     runs,
-    measures,
-    *,
+    measures=None,
+    *pyterrier_order,
     names=None,
     baseline=None,
     test="t",
@@ -109,6 +112,8 @@ def experiment(
     perquery=False,
     round=None,  # noqa: A002 (PyTerrier's name)
     highlight: str | None = "bold",
+    shape: str = "rankhouse",
+    eval_metrics=None,
 ):
     """PyTerrier's ``pt.Experiment`` over runs you already have, in a throw-away warehouse.
 
@@ -119,7 +124,10 @@ def experiment(
     Args:
         qrels: qrels data or a file.
         runs: several runs: a list, or a dict name -> run (the keys are the names).
-        measures: measure names (``"nDCG@10"``, ``"map"``, ``"NDCG@10"``...).
+        measures: measure names (``"nDCG@10"``, ``"map"``, ``"NDCG@10"``...), ir_measures
+            objects (``nDCG@10``) or trec_eval nicknames (``"official"``), one or a list.
+        pyterrier_order: nothing: ``pt.Experiment``'s order, ``(systems, topics, qrels,
+            metrics)``, is refused with what to pass instead.
         names: the names shown for the runs, one per run in order.
         baseline: the position of the baseline among ``runs`` (``0``), or its name.
         test: ``"t"``, ``"wilcoxon"``, ``"randomization"``, ``"bootstrap"`` or a callable.
@@ -130,16 +138,40 @@ def experiment(
         missing_queries: ``"zero"`` (trec_eval ``-c``) or ``"skip"``.
         queries: only these query ids (a list, a topics DataFrame, or a file of ids).
         perquery: True: the per-query values; ``"both"``: (means, per-query values).
-        round: decimals a notebook shows, a number or a dict measure -> decimals.
+        round: ``shape="rankhouse"``: decimals a notebook shows (the values are not
+            rounded); ``shape="pyterrier"``: the means rounded as PyTerrier rounds them. A
+            number or a dict measure -> decimals.
         highlight: ``"bold"``, ``"color"`` or None.
+        shape: ``"rankhouse"``: the long comparison (one row per run and measure);
+            ``"pyterrier"``: ``pt.Experiment``'s wide frame, its columns named after the
+            measures as given (``map``, ``map +``, ``map -``, ``map p-value``, ``map
+            reject``, ``map p-value corrected``; :mod:`rankhouse.compare.pyterrier`).
+        eval_metrics: PyTerrier's name for ``measures`` (give one of the two).
 
     Returns:
         A :class:`~rankhouse.display.frames.ComparisonFrame` (a notebook shows the Experiment
-        table; :func:`experiment_table` makes it wide), or the per-query values, or both.
+        table; :func:`experiment_table` makes it wide), or the per-query values, or both;
+        with ``shape="pyterrier"``, PyTerrier's frames.
+
+    Raises:
+        InputError: ``pt.Experiment``'s argument order.
     """
+    from .callers import warnings_at_caller
     from .compare import CompareOptions, compare
+    from .compare.pyterrier import SHAPES, pyterrier_experiment, refuse_pyterrier_order
+    from .errors import RankhouseError
+    from .evaluation import ingest_qrels_shape
+    from .evaluation.checks import check_argument_order
     from .warehouse import Warehouse
 
+    refuse_pyterrier_order(qrels, runs, measures, pyterrier_order)
+    check_argument_order(qrels, runs)
+    if eval_metrics is not None:
+        if measures is not None:
+            raise RankhouseError("measures and eval_metrics name the same thing; give one")
+        measures = eval_metrics
+    if shape not in SHAPES:
+        raise RankhouseError(f"shape must be 'rankhouse' or 'pyterrier', not {shape!r}")
     options = CompareOptions(
         names=names,
         baseline=baseline,
@@ -154,7 +186,11 @@ def experiment(
         round=round,
         highlight=highlight,
     )
-    with Warehouse(":memory:") as wh:
+    with warnings_at_caller(), Warehouse(":memory:") as wh:
+        if not isinstance(qrels, str | bytes | os.PathLike):  # data: named by its argument
+            qrels = ingest_qrels_shape(wh.backend, qrels, name="qrels")
+        if shape == "pyterrier":
+            return pyterrier_experiment(wh, qrels, runs, measures, options)
         return compare(wh, qrels, runs, measures, options)
 
 

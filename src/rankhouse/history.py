@@ -97,11 +97,7 @@ def history_rows(
         conditions.append("le.run_ingested_at >= :since")
         params["since"] = _parse_since(since)
     wanted = (
-        requested_labels(
-            [measures] if isinstance(measures, str) else list(measures),
-            relevance_level,
-            missing_queries,
-        )
+        requested_labels(measures, relevance_level, missing_queries)
         if measures is not None
         else None
     )

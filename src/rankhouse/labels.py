@@ -24,7 +24,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from .errors import MeasureError
-from .measures import Measure, make_measure, parse_measures
+from .measures import Measure, make_measure, measure_texts, parse_measures
 
 DEFAULT_LEVEL = 1
 """The relevance level left out of labels (trec_eval's default ``-l``)."""
@@ -57,7 +57,7 @@ def label(
 
 
 def requested_labels(
-    names: Iterable[str] | str,
+    names: Iterable[Any] | Any,
     relevance_level: int = DEFAULT_LEVEL,
     missing_queries: str = DEFAULT_MISSING,
 ) -> list[str]:
@@ -70,7 +70,7 @@ def requested_labels(
     Raises:
         MeasureError: an unknown measure, or a setting that is not one of a label's.
     """
-    texts = [names] if isinstance(names, str) else list(names)
+    texts = measure_texts(names)
     found: list[str] = []
     for text in texts:
         match = _SETTINGS.match(text.strip())

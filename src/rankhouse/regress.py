@@ -19,6 +19,8 @@ from typing import Any
 from .backends.base import store_of
 from .catalog import TREC_EVAL_COPY, get_run
 from .columns import VERDICT_COLUMNS, VERDICT_NUMBERS  # noqa: F401 (the verdicts' columns)
+from .display.tables import HtmlTable
+from .display.verdicts import verdicts_html
 from .errors import InputError, Message, NotFoundError, Option, RankhouseError
 from .evaluation import evaluate, resolve_qrels, resolve_runs
 from .lazy import pandas as pd
@@ -76,6 +78,17 @@ class RegressResult:
     def regressed(self) -> list[str]:
         """Names of the measures that regressed."""
         return [str(row["measure"]) for row in self.verdict_rows if row["regressed"]]
+
+    def styled(self, round: int | dict[str, int] = 4) -> HtmlTable:  # noqa: A002
+        """The verdicts as an HTML table, the verdict as its caption (Jupyter shows it).
+
+        Args:
+            round: decimals, one number or a dict measure -> decimals.
+        """
+        return HtmlTable(verdicts_html(self, round=round))
+
+    def _repr_html_(self) -> str:
+        return self.styled().html
 
 
 def regress(

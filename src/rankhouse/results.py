@@ -39,14 +39,20 @@ class PerQueryValues:
     measure: list[str] = field(default_factory=list)
     value: list[float] = field(default_factory=list)
 
-    def frame(self, runs: list[str], measures: list[str]) -> pd.DataFrame:
-        """The long DataFrame ``run, query, measure, value`` (the first three categorical)."""
+    def frame(
+        self, runs: list[str], measures: list[str], labels: dict[str, str] | None = None
+    ) -> pd.DataFrame:
+        """The long DataFrame ``run, query, measure, value`` (the first three categorical);
+        ``labels`` names the measures (canonical name -> label)."""
         queries = sorted(set(self.query), key=lambda q: q.encode("utf-8", "surrogatepass"))
+        measure = pd.Categorical(self.measure, categories=measures)
+        if labels:
+            measure = measure.rename_categories([labels.get(m, m) for m in measures])
         return pd.DataFrame(
             {
                 "run": pd.Categorical(self.run, categories=runs),
                 "query": pd.Categorical(self.query, categories=queries),
-                "measure": pd.Categorical(self.measure, categories=measures),
+                "measure": measure,
                 "value": pd.Series(self.value, dtype="float64"),
             }
         )
@@ -106,8 +112,9 @@ class EvaluationResult:
     @cached_property
     def per_query(self) -> pd.DataFrame:
         """Long form, columns ``run, query, measure, value`` (the first three categorical),
-        ordered by run, query id (byte order) and measure (request order)."""
-        return self._loaded_per_query().frame(self.runs, self.measures)
+        ordered by run, query id (byte order) and measure (request order); ``measure`` holds
+        the labels (``AP(rel=2)`` for ``AP`` at level 2), as the command line prints them."""
+        return self._loaded_per_query().frame(self.runs, self.measures, self.labels)
 
     def _loaded_per_query(self) -> PerQueryValues:
         if self.per_query_values is None:
@@ -124,10 +131,12 @@ class EvaluationResult:
 
     @cached_property
     def summary(self) -> pd.DataFrame:
-        """Wide form: column ``run``, then one column per measure in request order."""
-        values = self.summary_rows()
-        return pd.DataFrame(values, columns=["run", *self.measures]).astype(
-            {name: "float64" for name in self.measures}
+        """Wide form: column ``run``, then one column per measure in request order, named by
+        its label (``AP(rel=2)`` for ``AP`` evaluated with ``relevance_level=2``, as the
+        command line and ``compare`` name it; the plain name at the default settings)."""
+        columns = [self.labels.get(m, m) for m in self.measures]
+        return pd.DataFrame(self.summary_rows(), columns=["run", *columns]).astype(
+            {name: "float64" for name in columns}
         )
 
     def summary_rows(self) -> list[list[Any]]:

@@ -7,20 +7,22 @@ from __future__ import annotations
 import os
 from collections.abc import Iterator
 from contextlib import contextmanager
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from . import catalog, history, report
+from . import catalog
 from .backends import open_backend, resolve_target
+from .callers import warnings_at_caller
 from .compare import CompareOptions, compare
 from .defaults import DEFAULT_PERMUTATIONS, DEFAULT_SEED
 from .evaluation import evaluate
 from .ingest.qrels import ingest_qrels
 from .ingest.runs import ingest_run
+from .tracking import Tracking
 
 if TYPE_CHECKING:
     import pandas as pd
 
+    from .backends import Backend
     from .backends.sql import Connection
     from .ingest.result import IngestResult
     from .results import EvaluationResult
@@ -28,7 +30,7 @@ if TYPE_CHECKING:
 __all__ = ["Warehouse", "resolve_target"]
 
 
-class Warehouse:
+class Warehouse(Tracking):
     """An open warehouse. Opening applies pending schema migrations.
 
     Args:
@@ -39,6 +41,10 @@ class Warehouse:
             files and its settings are locked (see :mod:`rankhouse.backends.duckdb_file.sandbox`).
         create: create the warehouse (and its folder) when no DuckDB file exists at
             ``target``; ``False`` raises NoWarehouseError instead (commands that only read).
+        hold: keep a DuckDB file open, and locked, until :meth:`close` (a script that is one
+            unit of work; the command line). By default the file is open only during each
+            call, or a ``with wh.session():`` block, so that the command line, another
+            notebook or ``duckdb`` can use it in between.
 
     A DuckDB file held by another process is waited for, up to ``$RANKHOUSE_LOCK_TIMEOUT``
     seconds (default 30; see :mod:`rankhouse.backends.duckdb_file.locking`).
@@ -61,10 +67,13 @@ class Warehouse:
         *,
         read_only: bool = False,
         create: bool = True,
+        hold: bool = False,
     ):
         self.url = resolve_target(target)
         self.read_only = read_only
-        self.backend = open_backend(self.url, read_only=read_only, create=create)
+        self.backend: Backend = open_backend(
+            self.url, read_only=read_only, create=create, hold=hold
+        )
 
     @property
     def dialect(self) -> str:
@@ -96,6 +105,19 @@ class Warehouse:
         return f"Warehouse({self.url!r}{mode})"
 
     @contextmanager
+    def session(self) -> Iterator[Warehouse]:
+        """Hold the warehouse for the block: the calls inside are one unit of work on one
+        connection, and a DuckDB file stays open (and locked) until the block ends."""
+        with self.backend.session():
+            yield self
+
+    @contextmanager
+    def _call(self) -> Iterator[None]:
+        """One method call: a unit of work on the store, its warnings at the caller's line."""
+        with self.backend.session(), warnings_at_caller():
+            yield
+
+    @contextmanager
     def transaction(self) -> Iterator[Connection]:
         """A connection inside one transaction: committed on success, rolled back on error."""
         with self.backend.transaction() as conn:
@@ -115,28 +137,34 @@ class Warehouse:
     # --- catalogue -----------------------------------------------------------------------
     def runs(self):
         """All stored runs as a DataFrame (id, name, system_tag, num_queries, num_rows, ...)."""
-        return catalog.list_runs(self.backend)
+        with self._call():
+            return catalog.list_runs(self.backend)
 
     def qrels_sets(self):
         """All stored qrels sets as a DataFrame."""
-        return catalog.list_qrels(self.backend)
+        with self._call():
+            return catalog.list_qrels(self.backend)
 
     def run(self, name_or_id: str | int):
         """One run's catalogue row (a dict) by name or id; raises NotFoundError."""
-        return catalog.get_run(self.backend, name_or_id)
+        with self._call():
+            return catalog.get_run(self.backend, name_or_id)
 
     def qrels(self, name_or_id: str | int):
         """One qrels set's catalogue row (a dict) by name or id; raises NotFoundError."""
-        return catalog.get_qrels(self.backend, name_or_id)
+        with self._call():
+            return catalog.get_qrels(self.backend, name_or_id)
 
     def remove_run(self, name_or_id: str | int) -> None:
         """Delete a run, its rows, evaluations and gate checks (checks that used it as their
         baseline stay, with its name)."""
-        catalog.remove_run(self.backend, name_or_id)
+        with self._call():
+            catalog.remove_run(self.backend, name_or_id)
 
     def remove_qrels(self, name_or_id: str | int) -> None:
         """Delete a qrels set, its judgments and the evaluations and gate checks made with it."""
-        catalog.remove_qrels(self.backend, name_or_id)
+        with self._call():
+            catalog.remove_qrels(self.backend, name_or_id)
 
     # --- ingest --------------------------------------------------------------------------
     def ingest_qrels(
@@ -164,16 +192,17 @@ class Warehouse:
 
         See :func:`rankhouse.ingest.qrels.ingest_qrels` for the result and the errors.
         """
-        return ingest_qrels(
-            self.backend,
-            source,
-            name=name,
-            columns=columns,
-            format=format,
-            delimiter=delimiter,
-            replace=replace,
-            progress=progress,
-        )
+        with self._call():
+            return ingest_qrels(
+                self.backend,
+                source,
+                name=name,
+                columns=columns,
+                format=format,
+                delimiter=delimiter,
+                replace=replace,
+                progress=progress,
+            )
 
     def ingest_run(
         self,
@@ -206,19 +235,20 @@ class Warehouse:
 
         See :func:`rankhouse.ingest.runs.ingest_run` for the result and the errors.
         """
-        return ingest_run(
-            self.backend,
-            source,
-            name=name,
-            columns=columns,
-            format=format,
-            delimiter=delimiter,
-            order=order,
-            meta=meta,
-            replace=replace,
-            new_version=new_version,
-            progress=progress,
-        )
+        with self._call():
+            return ingest_run(
+                self.backend,
+                source,
+                name=name,
+                columns=columns,
+                format=format,
+                delimiter=delimiter,
+                order=order,
+                meta=meta,
+                replace=replace,
+                new_version=new_version,
+                progress=progress,
+            )
 
     # --- evaluation ----------------------------------------------------------------------
     def evaluate(
@@ -257,21 +287,22 @@ class Warehouse:
 
         See :func:`rankhouse.evaluation.evaluate` for the result and the errors.
         """
-        return evaluate(
-            self.backend,
-            qrels,
-            runs,
-            measures,
-            relevance_level=relevance_level,
-            missing_queries=missing_queries,
-            recompute=recompute,
-            options=options,
-            with_query_counts=with_query_counts,
-            with_per_query=with_per_query,
-            name=name,
-            meta=meta,
-            allow_no_overlap=allow_no_overlap,
-        )
+        with self._call():
+            return evaluate(
+                self.backend,
+                qrels,
+                runs,
+                measures,
+                relevance_level=relevance_level,
+                missing_queries=missing_queries,
+                recompute=recompute,
+                options=options,
+                with_query_counts=with_query_counts,
+                with_per_query=with_per_query,
+                name=name,
+                meta=meta,
+                allow_no_overlap=allow_no_overlap,
+            )
 
     def compare(
         self,
@@ -337,90 +368,5 @@ class Warehouse:
             round=round,
             highlight=highlight,
         )
-        return compare(self.backend, qrels, runs, measures, options)
-
-    def history(
-        self,
-        *,
-        system: str | None = None,
-        run: str | int | None = None,
-        qrels: str | int | None = None,
-        measures: Any = None,
-        since: Any = None,
-        relevance_level: int = 1,
-        missing_queries: str = "zero",
-    ) -> pd.DataFrame:
-        """Stored evaluations over time, one row per run (``rankhouse history``).
-
-        Args:
-            system: only runs with this system tag.
-            run: only this run (name or id).
-            qrels: only evaluations against this qrels set (name or id).
-            measures: only these measures, as columns in this order.
-            since: only runs ingested at or after this date (ISO text, date or datetime, UTC).
-            relevance_level: the level ``measures`` were evaluated at (``AP`` with 2 is the
-                column ``AP(rel=2)``).
-            missing_queries: the policy ``measures`` were evaluated with.
-
-        See :func:`rankhouse.history.history` for the columns and the errors.
-        """
-        return history.history(
-            self.backend,
-            system=system,
-            run=run,
-            qrels=qrels,
-            measures=measures,
-            since=since,
-            relevance_level=relevance_level,
-            missing_queries=missing_queries,
-        )
-
-    def report(
-        self,
-        path: str | os.PathLike[str],
-        *,
-        qrels: Any = None,
-        runs: Any = None,
-        systems: Any = None,
-        measures: Any = None,
-        baseline: Any = None,
-        test: str = "t",
-        correction: str = "none",
-        alpha: float = 0.05,
-        relevance_level: int = 1,
-        round: Any = 4,  # noqa: A002 (PyTerrier's name)
-        highlight: str | None = "bold",
-    ) -> Path:
-        """Write the HTML report to ``path`` (``rankhouse report``) and return the path.
-
-        Args:
-            path: the HTML file to write.
-            qrels: only this qrels set (name, id or file).
-            runs: only these runs (names, ids or files).
-            systems: only the runs of these system tags.
-            measures: the measures shown, in this order (default: the stored ones).
-            baseline: the run the others are tested against; None: means only.
-            test: the paired test, as for :meth:`compare`.
-            correction: the multiple-testing correction, as for :meth:`compare`.
-            alpha: significance level.
-            relevance_level: grade from which binary measures count a document as relevant.
-            round: decimals shown, one number or a dict measure -> decimals.
-            highlight: how the best mean per measure is marked: ``'bold'``, ``'color'``, None.
-
-        See :func:`rankhouse.report.build_report` for what the report holds and the errors.
-        """
-        return report.write_report(
-            self.backend,
-            path,
-            qrels=qrels,
-            runs=runs,
-            systems=systems,
-            measures=measures,
-            baseline=baseline,
-            test=test,
-            correction=correction,
-            alpha=alpha,
-            relevance_level=relevance_level,
-            round=round,
-            highlight=highlight,
-        )
+        with self._call():
+            return compare(self.backend, qrels, runs, measures, options)

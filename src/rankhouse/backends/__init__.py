@@ -58,8 +58,12 @@ def duckdb_path(url: str) -> str | None:
     return None
 
 
-def open_backend(url: str, *, read_only: bool = False, create: bool = True) -> Backend:
+def open_backend(
+    url: str, *, read_only: bool = False, create: bool = True, hold: bool = False
+) -> Backend:
     """The store ``url`` (from :func:`resolve_target`) names, opened, checked and migrated.
+    ``hold``: a DuckDB file stays open until the store is closed, not only during each unit
+    of work (:mod:`rankhouse.backends.duckdb_file.store`).
 
     Raises:
         RankhouseError: a scheme no backend reads, or the store cannot be opened (see each
@@ -67,7 +71,7 @@ def open_backend(url: str, *, read_only: bool = False, create: bool = True) -> B
     """
     path = duckdb_path(url)
     if path is not None:
-        return DuckDBFile(path, read_only=read_only, create=create)
+        return DuckDBFile(path, read_only=read_only, create=create, hold=hold)
     module, name = SCHEMES[_scheme(url)]
     backend = getattr(importlib.import_module(module), name)
     return backend(url, read_only=read_only, create=create)

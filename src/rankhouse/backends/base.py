@@ -64,6 +64,11 @@ class Backend(Protocol):
     many_writers: bool
     enforces_unique: bool
 
+    def session(self) -> AbstractContextManager[Backend]:
+        """Hold the store for a unit of work (several calls in a row): a DuckDB file stays open,
+        and locked, until the outermost session ends; a server's connections are taken from
+        its pool per call either way."""
+
     def connect(self) -> AbstractContextManager[Connection]:
         """A connection for reading (each statement commits on its own)."""
 

@@ -29,6 +29,7 @@ from ..errors import InputError, RankhouseError
 from ..evaluation import evaluate
 from ..lazy import numpy as np
 from ..lazy import pandas as pd
+from ..measures import measure_texts
 from ..pairing import paired, paired_comparison, values_by_run
 from ..results import PerQueryValues
 from ..stats import check_alpha, check_correction, check_test, correct
@@ -160,6 +161,7 @@ def comparison(
     read."""
     options = replace(options or CompareOptions(), **settings)
     store = store_of(wh)
+    measures = measure_texts(measures)  # read once: they are evaluated more than once
     check_test(options.test)
     check_correction(options.correction)
     alpha = _alpha(options.alpha, options.correction_alpha)

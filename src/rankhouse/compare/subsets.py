@@ -11,7 +11,7 @@ from typing import Any
 from ..engine import aggregate
 from ..errors import InputError
 from ..lazy import pandas as pd
-from ..measures import parse_measures
+from ..measures import measure_texts, parse_measures
 from ..results import PerQueryValues
 
 
@@ -69,8 +69,9 @@ def subset_means(
 ) -> list[dict[str, Any]]:
     """Means (sums, geometric means) over the subset, added in query-id byte order as the
     engine adds them."""
-    items = [measures] if isinstance(measures, str) else list(measures)
-    by_label = {labels[m.name]: m for m in parse_measures(items) if m.name in labels}
+    by_label = {
+        labels[m.name]: m for m in parse_measures(measure_texts(measures)) if m.name in labels
+    }
     kinds = [_relabelled(measure, label) for label, measure in by_label.items()]
     runs = list(dict.fromkeys(values.run))
     codes = {name: i for i, name in enumerate(runs)}

@@ -12,6 +12,7 @@ from .tables import DEFAULT_ROUND, HtmlTable
 __all__ = [
     "DEFAULT_ROUND",
     "ComparisonFrame",
+    "ExperimentFrame",
     "HistoryFrame",
     "HtmlTable",
     "experiment_rows",

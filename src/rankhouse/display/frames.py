@@ -1,6 +1,7 @@
 """Notebook display: results that Jupyter shows as rankhouse's HTML tables.
 
-``compare`` and ``history`` return these DataFrame subclasses; they behave as DataFrames in
+``compare``, ``history`` and ``rankhouse.experiment(..., shape="pyterrier")`` return these
+DataFrame subclasses; they behave as DataFrames in
 every way (anything derived from them is a plain DataFrame) and add ``_repr_html_`` and
 ``styled()``, with the report's options: ``round`` (decimals, one number or per measure) and
 ``highlight`` (``'bold'``, ``'color'`` or None: how the best value per measure is marked).
@@ -18,9 +19,10 @@ from typing import Any
 
 from ..lazy import pandas as pd
 from .experiment import experiment_table
+from .pyterrier import experiment_html
 from .tables import DEFAULT_ROUND, HtmlTable, comparison_html, history_html
 
-_FRAMES = ("ComparisonFrame", "HistoryFrame")
+_FRAMES = ("ComparisonFrame", "ExperimentFrame", "HistoryFrame")
 
 
 def __getattr__(name: str) -> type:
@@ -83,7 +85,18 @@ def _frame_classes() -> dict[str, type]:
         def _render(self, **options: Any) -> str:
             return history_html(pd.DataFrame(self), **options)
 
-    made = {"ComparisonFrame": ComparisonFrame, "HistoryFrame": HistoryFrame}
+    class ExperimentFrame(_DisplayFrame):
+        """PyTerrier's ``pt.Experiment`` frame (``rankhouse.experiment(...,
+        shape="pyterrier")``): shown with the best values marked, as PyTerrier's Styler."""
+
+        def _render(self, **options: Any) -> str:
+            return experiment_html(pd.DataFrame(self), **options)
+
+    made = {
+        "ComparisonFrame": ComparisonFrame,
+        "ExperimentFrame": ExperimentFrame,
+        "HistoryFrame": HistoryFrame,
+    }
     for name, frame_class in made.items():  # found again by name (pickle, documentation)
         frame_class.__module__ = __name__
         frame_class.__qualname__ = name

@@ -1,8 +1,10 @@
 """What an evaluation checks before it computes, so that a wrong input fails with its name.
 
 * The arguments' order: qrels come first. A TREC qrels line has 4 fields (``qid iter
-  docid rel``), a run line 6 (``qid Q0 docid rank score tag``); files given the other way
-  round, or a stored run named where the qrels go, are named as swapped.
+  docid rel``), a run line 6 (``qid Q0 docid rank score tag``); a qrels DataFrame has a grade
+  column and no score or rank, a run frame the other way round (ir_measures' ``Qrel`` and
+  ``ScoredDoc`` tuples likewise); files or data given the other way round, or a stored run
+  named where the qrels go, are named as swapped.
 * A folder given as a qrels or run file is named as a folder.
 * A run and a qrels set with no query in common are almost always a wrong file: an error
   unless ``allow_no_overlap``; a run that answers fewer than half of the qrels queries is a
@@ -12,8 +14,10 @@
 
 from __future__ import annotations
 
+import sys
 import warnings
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -28,6 +32,7 @@ from ..errors import (
     RankhouseWarning,
 )
 from ..ingest.files import open_decompressed
+from ..ingest.sources import FIELD_ALIASES
 from ..ingest.stored import stored_ids
 
 QRELS_FIELDS = 4
@@ -63,16 +68,24 @@ def first_line_fields(value: Any) -> int | None:
 
 
 def check_argument_order(qrels: Any, runs: Any) -> None:
-    """Raise InputError when the qrels file is a run file (and a run file a qrels file).
+    """Raise InputError when the qrels are a run (and a run qrels).
 
-    Only TREC text files are looked at (their first data line); names and tabular files
-    are checked as they resolve. A folder given for either is named as such.
+    TREC text files are looked at by their first data line, DataFrames by their columns,
+    ir_measures tuples by their fields (:func:`data_kind`); names and tabular files are
+    checked as they resolve. A folder given for either is named as such.
     """
-    run_list = list(runs) if isinstance(runs, list | tuple) else [runs]
+    if isinstance(runs, Mapping):  # name -> run (a {qid: {docid: score}} run: harmless)
+        run_list = list(runs.values())
+    elif data_kind(runs) is not None:  # one run of tuples, not a list of runs
+        run_list = [runs]
+    else:
+        run_list = list(runs) if isinstance(runs, list | tuple) else [runs]
     for value, kind in [(qrels, "qrels"), *((run, "run") for run in run_list)]:
         folder = _folder_error(value, kind)
         if folder is not None:
             raise folder
+    if data_kind(qrels) == "run":
+        _refuse_swapped_data(qrels, [run for run in run_list if data_kind(run) == "qrels"])
     if first_line_fields(qrels) != RUN_FIELDS:
         return
     qrels_like = [run for run in run_list if first_line_fields(run) == QRELS_FIELDS]
@@ -92,6 +105,97 @@ def check_argument_order(qrels: Any, runs: Any) -> None:
         f"{str(qrels)!r} looks like a run ({RUN_FIELDS} fields: qid Q0 docid rank score tag), "
         f"not qrels ({QRELS_FIELDS} fields: qid iter docid rel); the qrels come first, then "
         "the runs"
+    )
+
+
+def data_kind(value: Any) -> str | None:
+    """``"qrels"`` or ``"run"`` for data whose shape says which it is, else None: a DataFrame
+    with a grade column (``rel``, ``label``, ``relevance``...) and no score or rank column is
+    qrels, one with a score or rank and no grade a run; a list of ir_measures ``Qrel`` tuples
+    (``relevance``) is qrels, of ``ScoredDoc`` (``score``) a run."""
+    if _is_frame(value):
+        columns = {str(c).lower() for c in value.columns}
+        graded = bool(columns & _GRADE_COLUMNS)
+        scored = bool(columns & _SCORE_COLUMNS)
+        if graded != scored:
+            return "qrels" if graded else "run"
+        return None
+    if isinstance(value, list | tuple) and value and not _is_frame(value[0]):
+        first = value[0]
+        if isinstance(first, Mapping | str | bytes):
+            return None
+        graded, scored = hasattr(first, "relevance"), hasattr(first, "score")
+        if graded != scored:
+            return "qrels" if graded else "run"
+    return None
+
+
+def _refuse_swapped_data(qrels: Any, qrels_like: list[Any]) -> None:
+    shown = _shape(qrels)
+    if qrels_like:
+        raise InputError(
+            Message(
+                f"the qrels and the run look swapped: the qrels given are a run ({shown}) and "
+                f"a run given is qrels ({_shape(qrels_like[0])}); the qrels come first: ",
+                Either(
+                    python="evaluate(qrels, run, ...), experiment(qrels, runs, ...)",
+                    cli="rankhouse eval QRELS RUN ...",
+                ),
+            )
+        )
+    raise InputError(
+        f"the qrels given look like a run ({shown}), not qrels (a grade per query and "
+        "document); the qrels come first, then the runs"
+    )
+
+
+def _shape(value: Any) -> str:
+    if _is_frame(value):
+        return f"a DataFrame with columns {', '.join(map(str, value.columns))}"
+    return f"{type(value[0]).__name__} tuples"
+
+
+#: The column names that say a frame holds grades, and those that say it holds a ranking.
+_GRADE_COLUMNS = frozenset(FIELD_ALIASES["rel"])
+_SCORE_COLUMNS = frozenset((*FIELD_ALIASES["score"], *FIELD_ALIASES["rank"]))
+
+
+def _is_frame(value: Any) -> bool:
+    """Whether ``value`` is a pandas DataFrame (without importing pandas to ask)."""
+    pandas = sys.modules.get("pandas")
+    return pandas is not None and isinstance(value, pandas.DataFrame)
+
+
+@contextmanager
+def columns_keyword(keyword: str | None) -> Iterator[None]:
+    """An ingest's error that says ``pass columns={...}`` names what works for this call:
+    ``keyword`` (``qrels_columns`` for the qrels of ``rankhouse.evaluate``), or, for a call
+    that takes no column mapping (None), the frame renamed. The command line's text stays."""
+    try:
+        yield
+    except InputError as exc:
+        parts = [_as_keyword(part, keyword) for part in exc.message.parts]
+        if parts != list(exc.message.parts):
+            for old, new in zip(exc.message.parts, parts, strict=True):
+                if old is not new and exc.hint:
+                    exc.hint = exc.hint.replace(old.render(False), new.render(False))
+            exc.message = Message(*parts)
+            exc.args = (exc.message.render(cli=False),)
+        raise
+
+
+def _as_keyword(part: Any, keyword: str | None) -> Any:
+    if not isinstance(part, Option) or part.name != "columns" or not isinstance(part.value, dict):
+        return part
+    if keyword == "columns":
+        return part
+    flag = part.render(cli=True)
+    if keyword is not None:
+        return Option(keyword, part.value, cli_value=part.cli_value, flag="--columns")
+    renamed = {column: field for field, column in part.value.items()}
+    return Either(
+        python=f"frame.rename(columns={renamed!r}) (this call takes no column mapping)",
+        cli=flag,
     )
 
 

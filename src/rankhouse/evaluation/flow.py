@@ -13,7 +13,7 @@ from typing import Any
 from ..backends.base import store_of
 from ..errors import RankhouseError
 from ..labels import label
-from ..measures import parse_measures
+from ..measures import measure_texts, parse_measures
 from ..results import EvaluationResult, QueryCounts
 from .checks import check_argument_order, check_overlap, refuse_read_only
 from .counts import query_counts
@@ -156,7 +156,7 @@ def requested(measures, relevance_level: int, missing_queries: str, options: dic
         raise RankhouseError(
             f"relevance_level must be a 32-bit integer (grades are), not {relevance_level!r}"
         )
-    measure_list = parse_measures([measures] if isinstance(measures, str) else measures)
+    measure_list = parse_measures(measure_texts(measures))
     if not measure_list:
         raise RankhouseError("no measure requested")
     labels = {m.name: label(m, relevance_level, missing_queries, options) for m in measure_list}

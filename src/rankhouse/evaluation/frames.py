@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterable
+from dataclasses import replace
 from typing import Any
 
 from ..backends.duckdb_file.connection import DuckDBConnection
@@ -11,9 +13,10 @@ from ..ingest.engine_load import load_into_engine
 from ..ingest.shapes import qrels_source, run_sources
 from ..ingest.sources import parse_columns
 from ..results import EvaluationResult
-from .checks import check_argument_order, check_overlap
+from .checks import check_argument_order, check_overlap, columns_keyword
 from .counts import QUERY_COUNTS_SQL, counts_of
 from .flow import requested
+from .inputs import positional_names
 from .stored import engine_values
 
 
@@ -59,10 +62,13 @@ def evaluate_frames(
     with scratch_cursor() as duck:
         qrels_data, implied = qrels_source(qrels)
         mapping = {**(implied or {}), **parse_columns(qrels_columns)}
-        [qrels_set] = load_into_engine(duck, qrels_data, "qrels", columns=mapping or None)
+        with columns_keyword("qrels_columns"):
+            [qrels_set] = load_into_engine(duck, qrels_data, "qrels", columns=mapping or None)
+        if not isinstance(qrels, str | bytes | os.PathLike):  # data: named by its argument
+            qrels_set = replace(qrels_set, name="qrels")
         runs: list = []
         next_id = 1
-        for source in run_sources(run):
+        for source in positional_names(run_sources(run), columns):
             mapping = {**(source.columns or {}), **parse_columns(columns)}
             loaded = load_into_engine(
                 duck,

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import os
 import sys
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -14,15 +15,44 @@ from ..catalog import get_qrels, get_run
 from ..errors import Either, InputError, Message, NotFoundError, Option
 from ..ingest.qrels import ingest_qrels
 from ..ingest.runs import ingest_run
-from ..ingest.shapes import qrels_source, run_sources
-from ..ingest.sources import parse_columns
-from .checks import not_found, stored_files
+from ..ingest.shapes import RunSource, qrels_source, run_sources
+from ..ingest.sources import FIELD_ALIASES, parse_columns
+from .checks import columns_keyword, not_found, stored_files
 
 
-def ingest_qrels_shape(store, qrels: Any, *, columns: str | dict[str, str] | None = None) -> int:
-    """Ingest qrels given in any shape of :mod:`rankhouse.ingest.shapes`; the qrels set's id."""
+def ingest_qrels_shape(
+    store, qrels: Any, *, columns: str | dict[str, str] | None = None, name: str | None = None
+) -> int:
+    """Ingest qrels given in any shape of :mod:`rankhouse.ingest.shapes` (under ``name``, else
+    the name ingest gives); the qrels set's id. Without ``columns``, an error's column hint
+    says to rename the frame (the caller has no column mapping to pass)."""
     source, implied = qrels_source(qrels)
-    return ingest_qrels(store, source, columns={**(implied or {}), **parse_columns(columns)}).id
+    mapping = {**(implied or {}), **parse_columns(columns)}
+    with columns_keyword(None if columns is None else "columns"):
+        return ingest_qrels(store, source, name=name, columns=mapping).id
+
+
+def positional_names(
+    sources: list[RunSource], columns: str | dict[str, str] | None = None
+) -> list[RunSource]:
+    """``sources`` with a name for each DataFrame that has none of its own (no dict key, no
+    tag column, no ``name`` column of PyTerrier's, no tag in ``columns``): ``run`` when it is
+    the only run given, else ``run<position>`` (``run1``, ``run2``...) by its place among
+    them, rather than the ``dataframe-<sha8>`` an ingest would give it."""
+    mapped = parse_columns(columns)
+    found = []
+    for position, source in enumerate(sources, start=1):
+        if source.name is None and source.is_frame and not _tagged(source, mapped):
+            source = replace(source, name=f"run{position}" if len(sources) > 1 else "run")
+        found.append(source)
+    return found
+
+
+def _tagged(source: RunSource, mapped: dict[str, str]) -> bool:
+    if "tag" in mapped or "tag" in (source.columns or {}):
+        return True
+    columns = {str(c).lower() for c in source.source.columns}
+    return bool(columns & set(FIELD_ALIASES["tag"]))
 
 
 def ingest_run_shapes(
@@ -111,6 +141,8 @@ def resolve_runs(
     """
     store = store_of(wh)
     sources = run_sources(runs)
+    if name is None:
+        sources = positional_names(sources)
     ingested = [s for s in sources if s.is_frame or _is_existing_file(s.source)]
     if (name is not None or meta) and not ingested:
         raise InputError(
@@ -137,7 +169,8 @@ def resolve_runs(
             rows.extend(get_run(store, run_id) for run_id in ids)
             continue
         if source.is_frame or _is_existing_file(source.source):
-            ids = _ingest_sources(store, [source], name=name, meta=meta, new_version=True)
+            with columns_keyword(None if source.is_frame else "columns"):
+                ids = _ingest_sources(store, [source], name=name, meta=meta, new_version=True)
             rows.extend(get_run(store, run_id) for run_id in ids)
             continue
         try:

@@ -98,7 +98,13 @@ def compute_and_store(
     missing_queries: str,
     options: dict[str, Any],
 ) -> None:
-    """One engine pass for every run and measure not stored yet, then one transaction."""
+    """One engine pass for every run and measure not stored yet, then one transaction; the
+    store is held throughout (the values stay in the engine's tables on its connection)."""
+    with store.session():
+        _compute_and_store(store, keys, measures, relevance_level, missing_queries, options)
+
+
+def _compute_and_store(store, keys, measures, relevance_level, missing_queries, options):
     by_name = {m.name: m for m in measures}
     run_ids = sorted({k.run_id for k in keys})
     wanted = [by_name[name] for name in dict.fromkeys(k.measure for k in keys)]

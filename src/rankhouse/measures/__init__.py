@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import importlib
 
+from .given import NICKNAMES, is_measure_object, measure_items, measure_texts
 from .make import format_name, make_measure
 from .model import Family, Measure, MeasureDef, Param, TrecName
 from .names import parse_measure, parse_measures, trec_name
@@ -24,6 +25,7 @@ for _module in CATALOG_MODULES:
             raise
 
 __all__ = [
+    "NICKNAMES",
     "REGISTRY",
     "Family",
     "Measure",
@@ -32,7 +34,10 @@ __all__ = [
     "Registry",
     "TrecName",
     "format_name",
+    "is_measure_object",
     "make_measure",
+    "measure_items",
+    "measure_texts",
     "parse_measure",
     "parse_measures",
     "trec_name",

@@ -29,6 +29,13 @@ Generated from the registry by `python -m rankhouse.measures.docs > docs/measure
 definition they follow (`ERR`: gdeval's, with its default maximum grade 4). `sql` is the file
 that computes the measure; its header gives the formula, the reference and the parameters.
 
+In Python, wherever a measure name is accepted (`rankhouse.evaluate`, `rankhouse.experiment`,
+`Warehouse.evaluate`, `compare`, `history`, `regress`, `report`), so are one measure or a list
+mixing names, ir_measures objects (`from ir_measures import nDCG, RR`: `[RR(rel=2), nDCG@10]`,
+read through their string form, `str(nDCG@10)` being `nDCG@10`, without importing
+ir_measures) and trec_eval's nicknames (`official`, `all_trec`, `set`: the measures
+`rankhouse trec-eval -m` computes for them, without `runid` and `relstring`).
+
 """
 
 

@@ -24,6 +24,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from ..errors import Either, MeasureError, Message
+from .given import measure_texts
 from .make import make_measure
 from .model import Measure, MeasureDef, Param, TrecName
 from .registry import REGISTRY
@@ -59,11 +60,12 @@ def parse_measure(text: str) -> Measure:
     return measures[0]
 
 
-def parse_measures(texts: Iterable[str] | str) -> list[Measure]:
+def parse_measures(texts: Iterable[Any] | str) -> list[Measure]:
     """Parse several names; trec_eval lists (``ndcg_cut.10,20``) expand, duplicates drop.
 
     Args:
-        texts: names, or one string of names separated by whitespace.
+        texts: names, or one string of names separated by whitespace; also measure objects
+            and trec_eval nicknames (:func:`rankhouse.measures.given.measure_texts`).
 
     Returns:
         The measures in the order first requested.
@@ -74,6 +76,7 @@ def parse_measures(texts: Iterable[str] | str) -> list[Measure]:
     if isinstance(texts, str):
         texts = texts.split()
     seen: dict[str, Measure] = {}
+    texts = measure_texts(texts)
     for text in texts:
         for measure in _parse(text):
             seen.setdefault(measure.name, measure)

@@ -23,7 +23,7 @@ from ..errors import NotFoundError, RankhouseError
 from ..evaluation import evaluate, resolve_qrels, resolve_runs
 from ..labels import requested_labels
 from ..lazy import pandas as pd
-from ..measures import parse_measures
+from ..measures import measure_texts, parse_measures
 from ..pairing import paired_frames
 from ..stats import check_alpha, check_correction, check_test
 from ..version import __version__
@@ -301,8 +301,7 @@ def _measures(
     """The requested measures (canonical names), else the stored ones in the order they
     were first stored, without the precision-recall points the report stores itself."""
     if measures:
-        items = [measures] if isinstance(measures, str) else list(measures)
-        return list(dict.fromkeys(m.name for m in parse_measures(items)))
+        return list(dict.fromkeys(m.name for m in parse_measures(measure_texts(measures))))
     with store.connect() as conn:
         found = conn.execute(
             _STORED_MEASURES,

@@ -37,7 +37,7 @@ def evaluate(options, requests, out, db: str) -> int:
     """
     # a store that computes elsewhere (a server): evaluated in its local staging warehouse,
     # then what that stored is published
-    target = open_backend(resolve_target(db))
+    target = open_backend(resolve_target(db), hold=True)  # a file held for the whole run
     try:
         with target.staging() as wh:
             return _evaluate_in(options, requests, out, target, wh)

@@ -4,6 +4,8 @@
   warehouse (it never creates folders or an empty file); a command that writes may create one.
 * :func:`connect_waiting`, while connecting: DuckDB lets one process write a file at a time;
   another waits up to :func:`lock_timeout` seconds, saying so once on stderr, before it fails.
+* :func:`file_state`, around each opening: has the file changed since this process closed it
+  (then its schema is checked again)?
 """
 
 from __future__ import annotations
@@ -131,3 +133,19 @@ def _locked_message(path: Path | str, exc: BaseException, waited: float) -> str:
         f"it has finished, wait longer with ${LOCK_TIMEOUT_ENV}=SECONDS, or share a PostgreSQL "
         "warehouse"
     )
+
+
+def file_state(path: Path | str) -> tuple | None:
+    """What says that a DuckDB file changed: its device, inode, size and modification time,
+    and its write-ahead log's (None: no file). Another process that writes the file, replaces
+    it or leaves a log behind changes it; a store compares it with the state it noted when it
+    closed the file to decide whether to check the schema again."""
+    found = []
+    for name in (str(path), f"{path}.wal"):
+        try:
+            st = os.stat(name)
+        except FileNotFoundError:
+            found.append(None)
+            continue
+        found.append((st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns))
+    return None if found[0] is None else tuple(found)

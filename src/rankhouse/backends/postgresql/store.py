@@ -50,6 +50,7 @@ class PostgreSQL:
     Args:
         url: an SQLAlchemy URL (``postgresql+psycopg://...``).
         read_only: every transaction of the sessions is read-only.
+        hold: accepted for a DuckDB file's sake; a server's connections are pooled per call.
     """
 
     dialect = "postgresql"
@@ -57,7 +58,9 @@ class PostgreSQL:
     many_writers = True
     enforces_unique = True
 
-    def __init__(self, url: str, *, read_only: bool = False, create: bool = True) -> None:
+    def __init__(
+        self, url: str, *, read_only: bool = False, create: bool = True, hold: bool = False
+    ) -> None:
         require_postgres_drivers()
         parsed = sa.make_url(url)
         if read_only:
@@ -112,6 +115,11 @@ class PostgreSQL:
         return [row[0].lower() for row in conn.execute(OBJECTS_QUERY)]
 
     # --- connections -------------------------------------------------------------------------
+
+    @contextmanager
+    def session(self) -> Iterator[PostgreSQL]:
+        """Nothing to hold: each call takes a connection from the pool and gives it back."""
+        yield self
 
     @contextmanager
     def connect(self) -> Iterator[ServerConnection]:

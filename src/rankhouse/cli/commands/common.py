@@ -29,6 +29,10 @@ def open_warehouse(
     Commands that write pass ``write=True``; with ``--read-only`` they fail clearly.
     ``create`` (default: ``write``) says whether a missing warehouse file may be created: a
     command that only reads stored things says "no warehouse at PATH" instead.
+
+    A command is one unit of work: the warehouse is opened with ``hold=True``, so a DuckDB
+    file is opened once (the connection opened ahead, :mod:`rankhouse.cli.process`) and
+    held until the command ends, as a ``with wh.session():`` block would hold it.
     """
     from ...errors import RankhouseError
     from ...warehouse import Warehouse
@@ -38,7 +42,10 @@ def open_warehouse(
         raise RankhouseError("this command writes to the warehouse; drop --read-only")
     if state._warehouse is None:
         state._warehouse = Warehouse(
-            state.db, read_only=state.read_only, create=write if create is None else create
+            state.db,
+            read_only=state.read_only,
+            create=write if create is None else create,
+            hold=True,
         )
         ctx.find_root().call_on_close(state._warehouse.close)
     return state._warehouse

@@ -1,0 +1,181 @@
+"""PyTerrier's ``pt.Experiment`` frame: ``rankhouse.experiment(..., shape="pyterrier")``.
+
+Code written for ``pt.Experiment`` on result frames reads the same frame from rankhouse
+(PyTerrier's ``pyterrier/_evaluation/_rendering.py``, ``RenderFromPerQuery.averages``):
+
+* one row per run, the column ``name`` (``names=``, else the runs' names), then one column per
+  measure named as the caller wrote it (``"map"``, ``"ndcg_cut_10"``; an ir_measures object by
+  its string, ``nDCG@10``; a name that stands for several measures, such as a nickname or
+  ``"P"``, gives each its canonical name, as ir_measures names them): the means;
+* with a baseline, after all the means, per measure ``<m> +`` and ``<m> -`` (queries improved
+  and degraded) and ``<m> p-value``, empty on the baseline's row; with a correction, after each
+  ``<m> p-value``, ``<m> reject`` (the corrected test rejects, False on the baseline's row) and
+  ``<m> p-value corrected``;
+* ``round``: the means rounded with Python's ``round`` (a number, or a dict keyed by the
+  column names), as PyTerrier does; the counts and p-values are not rounded;
+* ``perquery=True``: the per-query values as PyTerrier's ``name, qid, measure, value``;
+  ``"both"``: the pair (averages, perquery).
+
+A measure evaluated under other settings than the defaults (``relevance_level=2``) keeps its
+label (``AP(rel=2)``), never the bare name. The frame is a DataFrame (PyTerrier returns a
+pandas Styler when it highlights; rankhouse's frame is shown highlighted in a notebook).
+"""
+
+from __future__ import annotations
+
+import builtins
+import math
+import sys
+from collections.abc import Mapping
+from typing import Any, NamedTuple
+
+from ..display import frames
+from ..display.tables import check_display, normal_highlight
+from ..errors import InputError, Message, RankhouseError
+from ..labels import label
+from ..lazy import pandas as pd
+from ..measures import measure_items, parse_measures
+from .comparing import Comparison, comparison
+from .options import CompareOptions
+
+#: The shapes :func:`rankhouse.experiment` returns.
+SHAPES = ("rankhouse", "pyterrier")
+
+
+class Experiment(NamedTuple):
+    """``perquery="both"`` in PyTerrier's shape: its ``EvaluationDataTuple``."""
+
+    averages: pd.DataFrame
+    perquery: pd.DataFrame
+
+
+def pyterrier_experiment(wh, qrels: Any, runs: Any, measures: Any, options: CompareOptions):
+    """:func:`~rankhouse.compare.comparison` in PyTerrier's shape (see the module).
+
+    Returns:
+        The averages frame (a :class:`~rankhouse.display.frames.ExperimentFrame`), the
+        per-query frame (``perquery=True``), or both as an :class:`Experiment`.
+    """
+    if options.perquery not in (False, True, "both"):
+        raise RankhouseError(f"perquery must be False, True or 'both', not {options.perquery!r}")
+    round = options.round  # noqa: A001 (PyTerrier's name)
+    check_display(4 if round is None else round, options.highlight)
+    items = measure_items(measures)
+    columns = column_names(items, options.relevance_level, options.missing_queries)
+    found = comparison(wh, qrels, runs, [text for text, _ in items], options)
+    averages = frames.ExperimentFrame(_averages(found, columns, options))
+    averages.attrs["display"] = {"highlight": normal_highlight(options.highlight)}
+    if round is not None:
+        averages.attrs["display"]["round"] = round
+    if options.perquery is False:
+        return averages
+    perquery = _perquery(found, columns, round)
+    return perquery if options.perquery is True else Experiment(averages, perquery)
+
+
+def column_names(
+    items: list[tuple[str, bool]], relevance_level: int, missing_queries: str
+) -> dict[str, str]:
+    """Each requested measure's label -> its column: the text the caller wrote for it when
+    it stands for that one measure at the default settings, else the label."""
+    columns: dict[str, str] = {}
+    for text, written in items:
+        parsed = parse_measures([text])
+        for measure in parsed:
+            shown = label(measure, relevance_level, missing_queries)
+            own = written and len(parsed) == 1 and shown == measure.name
+            columns.setdefault(shown, text.strip() if own else shown)
+    return columns
+
+
+def _averages(found: Comparison, columns: dict[str, str], options: CompareOptions):
+    runs = list(dict.fromkeys(row["run"] for row in found.rows))
+    labels = list(dict.fromkeys(row["measure"] for row in found.rows))
+    by = {(row["run"], row["measure"]): row for row in found.rows}
+    names = [columns[m] for m in labels]
+    rows = [
+        [run, *(_rounded(by[(run, m)]["mean"], columns[m], options.round) for m in labels)]
+        for run in runs
+    ]
+    header = ["name", *names]
+    baseline = found.baseline
+    if baseline is not None:
+        for run, row in zip(runs, rows, strict=True):
+            for m in labels:
+                cells = by[(run, m)]
+                row += (
+                    [None] * 3
+                    if run == baseline
+                    else [cells["improved"], cells["degraded"], cells["p_value"]]
+                )
+        header += [f"{name}{suffix}" for name in names for suffix in (" +", " -", " p-value")]
+    frame = pd.DataFrame(rows, columns=header)
+    if baseline is None or options.correction in (None, "none"):
+        return frame
+    for m, name in zip(labels, names, strict=True):
+        at = frame.columns.get_loc(f"{name} p-value")
+        reject = [False if run == baseline else bool(by[(run, m)]["significant"]) for run in runs]
+        corrected = [
+            math.nan if run == baseline else float(by[(run, m)]["p_corrected"]) for run in runs
+        ]
+        frame.insert(at + 1, f"{name} reject", reject)
+        frame.insert(at + 2, f"{name} p-value corrected", corrected)
+    return frame
+
+
+def _perquery(found: Comparison, columns: dict[str, str], round: Any) -> pd.DataFrame:  # noqa: A002
+    values = found.values
+    shown = [columns[m] for m in values.measure]
+    frame = pd.DataFrame(
+        {
+            "name": values.run,
+            "qid": values.query,
+            "measure": shown,
+            "value": [_rounded(v, c, round) for c, v in zip(shown, values.value, strict=True)],
+        }
+    )
+    frame = frame.sort_values(["name", "qid"], kind="stable", ignore_index=True)
+    if isinstance(round, int):
+        frame["value"] = frame["value"].round(round)
+    return frame
+
+
+def _rounded(value: Any, column: str, round: Any) -> Any:  # noqa: A002 (PyTerrier's name)
+    """PyTerrier's ``_apply_round``: Python's ``round`` with one number, or with the dict's
+    number for this column (keyed by the column's name)."""
+    if isinstance(round, int):
+        return builtins.round(value, round)
+    if isinstance(round, Mapping) and column in round:
+        return builtins.round(value, round[column])
+    return value
+
+
+def refuse_pyterrier_order(qrels: Any, runs: Any, measures: Any, more: tuple) -> None:
+    """Raise InputError when ``rankhouse.experiment`` was called in ``pt.Experiment``'s order,
+    ``(systems, topics, qrels, metrics)``: a fourth positional argument, or a list of result
+    frames or transformers where the qrels go and a qrels frame where the measures go."""
+    if not more and not (_systems(qrels) and _is_frame(measures)):
+        return
+    raise InputError(
+        Message(
+            "these are pt.Experiment's arguments (systems, topics, qrels, metrics); "
+            "rankhouse.experiment takes the qrels first, as `rankhouse eval QRELS RUN` does: "
+            "rankhouse.experiment(qrels, [results, ...], ['map', ...], queries=topics), "
+            "where each run is a result frame (run a PyTerrier transformer on the topics "
+            "first: bm25(topics)) and queries= keeps the topics' queries (filter_by_topics)"
+        )
+    )
+
+
+def _systems(value: Any) -> bool:
+    return (
+        isinstance(value, list | tuple)
+        and bool(value)
+        and all(_is_frame(v) or hasattr(v, "transform") for v in value)
+    )
+
+
+def _is_frame(value: Any) -> bool:
+    """Whether ``value`` is a pandas DataFrame (without importing pandas to ask)."""
+    pandas = sys.modules.get("pandas")
+    return pandas is not None and isinstance(value, pandas.DataFrame)

@@ -1,0 +1,59 @@
+"""A regression check in a notebook: ``Warehouse.regress``'s result shown as its verdicts.
+
+One row per measure (the baseline's mean, the run's, the difference, the queries improved and
+degraded, the p-value and the corrected one, the status), a regressed measure in red, under a
+caption that gives the verdict as ``rankhouse regress`` prints it (``PASS``/``FAIL``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from .tables import DEFAULT_ROUND, cell, check_display, digits_for, number, p_value, signed, table
+
+_HEADER = ("measure", "baseline", "run", "delta", "+", "-", "p", "p corr", "status")
+
+
+def verdicts_html(
+    result: Any,
+    *,
+    round: int | Mapping[str, int] = DEFAULT_ROUND,  # noqa: A002 (PyTerrier's name)
+) -> str:
+    """:class:`~rankhouse.regress.RegressResult` as an HTML table (its verdict as caption)."""
+    check_display(round, None)
+    if result.baseline is None:
+        caption = (
+            f"PASS: {result.run} is the first run of its system: there is no previous run to "
+            "compare with (history shows its gate as 'first run')"
+        )
+    elif result.passed:
+        caption = f"PASS: no measure of {result.run} regressed against {result.baseline}"
+    else:
+        caption = (
+            f"FAIL: {', '.join(result.regressed)} regressed against {result.baseline} "
+            f"(qrels {result.qrels})"
+        )
+    rows = []
+    for row in result.verdict_rows:
+        digits = digits_for(round, str(row["measure"]))
+        tone = ["fail"] if row["regressed"] else []
+        rows.append(
+            "".join(
+                [
+                    cell(str(row["measure"]), classes=["text"]),
+                    cell(number(row["baseline_value"], digits)),
+                    cell(number(row["run_value"], digits)),
+                    cell(signed(row["delta"], digits), classes=tone),
+                    cell(number(row["improved"], digits)),
+                    cell(number(row["degraded"], digits)),
+                    cell(p_value(row["p_value"])),
+                    cell(p_value(row["p_corrected"])),
+                    cell(str(row["status"]), classes=["text", *tone]),
+                ]
+            )
+        )
+    header = "<tr>" + "".join(
+        cell(h, tag="th", classes=["text"] if h in ("measure", "status") else []) for h in _HEADER
+    )
+    return table(header + "</tr>", rows, caption=caption)

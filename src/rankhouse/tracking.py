@@ -1,0 +1,186 @@
+"""The warehouse's verbs over time, on :class:`~rankhouse.Warehouse`: the history of stored
+evaluations, the regression gate and the HTML report (``rankhouse history``, ``regress``,
+``report``). Each call is one unit of work: a DuckDB file is held for its length only.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from . import history, report
+from .defaults import DEFAULT_PERMUTATIONS, DEFAULT_SEED
+from .regress import PREVIOUS, RegressResult, regress
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
+    from contextlib import AbstractContextManager
+
+    import pandas as pd
+
+    from .backends import Backend
+
+
+class Tracking:
+    """``history``, ``regress`` and ``report`` of :class:`~rankhouse.Warehouse`."""
+
+    backend: Backend
+    _call: Callable[[], AbstractContextManager[Any]]  # the Warehouse's: one unit of work
+
+    def history(
+        self,
+        *,
+        system: str | None = None,
+        run: str | int | None = None,
+        qrels: str | int | None = None,
+        measures: Any = None,
+        since: Any = None,
+        relevance_level: int = 1,
+        missing_queries: str = "zero",
+    ) -> pd.DataFrame:
+        """Stored evaluations over time, one row per run (``rankhouse history``).
+
+        Args:
+            system: only runs with this system tag.
+            run: only this run (name or id).
+            qrels: only evaluations against this qrels set (name or id).
+            measures: only these measures, as columns in this order (names, ir_measures
+                objects, trec_eval nicknames).
+            since: only runs ingested at or after this date (ISO text, date or datetime, UTC).
+            relevance_level: the level ``measures`` were evaluated at (``AP`` with 2 is the
+                column ``AP(rel=2)``).
+            missing_queries: the policy ``measures`` were evaluated with.
+
+        See :func:`rankhouse.history.history` for the columns and the errors.
+        """
+        with self._call():
+            return history.history(
+                self.backend,
+                system=system,
+                run=run,
+                qrels=qrels,
+                measures=measures,
+                since=since,
+                relevance_level=relevance_level,
+                missing_queries=missing_queries,
+            )
+
+    def regress(
+        self,
+        run: Any,
+        *,
+        baseline: Any = PREVIOUS,
+        qrels: Any,
+        measures: Any,
+        max_drop: float = 0.01,
+        relative: bool = False,
+        alpha: float = 0.05,
+        test: str = "t",
+        correction: str = "none",
+        permutations: int = DEFAULT_PERMUTATIONS,
+        seed: int = DEFAULT_SEED,
+        relevance_level: int = 1,
+        missing_queries: str = "zero",
+        allow_missing_baseline: bool = False,
+    ) -> RegressResult:
+        """Gate ``run`` against a baseline and store the verdict (``rankhouse regress``).
+
+        A measure regresses when its mean drops by more than ``max_drop`` and the drop is
+        significant; improvements never fail. The result's ``passed`` is the CLI's exit
+        code 0 (1 when False); bad input raises, as the CLI's exit code 2.
+
+        Args:
+            run: the run under test: a stored name or id, a file or a DataFrame.
+            baseline: a run (name, id, file or DataFrame), or ``'previous'``: the latest
+                earlier run of the same system tag.
+            qrels: the qrels set (name, id, file or DataFrame).
+            measures: one measure or a list (names, ir_measures objects, nicknames).
+            max_drop: the tolerated drop of a mean (absolute, or a fraction with
+                ``relative``).
+            relative: read ``max_drop`` as a fraction of the baseline's mean.
+            alpha: significance level of the (corrected) p-values.
+            test: ``"t"``, ``"wilcoxon"``, ``"randomization"`` or ``"bootstrap"``.
+            correction: ``"none"`` or a statsmodels multipletests name, over the measures.
+            permutations: resamples of the randomization and bootstrap tests.
+            seed: seed of the randomization and bootstrap tests.
+            relevance_level: grade from which a judgment counts as relevant.
+            missing_queries: ``"zero"`` (trec_eval ``-c``) or ``"skip"``.
+            allow_missing_baseline: with ``baseline='previous'``, pass the first run of a
+                system (``history`` shows its gate as ``first run``).
+
+        Returns:
+            A :class:`~rankhouse.regress.RegressResult` (``passed``, ``regressed``,
+            ``verdicts``); a notebook shows it as the verdict table.
+
+        See :func:`rankhouse.regress.regress` for the errors.
+        """
+        with self._call():
+            return regress(
+                self.backend,
+                run,
+                baseline=baseline,
+                qrels=qrels,
+                measures=measures,
+                max_drop=max_drop,
+                relative=relative,
+                alpha=alpha,
+                test=test,
+                correction=correction,
+                permutations=permutations,
+                seed=seed,
+                relevance_level=relevance_level,
+                missing_queries=missing_queries,
+                allow_missing_baseline=allow_missing_baseline,
+            )
+
+    def report(
+        self,
+        path: str | os.PathLike[str],
+        *,
+        qrels: Any = None,
+        runs: Any = None,
+        systems: Any = None,
+        measures: Any = None,
+        baseline: Any = None,
+        test: str = "t",
+        correction: str = "none",
+        alpha: float = 0.05,
+        relevance_level: int = 1,
+        round: Any = 4,  # noqa: A002 (PyTerrier's name)
+        highlight: str | None = "bold",
+    ) -> Path:
+        """Write the HTML report to ``path`` (``rankhouse report``) and return the path.
+
+        Args:
+            path: the HTML file to write.
+            qrels: only this qrels set (name, id or file).
+            runs: only these runs (names, ids or files).
+            systems: only the runs of these system tags.
+            measures: the measures shown, in this order (default: the stored ones).
+            baseline: the run the others are tested against; None: means only.
+            test: the paired test, as for :meth:`compare`.
+            correction: the multiple-testing correction, as for :meth:`compare`.
+            alpha: significance level.
+            relevance_level: grade from which binary measures count a document as relevant.
+            round: decimals shown, one number or a dict measure -> decimals.
+            highlight: how the best mean per measure is marked: ``'bold'``, ``'color'``, None.
+
+        See :func:`rankhouse.report.build_report` for what the report holds and the errors.
+        """
+        with self._call():
+            return report.write_report(
+                self.backend,
+                path,
+                qrels=qrels,
+                runs=runs,
+                systems=systems,
+                measures=measures,
+                baseline=baseline,
+                test=test,
+                correction=correction,
+                alpha=alpha,
+                relevance_level=relevance_level,
+                round=round,
+                highlight=highlight,
+            )
