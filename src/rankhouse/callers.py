@@ -52,7 +52,8 @@ def warnings_at_caller() -> Iterator[None]:
             caller.f_lineno,
             module=module_globals.get("__name__", "<unknown>"),
             registry=module_globals.setdefault("__warningregistry__", {}),
-            module_globals=module_globals,
+            # no module_globals: its loader would be asked for the source line, and a
+            # `python -c` script's (the builtin importer's) refuses to give one
         )
 
 
