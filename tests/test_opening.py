@@ -20,7 +20,7 @@ from rankhouse import MeasureError, NoWarehouseError, SchemaError, Warehouse
 from rankhouse.backends.duckdb_file import DuckDBFile
 from rankhouse.backends.duckdb_file.connection import DuckDBConnection
 from rankhouse.backends.duckdb_file.locking import lock_timeout
-from rankhouse.backends.duckdb_file.store import holds_nothing, object_names
+from rankhouse.backends.duckdb_file.recognise import holds_nothing, object_names
 from rankhouse.backends.opening import OBJECTS_QUERY, expected_objects
 
 QRELS = b"q1 0 d1 1\nq1 0 d2 0\nq2 0 d3 1\n"
@@ -240,6 +240,29 @@ DAMAGE = [
         "the warehouse {path} is damaged: latest_evaluations, query_values are missing",
     ),
     (
+        "ALTER TABLE runs DROP COLUMN tied_pairs",
+        "the warehouse {path} is damaged: column runs.tied_pairs is missing from its schema",
+    ),
+    (
+        "ALTER TABLE run_rows RENAME score TO s",
+        "the warehouse {path} is damaged: column run_rows.score is missing from its schema",
+    ),
+    (
+        "ALTER TABLE judgments DROP COLUMN grade; ALTER TABLE evaluations DROP COLUMN label",
+        "the warehouse {path} is damaged: column judgments.grade, column evaluations.label are "
+        "missing",
+    ),
+    (
+        "ALTER TABLE runs ADD COLUMN x INTEGER; CREATE OR REPLACE VIEW run_catalog AS "
+        "SELECT x AS run_id FROM runs; ALTER TABLE runs DROP COLUMN x",
+        "the warehouse {path} is damaged: the view run_catalog no longer reads its tables "
+        "(Binder Error: ",
+    ),
+    (
+        "DROP TABLE schema_migrations",
+        "the warehouse {path} is damaged: schema_migrations is missing from its schema",
+    ),
+    (
         "DELETE FROM schema_migrations WHERE version >= 6",
         "cannot open the warehouse {path}: migration 0006_labels failed (Catalog Error: Column "
         'with name "label" already exists!)',
@@ -266,16 +289,29 @@ def test_a_damaged_schema_is_one_error_line(whole_warehouse, tmp_path, run_cli, 
     assert _digest(path) == before  # a failed migration is rolled back
 
 
+@pytest.mark.parametrize("command", [["history", "-m", "AP"], ["ingest", "qrels", "qrels.txt"]])
+def test_a_damaged_warehouse_is_left_as_it_is(whole_warehouse, tmp_path, run_cli, command):
+    """Without schema_migrations, neither a command that reads nor one that writes creates a
+    new, empty one (nor anything else): the damage is reported first."""
+    _files(tmp_path)
+    path = _damaged_copy(whole_warehouse, tmp_path, "DROP TABLE schema_migrations")
+    before = _digest(path)
+    result = run_cli("--db", path, *command, db=False)
+    assert "schema_migrations is missing" in _one_error_line(result)
+    assert _digest(path) == before
+
+
 def test_an_unforeseen_database_error_is_one_error_line(whole_warehouse, tmp_path, run_cli):
-    """A column renamed by hand passes the opening checks; the query that needs it fails, and
-    the CLI prints DuckDB's reason as one line, naming the SQL file that failed."""
-    path = _damaged_copy(whole_warehouse, tmp_path, "ALTER TABLE run_rows RENAME score TO s")
+    """A column whose type was changed by hand passes the opening checks; the query that needs
+    it fails, and the CLI prints DuckDB's reason as one line, naming the SQL file that
+    failed."""
+    path = _damaged_copy(whole_warehouse, tmp_path, "ALTER TABLE judgments ALTER grade TYPE TEXT")
     result = run_cli("--db", path, "eval", "qrels", "sysA", "-m", "P@2", db=False)
     assert re.match(
         r"Error: sql/ranking_(sorted|per_query)\.sql could not be computed: Binder Error: ",
         _one_error_line(result),
     )
-    assert '"score"' in result.stderr
+    assert "VARCHAR" in result.stderr
 
 
 def test_a_cutoff_beyond_32_bits_is_a_measure_error(whole_warehouse, run_cli):

@@ -67,11 +67,34 @@ def known_migrations(dialect: str = "duckdb") -> list[Migration]:
 
 def applied_versions(conn: Connection, names: Collection[str] | None = None) -> list[int]:
     """Versions recorded in ``schema_migrations`` (empty for a new warehouse); ``names``, the
-    tables of the database when the caller has just listed them, saves looking again."""
+    tables of the database when the caller has just listed them, saves looking again.
+
+    Raises:
+        SchemaError: the table is another application's (its versions are not rankhouse's
+            numbered migrations, or name other migrations than rankhouse's).
+    """
     present = "schema_migrations" in names if names is not None else None
     if not (conn.has_table("schema_migrations") if present is None else present):
         return []
-    return conn.execute("SELECT version FROM schema_migrations ORDER BY version").scalars()
+    recorded = conn.execute("SELECT * FROM schema_migrations")
+    if not {"version", "name"} <= set(recorded.keys()):
+        raise _foreign(f"it has the columns {', '.join(recorded.keys())}")
+    rows = recorded.all()
+    known = {m.version: m.name for m in known_migrations(conn.dialect)}
+    for row in rows:
+        if not isinstance(row.version, int) or isinstance(row.version, bool):
+            raise _foreign(f"version holds {row.version!r}")
+        if row.version in known and row.name != known[row.version]:
+            raise _foreign(f"version {row.version} is named {row.name!r}")
+    return sorted(row.version for row in rows)
+
+
+def _foreign(found: str) -> SchemaError:
+    return SchemaError(
+        f"it is not a rankhouse warehouse: its schema_migrations table is another "
+        f"application's ({found}, not one of rankhouse's numbered migrations); rankhouse does "
+        "not add its tables to another application's database"
+    )
 
 
 def pending_migrations(conn: Connection, names: Collection[str] | None = None) -> list[Migration]:
@@ -109,11 +132,10 @@ def migrate(db: Backend, names: Collection[str] | None = None) -> list[Migration
         return pending
     if names is not None and not names:  # a database that holds nothing yet
         return _create(db, pending)
-    with db.transaction() as conn:
-        conn.execute(_MIGRATIONS_TABLE)
     for migration in pending:
         try:
-            with db.transaction() as conn:
+            with db.transaction() as conn:  # a failure leaves no schema_migrations behind
+                conn.execute(_MIGRATIONS_TABLE)
                 _apply(conn, migration, migration.statements())
         except DatabaseError as exc:  # rolled back: the warehouse is as it was
             raise _failed(migration, exc) from exc

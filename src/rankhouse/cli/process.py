@@ -106,17 +106,23 @@ def warehouse_file(db: str | None, read_only: bool) -> tuple[tuple, Any] | None:
     database in a process costs 10-15 ms more than the next (a new file: 25 ms against 14),
     and the command that creates the file then pays that here, while it imports.
     """
+    from pathlib import Path
+
     from ..backends import duckdb_path, resolve_target
     from ..backends.duckdb_file import store
+    from ..backends.duckdb_file.locking import file_kind
+    from ..defaults import DUCKDB_CONFIG
     from ..duck import duckdb
 
     path = duckdb_path(resolve_target(db))
     if path is None or path == ":memory:":
         return None
     if not os.path.exists(path):
-        duckdb.connect(":memory:").close()
+        duckdb.connect(":memory:", config=DUCKDB_CONFIG).close()
         return None
     if not os.path.isfile(path) or os.path.getsize(path) == 0:
+        return None
+    if file_kind(Path(path)) is not None:  # the command refuses it; DuckDB never opens it
         return None
     config = store.duckdb_config(read_only)
     return store.database_key(path, read_only, config), store.open_file(path, read_only, config)

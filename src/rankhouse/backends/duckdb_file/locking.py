@@ -18,7 +18,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TypeVar
 
-from ...errors import NoWarehouseError, RankhouseError, WarehouseLockedError
+from ...errors import NoWarehouseError, RankhouseError, SchemaError, WarehouseLockedError
 
 #: Seconds a process waits for another one's lock on a DuckDB file (``$RANKHOUSE_LOCK_TIMEOUT``).
 DEFAULT_LOCK_TIMEOUT = 30.0
@@ -36,6 +36,7 @@ def check_file(path: Path, *, create: bool) -> None:
     Raises:
         NoWarehouseError: no file at ``path`` and ``create`` is false.
         RankhouseError: ``path`` is a folder, or an empty file (not a DuckDB database).
+        SchemaError: ``path`` is another kind of file (a SQLite database, ...).
     """
     if path.is_dir():
         raise RankhouseError(f"{path} is a folder; name a warehouse file, e.g. {path}/w.duckdb")
@@ -51,6 +52,35 @@ def check_file(path: Path, *, create: bool) -> None:
         raise RankhouseError(
             f"{path} is an empty file, not a DuckDB database; delete it or name a new path"
         )
+    kind = file_kind(path)
+    if kind is not None:  # DuckDB would ask for an extension to read it: never opened
+        what = f"is {kind}, not a DuckDB database" if kind else "is not a DuckDB database"
+        raise SchemaError(
+            f"{path} {what}: a warehouse is a DuckDB file (or a PostgreSQL server); name a "
+            "new file with --db"
+        )
+
+
+#: The bytes at offset 8 of every DuckDB database file (after the header's checksum).
+DUCKDB_MAGIC = b"DUCK"
+#: How other files that DuckDB (with an extension) would open begin, and what they are.
+_OTHER_FILES = (
+    (b"SQLite format 3\x00", "a SQLite database"),
+    (b"PAR1", "a Parquet file"),
+    (b"\x1f\x8b", "a gzip file"),
+)
+
+
+def file_kind(path: Path) -> str | None:
+    """What a non-empty file that is not a DuckDB database is (``"a SQLite database"``, or
+    ``""`` when its first bytes do not say), or None for a DuckDB database. Read from its first
+    bytes, before DuckDB opens it: given a SQLite file, DuckDB would load (or download) its
+    SQLite extension to read it."""
+    with path.open("rb") as file:
+        head = file.read(16)
+    if head[8:12] == DUCKDB_MAGIC:
+        return None
+    return next((kind for magic, kind in _OTHER_FILES if head.startswith(magic)), "")
 
 
 def lock_timeout() -> float:

@@ -17,10 +17,10 @@ Temporary tables and macros (in memory, gone at exit) and DuckDB's built-in func
 
 from __future__ import annotations
 
-#: DuckDB configuration of a read-only warehouse connection (with ``read_only=True``).
+#: DuckDB configuration of a read-only warehouse connection (with ``read_only=True``), on top
+#: of :data:`rankhouse.defaults.DUCKDB_CONFIG` (which already keeps extensions from being
+#: installed or loaded on their own, on every connection).
 READ_ONLY_CONFIG: dict[str, object] = {
     "enable_external_access": False,
-    "autoinstall_known_extensions": False,
-    "autoload_known_extensions": False,
     "lock_configuration": True,  # last: nothing above can be switched back with SET
 }

@@ -33,11 +33,12 @@ from ...defaults import DUCKDB_CONFIG
 from ...duck import duckdb, open_database
 from ...errors import DatabaseError, NoWarehouseError, RankhouseError, SchemaError
 from ..base import Backend, translated
-from ..opening import OBJECTS_QUERY, check_complete, expected_objects, refuse_foreign
+from ..opening import refuse_foreign
 from ..schema import migrate, pending_migrations
 from ..sql import Connection
 from .connection import DuckDBConnection
 from .locking import check_file, connect_waiting, file_state
+from .recognise import check_whole, holds_nothing, recognise
 from .sandbox import READ_ONLY_CONFIG
 
 #: The URL prefix of a DuckDB warehouse (``duckdb:///PATH``).
@@ -194,7 +195,7 @@ class DuckDBFile:
         """Check that the database is a whole rankhouse warehouse; migrate it when writable."""
         is_file = not self._memory
         with _opening(self.where), self.connect() as conn:
-            names = [] if is_file and holds_nothing(conn) else object_names(conn)
+            names, whole = ([], False) if is_file and holds_nothing(conn) else recognise(conn)
             if is_file:
                 refuse_foreign(self.where, names)
                 if "schema_migrations" not in names and (self.read_only or not create):
@@ -202,7 +203,7 @@ class DuckDBFile:
                         f"no warehouse at {self.where}: the database holds no tables yet; "
                         "ingest qrels or a run to create one"
                     )
-            if self.read_only and pending_migrations(conn, names):
+            if self.read_only and _pending(self.where, conn, names):
                 raise SchemaError(
                     "this warehouse needs a schema upgrade; open it once without --read-only"
                 )
@@ -214,8 +215,10 @@ class DuckDBFile:
                     raise SchemaError(f"cannot open the warehouse {self.where}: {exc}") from None
                 if applied or "schema_migrations" not in names:
                     with self.connect() as conn:
-                        names = object_names(conn)
-        check_complete(self.where, names, self.dialect)
+                        names, whole = recognise(conn)
+        if not whole:
+            with _opening(self.where), self.connect() as conn:
+                check_whole(self.where, conn, names)
 
     # --- connections -----------------------------------------------------------------------
 
@@ -300,38 +303,12 @@ class DuckDBFile:
         return f"DuckDBFile({self.path!r}{', read_only=True' if self.read_only else ''})"
 
 
-def object_names(conn: Connection) -> list[str]:
-    """The tables and views of the warehouse's own schema, in lower case.
-
-    A warehouse holding every object of the newest schema is recognised by one statement
-    that names them all and reads nothing. Listing the catalogue with
-    :data:`~rankhouse.backends.opening.OBJECTS_QUERY` would make DuckDB build its system
-    views first: 10-15 ms at the first query of a process, a twentieth of an ``eval``
-    served from storage. When that statement does not bind (an object is missing: a new,
-    older, damaged or foreign database), the catalogue is listed.
-    """
-    expected = sorted(expected_objects("duckdb"))
+def _pending(where: str, conn: Connection, names: list[str]) -> list:
+    """The migrations a warehouse opened read-only lacks."""
     try:
-        conn.execute_raw(f"SELECT 1 FROM {', '.join(expected)} LIMIT 0")
-    except duckdb.Error:
-        return [row[0].lower() for row in conn.execute(OBJECTS_QUERY)]
-    return expected
-
-
-def holds_nothing(conn: Connection) -> bool:
-    """Whether the DuckDB file under ``conn`` holds nothing at all: no block written and
-    nothing in its write-ahead log, as a file DuckDB has just created.
-
-    Asked of DuckDB's storage rather than its catalogue: on a new file, the statement that
-    :func:`object_names` tries first fails, and a failed name lookup, like a first
-    listing of the catalogue, costs DuckDB about 10 ms. Only for a file: an in-memory database
-    reports no blocks whatever it holds.
-    """
-    blocks, wal = conn.execute_raw(
-        "SELECT total_blocks, wal_size FROM pragma_database_size() "
-        "WHERE database_name = current_database()"
-    ).one()
-    return blocks == 0 and wal == "0 bytes"
+        return pending_migrations(conn, names)
+    except SchemaError as exc:
+        raise SchemaError(f"cannot open the warehouse {where}: {exc}") from None
 
 
 @contextmanager
