@@ -57,14 +57,21 @@ def postgres_server() -> str:
 
 
 def new_postgres_schema(server: str) -> tuple[str, str]:
-    """(a fresh empty schema on the server, the warehouse URL that works inside it)."""
+    """(a fresh empty schema on the server, the warehouse URL that works inside it).
+
+    The URL logs in as a role of the same name that owns the schema and is no superuser, as
+    a team's warehouse owner is (docs/scaling.md): ``scripts/with-postgres`` logs in as a
+    superuser, as whom ``rankhouse sql`` without ``--write`` refuses to run."""
     import psycopg
+    import sqlalchemy as sa
 
     schema = f"t_{uuid.uuid4().hex[:12]}"
     with psycopg.connect(server, autocommit=True) as conn:
-        conn.execute(f"CREATE SCHEMA {schema}")
-    separator = "&" if "?" in server else "?"
-    return schema, f"{server}{separator}options=-csearch_path%3D{schema}"
+        conn.execute(f"CREATE ROLE {schema} LOGIN")
+        conn.execute(f"CREATE SCHEMA {schema} AUTHORIZATION {schema}")
+    login = sa.make_url(server).set(username=schema).render_as_string(hide_password=False)
+    separator = "&" if "?" in login else "?"
+    return schema, f"{login}{separator}options=-csearch_path%3D{schema}"
 
 
 def drop_postgres_schema(server: str, schema: str) -> None:
@@ -72,6 +79,8 @@ def drop_postgres_schema(server: str, schema: str) -> None:
 
     with psycopg.connect(server, autocommit=True) as conn:
         conn.execute(f"DROP SCHEMA {schema} CASCADE")
+        conn.execute(f"DROP OWNED BY {schema}")
+        conn.execute(f"DROP ROLE {schema}")
 
 
 @pytest.fixture

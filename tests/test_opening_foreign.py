@@ -8,6 +8,7 @@ DuckDB never installs or loads code on rankhouse's behalf.
   extension auto-install and auto-load off.
 * Another application's DuckDB file whose ``schema_migrations`` is not rankhouse's (a text
   ``version``, other names, other columns) is refused, as one with no ``schema_migrations``.
+* A ``postgresql://`` URL whose port is not a number is one line, not a traceback.
 """
 
 from __future__ import annotations
@@ -192,3 +193,27 @@ def test_another_applications_schema_migrations_is_refused(
             "schema_migrations",
             "users",
         ]
+
+
+# --- URLs --------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("url", "reason"),
+    [
+        ("postgresql://analyst@db.example:abc/evals", "its port 'abc' is not a number"),
+        ("postgresql://analyst:secret@db.example:5432x/evals", "its port '5432x' is not a number"),
+        (
+            "postgresql://analyst@db.example:99999/evals",
+            "its port 99999 is not between 1 and 65535",
+        ),
+    ],
+)
+def test_a_url_whose_port_is_not_a_number_is_one_line(tmp_path, run_cli, url, reason):
+    result = run_cli("--db", url, "runs", "list", db=False)
+    shown = url.replace(":secret@", ":***@")
+    assert _one_error_line(result).startswith(
+        f"Error: cannot read the warehouse URL {shown}: {reason}"
+    )
+    assert "secret" not in result.stderr
+    assert list(tmp_path.iterdir()) == []

@@ -8,21 +8,17 @@ from __future__ import annotations
 
 import math
 import os
-import re
 import subprocess
 import sys
-import uuid
 from concurrent.futures import ProcessPoolExecutor
-from pathlib import Path
 
 import psycopg
 import pytest
-import sqlalchemy as sa
 from conftest import EXAMPLES
 
 from rankhouse import Warehouse
 from rankhouse.backends.schema import known_migrations
-from rankhouse.errors import ConflictError, RankhouseError
+from rankhouse.errors import ConflictError
 
 MEASURES = ["P@5", "nDCG@10", "AP", "RR", "R@100", "Rprec", "bpref", "NumRet"]
 
@@ -250,76 +246,6 @@ def test_under_ci_a_missing_server_fails_the_tests(tmp_path):
     assert done.returncode != 0
     assert "CI must run the PostgreSQL tests" in done.stdout
     assert "skipped" not in done.stdout
-
-
-# --- roles: docs/scaling.md's SQL, as written ---------------------------------------------------
-
-SCALING = Path(__file__).resolve().parents[1] / "docs" / "scaling.md"
-
-
-def _roles_sql() -> str:
-    section = SCALING.read_text(encoding="utf-8").split("### Roles", 1)[1]
-    return re.search(r"```sql\n(.*?)```", section, flags=re.S).group(1)
-
-
-def _as(server: str, login: str) -> str:
-    return sa.make_url(server).set(username=login).render_as_string(hide_password=False)
-
-
-@pytest.fixture
-def team(postgres_server):
-    """The documented roles and schema under names of this test's own (roles are the whole
-    server's); yields (writer URL, second writer URL, analyst URL)."""
-    suffix = uuid.uuid4().hex[:8]
-    names = {
-        "rankhouse_writer": f"rh_writer_{suffix}",
-        "rankhouse_reader": f"rh_reader_{suffix}",
-        "nightly": f"nightly_{suffix}",
-        "analyst": f"analyst_{suffix}",
-        "rankhouse": f"team_{suffix}",
-    }
-    sql = re.sub(r"\b(\w+)\b", lambda m: names.get(m.group(1), m.group(1)), _roles_sql())
-    second = sql.replace(names["nightly"], f"nightly2_{suffix}")
-    statements = [s for s in sql.split(";") if s.strip()]
-    statements += [s for s in second.split(";") if "nightly2_" in s]  # a second writer login
-    with psycopg.connect(postgres_server, autocommit=True) as conn:
-        for statement in statements:
-            conn.execute(statement)
-    yield tuple(_as(postgres_server, login) for login in (names["nightly"],
-                f"nightly2_{suffix}", names["analyst"]))  # fmt: skip
-    with psycopg.connect(postgres_server, autocommit=True) as conn:
-        conn.execute(f"DROP SCHEMA {names['rankhouse']} CASCADE")
-        for role in (names["nightly"], f"nightly2_{suffix}", names["analyst"]):
-            conn.execute(f"DROP ROLE {role}")
-        for role in (names["rankhouse_writer"], names["rankhouse_reader"]):
-            conn.execute(f"DROP OWNED BY {role}")
-            conn.execute(f"DROP ROLE {role}")
-
-
-def test_the_documented_roles_write_and_read(team, postgres_server):
-    writer, second_writer, analyst = team
-    with Warehouse(writer) as wh:  # the first command creates the tables
-        wh.ingest_qrels(EXAMPLES / "qrels.txt")
-        wh.ingest_run(EXAMPLES / "run.bm25.txt")
-    with Warehouse(second_writer) as wh:  # another writer writes to what the first created
-        wh.ingest_run(EXAMPLES / "run.dense.txt")
-        stored = wh.evaluate("qrels", ["bm25", "dense"], ["AP"]).summary
-    with Warehouse(analyst, read_only=True) as wh:
-        served = wh.evaluate("qrels", ["bm25", "dense"], ["AP"])
-        assert served.num_reused == 2 and served.summary.equals(stored)
-        with wh.connect() as conn:
-            assert conn.execute_raw("SELECT count(*) FROM latest_evaluations").scalar() == 2
-    with Warehouse(analyst) as wh:  # without --read-only: the server refuses, in one line
-        with pytest.raises(RankhouseError, match="the server refused: .* read-only"):
-            wh.ingest_run(EXAMPLES / "nights" / "bm25.night1.txt", name="night-1")
-        with pytest.raises(RankhouseError, match="the server refused"), wh.transaction() as c:
-            c.execute_raw("DELETE FROM runs")
-    with psycopg.connect(postgres_server) as conn:
-        owners = conn.execute(
-            "SELECT DISTINCT tableowner FROM pg_tables WHERE tablename = 'run_rows' "
-            "AND schemaname LIKE 'team_%'"
-        ).fetchall()
-    assert [owner for (owner,) in owners if owner.startswith("rh_writer_")]
 
 
 def _evaluations(target: str) -> list[tuple]:

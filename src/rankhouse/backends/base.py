@@ -18,7 +18,8 @@ ingest                 parse, check and write in the       parse and check in a 
 evaluation writes      INSERT ... SELECT on the file's     binary COPY, in the transaction
                        own connection                      that stores the evaluations
 ``rankhouse sql``      the file opened read-only,          a read-only transaction, one
-                       external access off                 statement at a time
+                       external access off                 statement at a time, rolled back;
+                                                           refused to a superuser
 =====================  ==================================  ===================================
 
 Everything else (catalogue, history, compare, regress) is plain SQL on :meth:`Backend.connect`.
@@ -38,7 +39,7 @@ from contextlib import AbstractContextManager, contextmanager
 from typing import Any, Protocol
 
 from ..errors import DatabaseError, RankhouseError, first_line
-from .sql import Connection
+from .sql import Connection, Result
 
 
 class Backend(Protocol):
@@ -74,6 +75,10 @@ class Backend(Protocol):
 
     def transaction(self) -> AbstractContextManager[Connection]:
         """A connection inside one transaction: committed on success, rolled back on error."""
+
+    def run_statement(self, sql: str) -> Result:
+        """One SQL statement of the user's (``rankhouse sql``), as written: on a store opened
+        read-only it can change nothing (each store says how), else it is committed."""
 
     def engine_connection(self, run_ids, qrels_id: int) -> AbstractContextManager[Any]:
         """The DuckDB connection on which ``run_rows`` and ``judgments`` hold these rows under

@@ -10,6 +10,12 @@ from ...lazy import psycopg
 from ...lazy import sqlalchemy as sa
 from ..sql import Connection, Result
 
+#: Why ``COPY ... TO STDOUT`` is refused (:mod:`.user_sql` refuses it before sending it).
+COPY_STREAM = (
+    "COPY ... TO STDOUT (or FROM STDIN) streams rows outside a query, which sql does not "
+    "relay: write the query as SELECT ... and pick its output with -f csv (or use psql's \\copy)"
+)
+
 
 class ServerConnection(Connection):
     """A PostgreSQL connection through SQLAlchemy.
@@ -55,6 +61,11 @@ class ServerConnection(Connection):
             raise RankhouseError(
                 "a PostgreSQL warehouse runs one SQL statement at a time; send them one by one"
             ) from None
+        except psycopg.ProgrammingError as exc:
+            if "COPY" not in str(exc):
+                raise
+            self.sa_connection.invalidate()  # the session is inside the COPY: closed, not reused
+            raise RankhouseError(COPY_STREAM) from None
         if cursor.description is None:
             return Result((), ())
         return Result([column.name for column in cursor.description], cursor.fetchall())

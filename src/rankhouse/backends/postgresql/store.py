@@ -16,17 +16,33 @@ from importlib.util import find_spec
 from typing import Any
 
 from ...duck import load_package
-from ...errors import ConflictError, DatabaseError, RankhouseError, SchemaError, first_line
+from ...errors import (
+    ConflictError,
+    DatabaseError,
+    RankhouseError,
+    WarehouseLockedError,
+    first_line,
+)
 from ...lazy import psycopg
 from ...lazy import sqlalchemy as sa
 from ..base import translated
 from ..duckdb_file import DuckDBFile
-from ..opening import OBJECTS_QUERY, check_complete
-from ..schema import MIGRATION_LOCK, migrate, pending_migrations
+from ..sql import Result
 from .connection import ServerConnection
 from .copy import copy_into
 from .locks import lock
+from .opening import open_schema, schema_objects
 from .publish import publish, publish_all
+from .settings import (
+    CONNECT_TIMEOUT_ENV,
+    DEFAULT_STATEMENT_TIMEOUT,
+    LOCK_TIMEOUT_ENV,
+    STATEMENT_TIMEOUT_ENV,
+    connect_timeout,
+    parse_url,
+    set_timeouts,
+)
+from .user_sql import refuse_copy_stream, run_read_only
 from .workspace import Workspace
 
 #: The extra that installs the PostgreSQL drivers.
@@ -62,7 +78,7 @@ class PostgreSQL:
         self, url: str, *, read_only: bool = False, create: bool = True, hold: bool = False
     ) -> None:
         require_postgres_drivers()
-        parsed = sa.make_url(url)
+        parsed = parse_url(url)
         if read_only:
             options = " ".join(
                 filter(None, [parsed.query.get("options"), "-c default_transaction_read_only=on"])
@@ -75,44 +91,17 @@ class PostgreSQL:
         sa.event.listen(self.engine, "connect", _tune_postgresql)
         self._workspace: Workspace | None = None
         try:
-            self._prepare()
+            open_schema(self, create)
+        except DatabaseError as exc:
+            self.engine.dispose()
+            raise RankhouseError(f"cannot open warehouse {self.where}: {exc.reason}") from None
         except BaseException:
             self.engine.dispose()
             raise
 
-    def _prepare(self) -> None:
-        """Check the schema; migrate it when writable (under a session lock, so that processes
-        opening a new database at once apply each migration once)."""
-        try:
-            with self.connect() as conn:
-                names = self.object_names(conn)
-                if self.read_only and pending_migrations(conn, names):
-                    raise SchemaError(
-                        "this warehouse needs a schema upgrade; open it once without --read-only"
-                    )
-            if not self.read_only:
-                with self.connect() as locked:
-                    locked.execute("SELECT pg_advisory_lock(:key)", {"key": MIGRATION_LOCK})
-                    locked.commit()
-                    try:
-                        migrate(self)
-                    except SchemaError as exc:
-                        raise SchemaError(
-                            f"cannot open the warehouse {self.where}: {exc}"
-                        ) from None
-                    finally:
-                        locked.execute("SELECT pg_advisory_unlock(:key)", {"key": MIGRATION_LOCK})
-                        locked.commit()
-                # another process may have migrated it while this one listed part of it
-                with self.connect() as conn:
-                    names = self.object_names(conn)
-        except DatabaseError as exc:
-            raise RankhouseError(f"cannot open warehouse {self.where}: {exc.reason}") from None
-        check_complete(self.where, names, self.dialect)
-
     def object_names(self, conn: ServerConnection) -> list[str]:
         """The tables and views of the warehouse's own schema, in lower case."""
-        return [row[0].lower() for row in conn.execute(OBJECTS_QUERY)]
+        return schema_objects(conn)[0]
 
     # --- connections -------------------------------------------------------------------------
 
@@ -133,14 +122,43 @@ class PostgreSQL:
         with self._connection() as conn, translated(_errors(), self._refusal), conn.begin():
             yield ServerConnection(conn)
 
+    def run_statement(self, sql: str) -> Result:
+        """One statement of the user's (``rankhouse sql``): read-only, in a transaction that is
+        rolled back and refused to a login a transaction does not contain (:mod:`.user_sql`);
+        else in a transaction of its own, committed.
+
+        Raises:
+            RankhouseError: a statement or a login that read-only ``sql`` refuses, or
+                ``COPY ... TO STDOUT``.
+            DatabaseError: the server refused the statement.
+        """
+        if not self.read_only:
+            refuse_copy_stream(sql)
+            with self.transaction() as conn:
+                return conn.execute_raw(sql)
+        with self._connection() as raw, translated(_errors(), self._refusal):
+            transaction = raw.begin()
+            try:
+                return run_read_only(ServerConnection(raw), sql)
+            finally:
+                if transaction.is_active:
+                    transaction.rollback()
+
     def _connection(self):
         """A new SQLAlchemy connection; an unreachable server or a refused login is a
         RankhouseError (one line on the command line), not a driver traceback."""
         try:
             return self.engine.connect()
         except sa.exc.DBAPIError as exc:
-            where = self.engine.url.render_as_string(hide_password=True)
+            shown = self.engine.url.set(drivername="postgresql", query={})
+            where = shown.render_as_string(hide_password=True)
             reason = str(exc.orig).strip().splitlines()[0] if exc.orig else str(exc)
+            if "timeout expired" in reason:
+                seconds = connect_timeout(self.engine.url)
+                reason = (
+                    f"the server did not answer within {seconds} s (connect_timeout; wait longer "
+                    f"with ?connect_timeout=SECONDS in the URL or ${CONNECT_TIMEOUT_ENV})"
+                )
             raise RankhouseError(f"cannot connect to the warehouse {where}: {reason}") from None
 
     def _refusal(self, exc: BaseException) -> RankhouseError | None:
@@ -152,6 +170,9 @@ class PostgreSQL:
         reason = getattr(exc, "orig", None) or exc
         if isinstance(reason, psycopg.errors.UniqueViolation):
             return ConflictError(f"another writer stored the same name or content: {reason}")
+        waited = _waited(reason)
+        if waited is not None:
+            return waited
         only_read = "this login may only read: open the warehouse with --read-only"
         hints = {
             psycopg.errors.InsufficientPrivilege: (
@@ -253,6 +274,23 @@ class PostgreSQL:
 _STAGED_TABLES = ("evaluation_values", "evaluations", "judgments", "qrels_sets", "run_rows", "runs")
 
 
+def _waited(reason: BaseException) -> RankhouseError | None:
+    """A statement the server stopped at one of the session's time limits (:mod:`.settings`)
+    says which, and how to change it."""
+    if isinstance(reason, psycopg.errors.LockNotAvailable):
+        return WarehouseLockedError(
+            "the server stopped waiting for a lock that another session holds (lock_timeout: "
+            f"${LOCK_TIMEOUT_ENV} seconds, default 30): run again when it has finished, or wait "
+            f"longer with ${LOCK_TIMEOUT_ENV}=SECONDS"
+        )
+    if isinstance(reason, psycopg.errors.QueryCanceled) and "statement timeout" in str(reason):
+        return RankhouseError(
+            "the server stopped the statement at its time limit (statement_timeout: "
+            f"${STATEMENT_TIMEOUT_ENV} seconds, default {DEFAULT_STATEMENT_TIMEOUT}; 0: none)"
+        )
+    return None
+
+
 def _errors() -> tuple[type[BaseException], ...]:
     """The drivers' errors a statement raises (psycopg's own: execute_raw, COPY)."""
     return (sa.exc.DBAPIError, psycopg.Error)
@@ -263,3 +301,4 @@ def _tune_postgresql(dbapi_connection, _record) -> None:
     from psycopg.types.string import TextLoader
 
     dbapi_connection.adapters.register_loader("jsonb", TextLoader)
+    set_timeouts(dbapi_connection)

@@ -47,8 +47,7 @@ def sql_command(
         state.read_only = True
     wh = open_warehouse(ctx, write=write, create=False)
     try:
-        with wh.transaction() as conn:
-            result = conn.execute_raw(query)
+        result = wh.backend.run_statement(query)
     except DatabaseError as exc:
         reason = exc.reason
         hint = f"; {READ_ONLY_HINT}" if not write and _refused(reason) else ""
