@@ -111,6 +111,7 @@ def warehouse_file(db: str | None, read_only: bool) -> tuple[tuple, Any] | None:
     from ..backends import duckdb_path, resolve_target
     from ..backends.duckdb_file import store
     from ..backends.duckdb_file.locking import file_kind
+    from ..backends.duckdb_file.queue import someone_waits
     from ..defaults import DUCKDB_CONFIG
     from ..duck import duckdb
 
@@ -123,6 +124,8 @@ def warehouse_file(db: str | None, read_only: bool) -> tuple[tuple, Any] | None:
     if not os.path.isfile(path) or os.path.getsize(path) == 0:
         return None
     if file_kind(Path(path)) is not None:  # the command refuses it; DuckDB never opens it
+        return None
+    if someone_waits(path, shared=read_only):  # the command waits in turn behind them
         return None
     config = store.duckdb_config(read_only)
     return store.database_key(path, read_only, config), store.open_file(path, read_only, config)

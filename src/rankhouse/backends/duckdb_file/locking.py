@@ -3,7 +3,8 @@
 * :func:`check_file`, before connecting: a command that only reads needs an existing
   warehouse (it never creates folders or an empty file); a command that writes may create one.
 * :func:`connect_waiting`, while connecting: DuckDB lets one process write a file at a time;
-  another waits up to :func:`lock_timeout` seconds, saying so once on stderr, before it fails.
+  the others wait in turn (:mod:`.queue`), saying so once on stderr, and fail when one process
+  has kept the file for :func:`lock_timeout` seconds.
 * :func:`file_state`, around each opening: has the file changed since this process closed it
   (then its schema is checked again)?
 """
@@ -19,6 +20,7 @@ from pathlib import Path
 from typing import TypeVar
 
 from ...errors import NoWarehouseError, RankhouseError, SchemaError, WarehouseLockedError
+from .queue import join, someone_waits
 
 #: Seconds a process waits for another one's lock on a DuckDB file (``$RANKHOUSE_LOCK_TIMEOUT``).
 DEFAULT_LOCK_TIMEOUT = 30.0
@@ -110,37 +112,79 @@ def connect_waiting(
     *,
     timeout: float | None = None,
     notify: Callable[[str], None] | None = None,
+    read_only: bool = False,
 ) -> T:
-    """``connect()``, retried while another process holds the file's lock.
+    """``connect()``, retried while another process holds the file's lock, in turn with the
+    other processes that wait for it (:mod:`.queue`: first come, first served; readers
+    together).
 
-    Waits up to ``timeout`` seconds (default :func:`lock_timeout`), calling ``notify`` (default:
-    a line on stderr) once when it starts waiting. Errors other than a lock conflict pass
-    through at once.
+    Fails when no waiting process got the file for ``timeout`` seconds (default
+    :func:`lock_timeout`): one process held it that long. Calls ``notify`` (default: a line on
+    stderr) once when it starts waiting. Errors other than a lock conflict pass through at
+    once.
 
     Raises:
-        WarehouseLockedError: the file was still locked when the time was up.
+        WarehouseLockedError: the file was held for the whole wait.
     """
     limit = lock_timeout() if timeout is None else timeout
     notify = notify or _say_on_stderr
-    deadline = time.monotonic() + limit
-    pause = 0.05
-    waiting = False
-    while True:
+    held = None
+    if not someone_waits(path, shared=read_only):
         try:
-            return connect()
+            return connect()  # the file is free, or held: then wait in turn
         except Exception as exc:
             if not is_lock_conflict(exc):
                 raise
-            if time.monotonic() >= deadline:
-                raise WarehouseLockedError(_locked_message(path, exc, limit)) from None
-            if not waiting and limit > 0:
-                notify(
-                    f"waiting for {path}, which another process holds ({_holder(exc)}): "
-                    f"up to {limit:g} s (${LOCK_TIMEOUT_ENV})"
-                )
-                waiting = True
-        time.sleep(min(pause, max(0.0, deadline - time.monotonic())))
-        pause = min(pause * 2, 0.5)
+            held = exc
+    place = join(path, shared=read_only)
+    got_it = False
+    try:
+        connection = _wait_in_turn(connect, path, place, held, limit, notify)
+        got_it = True
+        return connection
+    finally:
+        if place is not None:
+            place.leave(got_it=got_it)
+
+
+def _wait_in_turn(connect, path, place, held, limit, notify):
+    """Try the file whenever it is this process's turn, until no waiter got it for ``limit``
+    seconds (then once more, whatever the turn)."""
+    served = place.served() if place is not None else None
+    moved = time.monotonic()
+    pause = 0.01
+    said = False
+    while True:
+        turn = place is None or place.my_turn()
+        if turn or time.monotonic() - moved >= limit:
+            try:
+                return connect()
+            except Exception as exc:
+                if not is_lock_conflict(exc):
+                    raise
+                held = exc
+            if time.monotonic() - moved >= limit:
+                raise WarehouseLockedError(_locked_message(path, held, limit)) from None
+        if not said and limit > 0:
+            notify(_waiting_message(path, held if turn else None, limit))
+            said = True
+        if place is not None and (now_served := place.served()) != served:
+            served, moved = now_served, time.monotonic()
+        left = limit - (time.monotonic() - moved)
+        time.sleep(max(0.0, min(pause, left)))
+        pause = min(pause * 2, 0.1 if turn else 0.25)
+
+
+def _waiting_message(path: Path | str, held: BaseException | None, limit: float) -> str:
+    if held is not None:  # this process is next: it waits for the one that holds the file
+        return (
+            f"waiting for {path}, which another process holds ({_holder(held)}): up to "
+            f"{limit:g} s (${LOCK_TIMEOUT_ENV})"
+        )
+    return (
+        f"waiting for {path} in turn behind other processes: up to {limit:g} s for each "
+        f"(${LOCK_TIMEOUT_ENV})"
+    )
 
 
 def _say_on_stderr(message: str) -> None:

@@ -172,7 +172,9 @@ class DuckDBFile:
             )
         path, read_only, config = self.path, self.read_only, self._config
         try:
-            duck = connect_waiting(lambda: connect_file(path, read_only, config), path)
+            duck = connect_waiting(
+                lambda: connect_file(path, read_only, config), path, read_only=read_only
+            )
         except duckdb.Error as exc:
             raise RankhouseError(f"cannot open warehouse {path}: {exc}") from None
         self._duck, self._connection = duck, DuckDBConnection(duck)
