@@ -42,6 +42,7 @@ def evaluate(options, requests, out, db: str) -> int:
     Raises:
         TrecEvalExit: trec_eval's fatal errors.
     """
+    checked_line_measures(options, requests)  # a command that fails changes nothing
     # a store that computes elsewhere (a server): evaluated in its local staging warehouse,
     # then what that stored is published
     target = open_backend(resolve_target(db), hold=True)  # a file held for the whole run
@@ -61,7 +62,6 @@ def _evaluate_in(options, requests, out, target, wh) -> int:
     with wh.connect() as conn:
         duck = conn.duck
     qrels = read_qrels(duck, options.qrels, QRELS_TABLE)
-    checked_line_measures(options, requests)  # before anything is stored
     topics = qrels.topics
     qrels_sha = store.content_hash(options.qrels)
     with results_file(options.results) as run_path:
