@@ -60,7 +60,7 @@ def test_the_run_is_read_beside_the_qrels(tmp_path, monkeypatch):
         ("q1 0 a 1\n\nq1 0 b 0\n", "", "trec_eval.get_qrels: Malformed line 2"),
         # good qrels: the run's own problem
         (QRELS, None, "trec_eval.get_results: Cannot read results file 'run'"),
-        (QRELS, "", "trec_eval.get_results: Empty results file 'run'"),
+        (QRELS, "", "trec_eval.get_results: Cannot read results file 'run'\n"),
     ],
     ids=["both-missing", "bad-qrels-empty-run", "run-missing", "run-empty"],
 )

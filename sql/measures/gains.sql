@@ -10,11 +10,12 @@
 --   DCG(i) = sum over t <= i, gain != 0 of gain / log2(t + 1); IDCG(p) likewise over g*.
 --     nDCG_gains = DCG(n) / IDCG(m), 0 if IDCG(m) = 0
 --     nDCG_rel   = S / m if S > 0 else 0, S = sum over retrieved d with gain > 0 of
---                  DCG(i_d) / IDCG(min(i_d, m)), plus (m - s) * DCG(n) / IDCG(m) when m > s
---                  (s = number of such documents)
+--                  DCG(i_d) / IDCG(min(i_d, m)), plus (m - s) * DCG(n) / IDCG(m)
+--                  (s = number of such documents; the term is negative when s > m, and
+--                  x / 0 is IEEE's: a NaN S gives 0, as trec_eval's `sum > 0.0` is false)
 --     Rndcg      = 0 if R = 0; else the mean of DCG(min(p-1, n)) / IDCG(p-1) over p in 2..m+1
---                  where g*_p != g*_{p-1} (g*_{m+1} = stop), plus DCG(n) / IDCG(m) if
---                  n > m + 1; NaN without any point
+--                  where g*_p != g*_{p-1} (g*_{m+1} = stop) and IDCG(p-1) > 0, plus
+--                  DCG(n) / IDCG(m) if n > m + 1 and IDCG(m) > 0; NaN without any point
 --     G          = (sum over retrieved i with gain != 0 of gain / log2(2 + C_i - S_i)) /
 --                  sum(g*), S_i = gains in the top i, C_i = sum over t <= i of max(g*_t, 1)
 --                  (g*_t = 0 past m); 0 if sum(g*) = 0
@@ -124,7 +125,9 @@ measured AS (
         len(list_filter(gains, lambda g: g > 0)) AS s,
         -- Rndcg points
         list_transform(
-            list_filter(range(2, m + 2), lambda p: ideal_stop[p] <> ideal_stop[p - 1]),
+            list_filter(range(2, m + 2),
+                        lambda p: ideal_stop[p] <> ideal_stop[p - 1]
+                                  AND idcg[p] > CAST(0 AS DOUBLE)),
             lambda p: dcg[len(list_filter(ranks, lambda r: r <= least(p - 1, n))) + 1]
                       / idcg[p]) AS points,
         -- G
@@ -138,6 +141,14 @@ measured AS (
             lambda acc, x: acc + x, CAST(0 AS DOUBLE)) AS g_sum,
         m, n, num_rel, dcg[-1] AS dcg_n, idcg[m + 1] AS idcg_m, total
     FROM joined
+),
+finished AS (
+    -- nDCG_rel's last term is added whatever its sign, as trec_eval does: s > m when a gain
+    -- table's quirky sort ends the ideal walk early (gains less than 1 apart compare equal),
+    -- and with IDCG(m) = 0 its x / 0 is IEEE's (inf - inf is NaN, which is not > 0)
+    SELECT *, rel_sum + (CAST(m - s AS DOUBLE) * dcg_n) / idcg_m AS rel_total,
+           n > m + 1 AND idcg_m > CAST(0 AS DOUBLE) AS tail
+    FROM measured
 )
 SELECT
     run_id,
@@ -146,26 +157,21 @@ SELECT
     CASE k.key
         WHEN 'nDCG_gains' THEN ndcg
         WHEN 'nDCG_rel' THEN
-            CASE WHEN (CASE WHEN m > s
-                            THEN rel_sum + (CAST(m - s AS DOUBLE) * dcg_n) / idcg_m
-                            ELSE rel_sum END) > CAST(0 AS DOUBLE)
-                 THEN (CASE WHEN m > s
-                            THEN rel_sum + (CAST(m - s AS DOUBLE) * dcg_n) / idcg_m
-                            ELSE rel_sum END) / CAST(m AS DOUBLE)
+            CASE WHEN NOT isnan(rel_total) AND rel_total > CAST(0 AS DOUBLE)
+                 THEN rel_total / CAST(m AS DOUBLE)
                  ELSE CAST(0 AS DOUBLE) END
         WHEN 'Rndcg' THEN
             CASE
                 WHEN num_rel = 0 THEN CAST(0 AS DOUBLE)
-                WHEN len(points) + CASE WHEN n > m + 1 THEN 1 ELSE 0 END = 0
+                WHEN len(points) + CASE WHEN tail THEN 1 ELSE 0 END = 0
                     THEN CAST('NaN' AS DOUBLE)
                 ELSE list_reduce(
-                         CASE WHEN n > m + 1 THEN list_append(points, dcg_n / idcg_m)
-                              ELSE points END,
+                         CASE WHEN tail THEN list_append(points, dcg_n / idcg_m) ELSE points END,
                          lambda acc, x: acc + x, CAST(0 AS DOUBLE))
-                     / CAST(len(points) + CASE WHEN n > m + 1 THEN 1 ELSE 0 END AS DOUBLE)
+                     / CAST(len(points) + CASE WHEN tail THEN 1 ELSE 0 END AS DOUBLE)
             END
         WHEN 'G' THEN
             CASE WHEN total = CAST(0 AS DOUBLE) THEN CAST(0 AS DOUBLE) ELSE g_sum / total END
     END AS value
-FROM measured
+FROM finished
 CROSS JOIN (SELECT unnest(CAST(:names AS VARCHAR[])) AS key) AS k

@@ -42,7 +42,9 @@ gained AS (
     FROM rh_ranking AS r
     JOIN entries AS e ON e.query_id = r.query_id AND e.level = r.grade AND e.lookup
     JOIN scale AS s ON s.query_id = r.query_id
-    WHERE r.grade >= 0 AND e.gain <> CAST(0 AS DOUBLE)
+    -- a zero gain stays zero unless lo < 0 moves it (a judged grade's; a document outside
+    -- the table has gain 0 before and after, as trec_eval's get_gain gives it)
+    WHERE r.grade >= 0 AND (e.gain <> CAST(0 AS DOUBLE) OR s.lo < CAST(0 AS DOUBLE))
 )
 SELECT
     g.run_id,

@@ -11,7 +11,7 @@ of a server warehouse, or one of its own in-memory databases (:mod:`.scratch`).
 """
 
 from ..scratch import BOUND_VARIABLE, ENGINE_TABLES, SCRATCH_MEMORY_LIMIT, memory_limit
-from .computing import MISSING_QUERIES, compute, load_files
+from .computing import MISSING_QUERIES, check_settings, compute, load_files
 from .databases import scratch_cursor, scratch_database
 from .values import GMEAN_FLOOR, PER_QUERY_COLUMNS, VALUES_TABLE, Aggregate, Values, aggregate
 
@@ -26,6 +26,7 @@ __all__ = [
     "Aggregate",
     "Values",
     "aggregate",
+    "check_settings",
     "compute",
     "load_files",
     "memory_limit",

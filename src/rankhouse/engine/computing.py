@@ -99,6 +99,15 @@ def compute(
     return run()  # every statement replaces what it builds: running again is safe
 
 
+def check_settings(relevance_level: int, max_rank: int | None) -> None:
+    """Raise MeasureError when the relevance level or ``max_rank`` is one the engine refuses
+    (a caller that stores before computing asks first)."""
+    if relevance_level < 0:
+        raise MeasureError(f"relevance level must be >= 0, not {relevance_level}")
+    if max_rank is not None and max_rank < 0:
+        raise MeasureError(f"max_rank must be >= 0, not {max_rank}")
+
+
 def _compute(
     duck,
     run_ids: Sequence[int],
@@ -113,10 +122,7 @@ def _compute(
 ) -> Values:
     if missing_queries not in MISSING_QUERIES:
         raise MeasureError(f"missing_queries must be 'zero' or 'skip', not {missing_queries!r}")
-    if relevance_level < 0:
-        raise MeasureError(f"relevance level must be >= 0, not {relevance_level}")
-    if max_rank is not None and max_rank < 0:
-        raise MeasureError(f"max_rank must be >= 0, not {max_rank}")
+    check_settings(relevance_level, max_rank)
     measures = list(dict.fromkeys(measures))
     run_ids = list(dict.fromkeys(int(run_id) for run_id in run_ids))
     levels = sorted({m.effective_level(relevance_level) for m in measures} | {relevance_level})

@@ -105,7 +105,6 @@ for _definition in (
                 float,
                 1.0,
                 "weight of recall (trec_eval's x, beta squared of F_beta)",
-                minimum=0.0,
             ),
             REL,
         ),

@@ -94,7 +94,41 @@ def markdown() -> str:
         cells[0] = f"`{cells[0]}`"
         cells[COLUMNS.index("sql")] = f"`{cells[COLUMNS.index('sql')]}`"
         lines.append("| " + " | ".join(cells) + " |")
-    return _HEADER + "\n".join(lines) + "\n"
+    return _HEADER + "\n".join(lines) + "\n" + _PEERS
+
+
+_PEERS = """
+## Where a peer computes a name differently
+
+The rule: a trec_eval name gives trec_eval 10's number; an ir_measures name gives ir_measures'
+number, or is refused with the name that gives rankhouse's variant. Where a definition still
+differs from a peer's, it is one line here, with a worked example (checked by
+`tests/test_measures_peers.py` against ir_measures, trectools and ranx):
+
+| name | peer | the difference, worked |
+| --- | --- | --- |
+| `RBP(p=0.8)` | ir_measures (trectools), ranx | qrels a=2, b=1 ranked a, b: they use the grade as \
+the gain, 0.2 * (2 + 0.8 * 1) = 0.56; rankhouse computes trec_eval 10's `rbp_p=0.8`, gains \
+divided by the query's highest grade, 0.2 * (1 + 0.8 * 0.5) = 0.28. ir_measures' binary \
+`RBP(rel=1)` (0.36) is refused. |
+| `Judged@k` | ir_measures | qrels a=-1 ranked a: ir_measures counts any qrels line as \
+judged, `Judged@1` = 1.0; rankhouse counts grades >= 0 (a negative grade is trec_eval's \
+"pooled but unjudged"), 0.0. |
+| `IPrec@r` | ir_measures (pytrec_eval: trec_eval 9) | relevant a, d, e, f and b, c judged 0, \
+ranked a b c d e f: trec_eval 9 puts recall 0.3 of R = 4 at relevant document \
+trunc(0.3 * 4 + 0.9) = 2, `IPrec@0.3` = 4/6 = 0.6667; rankhouse (trec_eval 10) at \
+lround(1.2) = 1, 1.0. |
+| `P@k`, `AP`, every trec_eval measure | ir_measures (pytrec_eval: trec_eval 9) | scores \
+1.0000001 and 1.0 tie in trec_eval 9 (32-bit floats), so the document id decides; rankhouse \
+compares doubles, as trec_eval 10. |
+| every measure, aggregated | ir_measures, pytrec_eval, ranx | a qrels query the run lacks: \
+they leave it out of the mean; rankhouse scores it 0 (trec_eval's `-c`) unless \
+`missing_queries="skip"` (`--missing skip`). |
+| `ERR@k`, `nDCG(dcg='exp-log2')@k` | ir_measures (gdeval) | gdeval prints 5 decimals, so \
+ir_measures gives 0.03548 where rankhouse gives 0.0354817708. |
+| `NumRet(rel=1)` | ir_measures | ir_measures' `NumRelRet` prints as `NumRet(rel=1)`: it is \
+rankhouse's `NumRelRet(rel=1)`, the same number. |
+"""
 
 
 if __name__ == "__main__":

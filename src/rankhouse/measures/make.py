@@ -61,8 +61,8 @@ def check_value(definition: MeasureDef, param: Param, value: Any) -> Any:
         value = float(value)
     if not isinstance(value, param.type) or isinstance(value, bool) != (param.type is bool):
         raise MeasureError(
-            f"{definition.name}: parameter {param.name} must be a {param.type.__name__}, "
-            f"not {value!r}"
+            f"{definition.name}: parameter {param.name} must be {kind_of(param.type)}, "
+            f"not {_shown(value)}"
         )
     if param.choices is not None and value not in param.choices:
         raise MeasureError(
@@ -79,3 +79,17 @@ def check_value(definition: MeasureDef, param: Param, value: Any) -> Any:
             f"({INT32_MIN} to {INT32_MAX}), not {value!r}"
         )
     return value
+
+
+_KINDS = {int: "an integer", float: "a number", str: "a string", bool: "true or false"}
+
+
+def kind_of(type_: type) -> str:
+    """How a message names a parameter's type: ``an integer``, ``a number``..."""
+    return _KINDS.get(type_, f"a {type_.__name__}")
+
+
+def _shown(value: Any) -> str:
+    if isinstance(value, tuple):  # `P@5,` reads as the tuple (5,): show what was written
+        return repr(",".join(map(str, value)) + ("," if len(value) == 1 else ""))
+    return repr(value)

@@ -25,7 +25,7 @@ from typing import Any
 
 from ..errors import Either, MeasureError, Message
 from .given import measure_texts
-from .make import make_measure
+from .make import kind_of, make_measure
 from .model import Measure, MeasureDef, Param, TrecName
 from .registry import REGISTRY
 from .trec import parse_trec_measure
@@ -195,6 +195,9 @@ def _parse_ir(text: str) -> Measure:
     definition = REGISTRY.lookup(match["name"])
     if definition is None:
         raise _unknown(text)
+    if definition.name == "NumRet" and re.search(r"(^|,)\s*rel\s*=", match["params"] or ""):
+        # ir_measures' NumRelRet prints as NumRet(rel=1): the relevant ones retrieved
+        definition = REGISTRY.lookup("NumRelRet")
     params: dict[str, Any] = {}
     if match["params"]:
         for item in match["params"].split(","):
@@ -226,9 +229,14 @@ def _literal(raw: str, param: Param) -> Any:
     except (ValueError, SyntaxError):
         if param.type is not str:
             raise MeasureError(
-                f"parameter {param.name}: {raw!r} is not a {param.type.__name__}"
+                f"parameter {param.name}: {raw!r} is not {kind_of(param.type)}"
             ) from None
         value = raw
+    if isinstance(value, tuple | list | dict | set):  # `P@5,` is no tuple of cutoffs
+        raise MeasureError(
+            f"parameter {param.name}: {raw!r} is not {kind_of(param.type)}"
+            + ("; one measure per name: separate names by spaces" if "," in raw else "")
+        )
     if param.type is float and isinstance(value, int) and not isinstance(value, bool):
         value = float(value)
     return value
@@ -297,6 +305,9 @@ def _name_splits(text: str) -> list[tuple[str, str]]:
     match = re.match(r"[A-Za-z_][A-Za-z0-9_]*", text)
     if match:
         splits.append((match.group(0), text[match.end() :]))
+    glued = re.fullmatch(r"([A-Za-z_]*[A-Za-z])([0-9]+(?:\.[0-9]+)?)", text)
+    if glued:  # `P5`: the cutoff written without its @ (or trec_eval's _)
+        splits += [(glued[1], "@" + glued[2]), (glued[1], "_" + glued[2])]
     return splits
 
 

@@ -2,8 +2,9 @@
 
 trec_eval evaluates topic by topic and aborts at the first topic it cannot evaluate: a qrels
 topic missing from the run (without ``-c``), a document listed twice in the ranking it keeps,
-a qrels pair judged twice, a first topic judged only negatively, a utility measure without its
-four coefficients. The per-topic lines of the topics before stay printed; nothing after.
+a qrels pair judged twice, a grade too high to allocate its levels, a first topic judged only
+negatively, a utility measure without its four coefficients. The per-topic lines of the
+topics before stay printed; nothing after.
 """
 
 from __future__ import annotations
@@ -49,6 +50,8 @@ def first_failure(options, requests, qrels: Qrels, run_topics, duplicate) -> Fai
                     topics.index(qid), 4, f"trec_eval.form_res_rels: duplicate docs {docno}\n{cant}"
                 )
             )
+        if qrels.oversized is not None:  # its grade levels: 16 GiB or more, not allocated
+            failures.append(Failure(topics.index(qrels.oversized), 4, cant))
         if qrels.first_topic_all_negative:
             failures.append(Failure(0, 4, cant))
         utility = next((r for r in requests if r.name == "utility"), None)
@@ -57,8 +60,8 @@ def first_failure(options, requests, qrels: Qrels, run_topics, duplicate) -> Fai
                 Failure(
                     0,
                     4,
-                    "trec_eval: improper number of coefficients for "
-                    f"utility\n{cant.replace(name, 'utility')}",
+                    "trec_eval.calc_utility: improper number of coefficients\n"
+                    "trec_eval: Can't calculate measure 'utility'\n",
                 )
             )
     return min(failures, key=lambda f: f.index) if failures else None

@@ -14,7 +14,7 @@ from typing import TextIO
 
 from ..defaults import DB_ENV_VAR
 from ..errors import RankhouseError
-from .options import HELP, Options, TrecEvalExit, asks_for_help, parse_args
+from .options import HELP, Options, TrecEvalExit, asks_for_help, parse_args, write_as
 
 #: What :func:`warehouse_of` says when nothing is kept.
 NO_WAREHOUSE = ":memory:"
@@ -44,7 +44,7 @@ def run(
         return evaluate(parse_args(argv), out)
     except TrecEvalExit as stop:
         out.flush()
-        err.write(stop.stderr)
+        write_as(err, stop.stderr, stop.encoding)
         return stop.code
     except RankhouseError as exc:  # the warehouse's, not trec_eval's (no driver, a conflict)
         out.flush()

@@ -10,7 +10,7 @@ a stored run cannot), the values are computed on a copy in a transaction that is
 from __future__ import annotations
 
 from ..ingest.repeats import count_repeated
-from .options import Options
+from .options import TEXT, Options
 from .qrels_reader import Qrels
 from .run_reader import read_run
 from .values import TopicValues, engine_values
@@ -21,14 +21,15 @@ QRELS_TABLE = "te_qrels"
 COPY_ID = -1
 
 
-def read_general(duck, options: Options, run_path: str, topics: list[str]):
-    """Read the run into the temporary table ``te_run`` on ``duck``; find duplicates.
+def read_general(duck, options: Options, run_path: str, topics: list[str], encoding: str = TEXT):
+    """Read the run into the temporary table ``te_run`` on ``duck`` (``encoding`` as
+    :func:`.run_reader.read_run`); find duplicates.
 
     Returns:
         (runid, the run's topics, the first fatal duplicate as (topic index, docno) or None;
         ``()`` when the run has duplicates none of which is fatal).
     """
-    run = read_run(duck, run_path, RUN_TABLE)
+    run = read_run(duck, run_path, RUN_TABLE, encoding)
     run_topics = {q for (q,) in duck.execute(f"SELECT DISTINCT qid FROM {RUN_TABLE}").fetchall()}
     rows = duck.execute(f"SELECT count(*) FROM {RUN_TABLE}").fetchone()[0]
     # a repeated 64-bit hash only sends the run to the exact check below

@@ -8,9 +8,11 @@ reads no compressed input. A results name starting with ``-`` is standard input.
 
 from __future__ import annotations
 
+import codecs
 import contextlib
 import os
 import re
+import stat
 import sys
 import tempfile
 from collections.abc import Iterator
@@ -25,9 +27,35 @@ from .options import TrecEvalExit
 FIELD_SPACE = re.compile(rb"[ \t\r\v\f]+")
 
 
+class NotText(Exception):
+    """A file is not UTF-8: ``trec-eval`` reads both files again as bytes (:data:`BYTES`)."""
+
+
+def is_utf8(path: str) -> bool:
+    """Whether the decompressed file ``path`` is UTF-8 (read in pieces; asked only after a
+    reader failed)."""
+    decoder = codecs.getincrementaldecoder("utf-8")()
+    try:
+        with open_decompressed(Path(path), path) as stream:
+            while chunk := stream.read(1 << 22):
+                decoder.decode(chunk)
+        decoder.decode(b"", final=True)
+    except UnicodeDecodeError:
+        return False
+    except (OSError, InputError):
+        return True  # not an encoding's fault: the reader says what it is
+    return True
+
+
 def quit_in(message: str, path: str) -> TrecEvalExit:
     """trec_eval's exit 2 after ``message``, naming the file it quits in."""
     return TrecEvalExit(2, f"{message}trec_eval: Quit in file '{path}'\n")
+
+
+def cannot_read(what: str, path: str) -> TrecEvalExit:
+    """trec_eval's exit for a file it cannot open or read, a folder, or an empty file: its
+    words exactly (``what``: ``qrels`` or ``results``)."""
+    return quit_in(f"trec_eval.get_{what}: Cannot read {what} file '{path}'\n", path)
 
 
 def read_bytes(path: str, what: str) -> bytes:
@@ -35,15 +63,13 @@ def read_bytes(path: str, what: str) -> bytes:
     try:
         with open_decompressed(Path(path), path) as stream:
             data = stream.read()
-    except OSError as exc:
-        raise quit_in(
-            f"trec_eval.get_{what}: Cannot read {what} file '{path}': {exc.strerror}\n", path
-        ) from exc
+    except OSError:
+        raise cannot_read(what, path) from None
     except InputError as exc:
         message = f"trec_eval.get_{what}: Cannot read {what} file '{path}': {exc}\n"
         raise quit_in(message, path) from None
     if not data:
-        raise quit_in(f"trec_eval.get_{what}: Empty {what} file '{path}'\n", path)
+        raise cannot_read(what, path)
     return data
 
 
@@ -63,16 +89,14 @@ def results_file(path: str) -> Iterator[str]:
 
 
 def check_results_file(file: str, shown: str) -> None:
-    """trec_eval's exit for a results file that cannot be opened or is empty (named
-    ``shown``)."""
+    """trec_eval's exit for a results file that cannot be opened, is a folder or is empty
+    (named ``shown``)."""
     try:
-        size = os.path.getsize(file)
-    except OSError as exc:
-        raise quit_in(
-            f"trec_eval.get_results: Cannot read results file '{shown}': {exc.strerror}\n", shown
-        ) from exc
-    if size == 0:
-        raise quit_in(f"trec_eval.get_results: Empty results file '{shown}'\n", shown)
+        status = os.stat(file)
+    except OSError:
+        raise cannot_read("results", shown) from None
+    if stat.S_ISDIR(status.st_mode) or status.st_size == 0:
+        raise cannot_read("results", shown)
 
 
 @contextlib.contextmanager

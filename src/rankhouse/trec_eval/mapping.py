@@ -48,6 +48,9 @@ def line_measures(request: Request, options: Options) -> list[tuple[str, Measure
 
 def relstring_length(request: Request) -> int:
     """The number of documents ``relstring`` shows (C truncation of its parameter; at most
-    2**31-1, more than any ranking holds, as SQL binds an INTEGER)."""
+    2**31-1, more than any ranking holds, as SQL binds an INTEGER; none past a long's
+    range, where the conversion gives trec_eval a negative length)."""
     value = request.values[0]
-    return min(math.trunc(value), 2**31 - 1) if math.isfinite(value) else 0
+    if not (math.isfinite(value) and -(2.0**63) <= value < 2.0**63):
+        return 0  # C's (long) of it is LONG_MIN on x86-64: a negative length, no document
+    return max(0, min(math.trunc(value), 2**31 - 1))

@@ -23,6 +23,8 @@ __all__ = [
     "Options",
     "Request",
     "Summary",
+    "BYTES",
+    "TEXT",
     "TrecEvalExit",
     "asks_for_help",
     "atof",
@@ -31,16 +33,45 @@ __all__ = [
     "parse_params",
     "parse_pairs",
     "resolve_measures",
+    "write_as",
 ]
 
 
 class TrecEvalExit(Exception):
-    """trec_eval stops: ``stderr`` is printed as is and the process exits with ``code``."""
+    """trec_eval stops: ``stderr`` is printed as is and the process exits with ``code``.
 
-    def __init__(self, code: int, stderr: str) -> None:
+    ``encoding``: how ``stderr`` goes out as bytes (:func:`write_as`): ``latin-1`` when the
+    files were read as bytes (its ids hold them)."""
+
+    def __init__(self, code: int, stderr: str, encoding: str = "utf-8") -> None:
         super().__init__(stderr.rstrip())
         self.code = code
         self.stderr = stderr
+        self.encoding = encoding
+
+
+#: How ``trec-eval`` reads text: UTF-8, the files and the ids everywhere else in rankhouse.
+TEXT = "utf-8"
+#: How it reads files that are not UTF-8: as bytes, as trec_eval does. Latin-1 gives each
+#: byte its own character, so ids keep their equality and their byte order (UTF-8 orders
+#: characters as Latin-1 orders bytes), and print back as the bytes they were.
+BYTES = "latin-1"
+
+
+def write_as(stream, text: str, encoding: str) -> None:
+    """Write ``text`` to ``stream``; under :data:`BYTES` as the bytes it was read from (to a
+    text stream without a byte buffer, as UTF-8 text with those bytes as surrogates)."""
+    if encoding == TEXT:
+        stream.write(text)
+        return
+    data = text.encode(encoding)
+    buffer = getattr(stream, "buffer", None)
+    if buffer is None:
+        stream.write(data.decode("utf-8", "surrogateescape"))
+        return
+    stream.flush()
+    buffer.write(data)
+    buffer.flush()
 
 
 # --- parameters ----------------------------------------------------------------------------
@@ -89,15 +120,15 @@ def parse_params(measure: TrecMeasure, text: str) -> tuple:
     parts = text.split(",")
     if kind is Kind.INT_CUTOFFS:
         cutoffs = sorted(atol(p) for p in parts)
-        if any(a == b for a, b in zip(cutoffs, cutoffs[1:], strict=False)):
-            raise _fail_init(measure.name, f"duplicate cutoffs detected: '{text}'")
         if cutoffs[0] <= 0:
-            raise _fail_init(measure.name, f"Negative cutoff detected: '{text}'")
+            raise _fail_init(measure.name, "Negative cutoff detected")
+        if any(a == b for a, b in zip(cutoffs, cutoffs[1:], strict=False)):
+            raise _fail_init(measure.name, "duplicate cutoffs detected")
         return tuple(cutoffs)
     if kind is Kind.REAL_CUTOFFS:
         cutoffs = sorted(atof(p) for p in parts)
         if any(a == b for a, b in zip(cutoffs, cutoffs[1:], strict=False)):
-            raise _fail_init(measure.name, f"duplicate cutoffs detected: '{text}'")
+            raise _fail_init(measure.name, "duplicate cutoffs detected")
         return tuple(cutoffs)
     if kind is Kind.REAL_LIST:
         return parse_real_list(text)
@@ -237,8 +268,8 @@ def parse_args(argv: Sequence[str]) -> Options:
                 )
             if letter == "m":
                 specs.append(value)
-            elif letter == "l":
-                values["level"] = atol(value)
+            elif letter == "l":  # past 32 bits no grade is as high (or every one is)
+                values["level"] = min(max(atol(value), -(2**31)), 2**31 - 1)
             elif letter == "M":  # no ranking is longer than 2**31-1 (SQL binds an INTEGER)
                 values["max_docs"] = min(atol(value), 2**31 - 1)
             else:
@@ -263,7 +294,11 @@ def resolve_measures(specs: Sequence[str]) -> list[Request]:
     for spec in specs or ["official"]:
         name, dot, text = spec.partition(".")
         if dot and not text:
-            raise TrecEvalExit(1, f"trec_eval: illegal measure '{spec}'\n")
+            raise TrecEvalExit(
+                1,
+                f"trec_eval: improper measure in parameter '{name}'\n"
+                f"trec_eval: illegal measure '{name}'\n",
+            )
         if name in NICKNAMES:
             wanted.update(NICKNAMES[name])
         elif name in BY_NAME:

@@ -7,7 +7,7 @@ from __future__ import annotations
 import math
 
 from .aborts import Failure
-from .options import Request, Summary, TrecEvalExit
+from .options import TEXT, Request, Summary, TrecEvalExit, write_as
 from .qrels_reader import Qrels
 from .values import TopicValues
 
@@ -40,8 +40,10 @@ def finish(
     runid,
     failure: Failure | None,
     out,
+    encoding: str = TEXT,
 ) -> int:
-    """Print trec_eval's lines (after its ``-c`` overwrites); its exit code.
+    """Print trec_eval's lines (after its ``-c`` overwrites); its exit code. ``encoding``:
+    how the ids were read (:func:`.options.write_as` prints them back as those bytes).
 
     Raises:
         TrecEvalExit: ``failure``, after the lines of the topics before it.
@@ -51,9 +53,10 @@ def finish(
     if options.complete:
         for i in missing:
             _overwrite_dummy(per_topic, i, requests)
-    _print(options, requests, topics, per_topic, out, runid, qrels.num_positive, failure)
+    lines = _lines(options, requests, topics, per_topic, runid, qrels.num_positive, failure)
+    write_as(out, lines, encoding)
     if failure:
-        raise TrecEvalExit(failure.code, failure.stderr)
+        raise TrecEvalExit(failure.code, failure.stderr, encoding)
     return 0
 
 
@@ -67,7 +70,7 @@ def _overwrite_dummy(table: TopicValues, i: int, requests: list[Request]) -> Non
             table.columns[name][i] = "" if name == "relstring" else 0.0
 
 
-def _print(options, requests, topics, per_topic, out, runid, num_positive, failure) -> None:
+def _lines(options, requests, topics, per_topic, runid, num_positive, failure) -> str:
     lines = []
     if options.per_topic:
         for i, qid in enumerate(topics[: per_topic.num_topics]):
@@ -85,7 +88,7 @@ def _print(options, requests, topics, per_topic, out, runid, num_positive, failu
                 value = _summary(request, name, per_topic, options, runid, num_positive)
                 if value is not None:
                     lines.append(format_line(name, "all", value))
-    out.write("".join(lines))
+    return "".join(lines)
 
 
 def _summary(request: Request, name, per_topic, options, runid, num_positive) -> str | None:

@@ -8,11 +8,11 @@ problem.
 
 from __future__ import annotations
 
-import contextlib
 from dataclasses import dataclass
 
-from .input_files import FIELD_SPACE, quit_in, read_bytes
-from .options import atol
+from ..measures.make import INT32_MAX, INT32_MIN
+from .input_files import FIELD_SPACE, NotText, quit_in, read_bytes
+from .options import TEXT, atol
 
 
 @dataclass(frozen=True)
@@ -29,6 +29,10 @@ class Qrels:
     """The first query id (byte order) judging a document twice, with its smallest such doc."""
     first_topic_all_negative: bool
     """Every judgment of the first topic is negative."""
+    oversized: str | None = None
+    """The first query id (byte order) with a grade past 2**31-1. trec_eval allocates 8 bytes
+    for each grade level of a topic up to its highest (16 GiB past that bound) and stops
+    at the topic where the allocation fails (exit 4)."""
 
     def copy_into(self, duck, table: str, *, first_only: bool = False) -> None:
         """``table`` (query_id, doc_id, grade) from the judgments in file order; ``first_only``
@@ -97,24 +101,26 @@ SELECT
 """
 
 
-def read_qrels(duck, path: str, table: str = "te_qrels") -> Qrels:
+def read_qrels(duck, path: str, table: str = "te_qrels", encoding: str = TEXT) -> Qrels:
     """Read a qrels file like trec_eval into ``table`` on the DuckDB connection ``duck``.
 
     Exactly 4 fields, ``#`` comment quirk, atol grades. A line starting with ``#`` is skipped,
     but the line right after a skipped comment is always data (trec_eval's quirk). Unlike
-    trec_eval, a comment on the last line is accepted. A UTF-8 file of ordinary lines is split
-    by DuckDB; anything else (a malformed line, a grade that is not a plain integer, bytes
-    that are not UTF-8) is read line by line in Python, which names the problem.
+    trec_eval, a comment on the last line is accepted. A file of ordinary lines is split
+    by DuckDB; anything else (a malformed line, a grade that is not a plain integer, a NUL
+    byte) is read line by line in Python, which names the problem. ``encoding``: the file's
+    text is UTF-8 (:data:`TEXT`), or its bytes (:data:`BYTES`, when a file is not UTF-8).
 
     Raises:
         TrecEvalExit: unreadable or empty file, or a malformed line (exit 2).
+        NotText: the file is not UTF-8 and ``encoding`` is :data:`TEXT`.
     """
     data = read_bytes(path, "qrels")
-    text = None
-    if b"\x00" not in data:
-        with contextlib.suppress(UnicodeDecodeError):
-            text = data.decode("utf-8")
-    exact = text is not None
+    try:
+        text = data.decode(encoding)
+    except UnicodeDecodeError:
+        raise NotText(path) from None
+    exact = b"\x00" not in data
     if exact:
         if _plain_lines(data):
             duck.execute(_QRELS_PLAIN_SQL.format(table=table), {"text": text})
@@ -122,8 +128,9 @@ def read_qrels(duck, path: str, table: str = "te_qrels") -> Qrels:
             binds = {"text": text, "blank": " \t\r\x0b\x0c"}
             duck.execute(_QRELS_SQL.format(table=table), binds)
         exact = not duck.execute(f"SELECT count(*) FROM {table} WHERE grade IS NULL").fetchone()[0]
+    oversized = None
     if not exact:
-        _read_qrels_in_python(duck, data, path, table)
+        oversized = _read_qrels_in_python(duck, data, path, table, encoding)
     topics, positive, duplicate, all_negative = duck.execute(
         _QRELS_FACTS.format(table=table)
     ).fetchone()
@@ -135,6 +142,7 @@ def read_qrels(duck, path: str, table: str = "te_qrels") -> Qrels:
         int(positive),
         tuple(duplicate) if duplicate else None,
         bool(all_negative),
+        oversized,
     )
 
 
@@ -148,8 +156,15 @@ def _plain_lines(data: bytes) -> bool:
     )
 
 
-def _read_qrels_in_python(duck, data: bytes, path: str, table: str) -> None:
-    """trec_eval's own reading, line by line, into ``table``."""
+def _read_qrels_in_python(duck, data: bytes, path: str, table: str, encoding: str) -> str | None:
+    """trec_eval's own reading, line by line, into ``table``; the first topic (byte order)
+    with a grade past the 32-bit range, which trec_eval cannot evaluate (see
+    :attr:`Qrels.oversized`), or None.
+
+    A negative grade past the range is stored as -2**31 (any negative grade means the same);
+    a positive one as -1: its topic is never evaluated, and what trec_eval computes before
+    it must not build the topic's levels either.
+    """
     lines = data.split(b"\n")
     if lines[-1] == b"":
         lines.pop()
@@ -159,6 +174,7 @@ def _read_qrels_in_python(duck, data: bytes, path: str, table: str) -> None:
     rels: list[int] = []
     data_line = 0
     after_comment = False
+    oversized: str | None = None
     for number, raw in enumerate(lines, start=1):
         if raw.startswith(b"#") and not after_comment:
             after_comment = True
@@ -169,12 +185,17 @@ def _read_qrels_in_python(duck, data: bytes, path: str, table: str) -> None:
         if len(fields) != 4 or fields == [b""] * len(fields):
             raise quit_in(f"trec_eval.get_qrels: Malformed line {data_line}\n", path)
         numbers.append(number)
-        qids.append(fields[0].decode("utf-8", "surrogateescape"))
-        docnos.append(fields[2].decode("utf-8", "surrogateescape"))
-        rels.append(atol(fields[3].decode("ascii", "replace")))
+        qids.append(fields[0].decode(encoding))
+        docnos.append(fields[2].decode(encoding))
+        grade = atol(fields[3].decode("ascii", "replace"))
+        if grade > INT32_MAX:
+            oversized = qids[-1] if oversized is None else min(oversized, qids[-1])
+            grade = -1
+        rels.append(max(grade, INT32_MIN))
     duck.execute(
         f"CREATE OR REPLACE TEMP TABLE {table} AS SELECT CAST(unnest($n) AS BIGINT) AS line, "
         "CAST(unnest($q) AS VARCHAR) AS query_id, CAST(unnest($d) AS VARCHAR) AS doc_id, "
         "CAST(unnest($r) AS INTEGER) AS grade",
         {"n": numbers, "q": qids, "d": docnos, "r": rels},
     )
+    return oversized

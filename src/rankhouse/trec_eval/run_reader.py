@@ -18,7 +18,16 @@ from dataclasses import dataclass
 from ..c_numbers import atof
 from ..duck import duckdb
 from ..errors import InputError
-from .input_files import FIELD_SPACE, check_results_file, plain_copy, quit_in, results_file
+from .input_files import (
+    FIELD_SPACE,
+    NotText,
+    check_results_file,
+    is_utf8,
+    plain_copy,
+    quit_in,
+    results_file,
+)
+from .options import TEXT
 
 
 @dataclass
@@ -27,6 +36,16 @@ class Run:
 
     table: str
     runid: str
+
+
+def _cast_score(text: str) -> str:
+    """SQL: the score DuckDB reads from ``text`` as C's ``atof`` does, else NULL (then
+    :func:`rankhouse.c_numbers.atof` reads it). DuckDB also takes digit separators (``1_0``)
+    and a doubled sign (``+-1.4``, which is 0 to ``atof``)."""
+    return (
+        f"CASE WHEN NOT contains({text}, '_') AND left({text}, 2) NOT IN ('++', '+-', '-+', '--') "
+        f"THEN try_cast({text} AS DOUBLE) END"
+    )
 
 
 _SPLIT_SQL = r"""
@@ -48,7 +67,7 @@ WITH lines AS (
     FROM lines
 )
 SELECT f[1] AS qid, f[3] AS docno, f[5] AS score_text, len(f) AS num_fields,
-       CASE WHEN NOT contains(f[5], '_') THEN try_cast(f[5] AS DOUBLE) END AS score
+       {score} AS score
 FROM split
 WHERE f[1] <> '' AND NOT starts_with(f[1], '#')
 """
@@ -60,7 +79,7 @@ WHERE f[1] <> '' AND NOT starts_with(f[1], '#')
 _FAST_SQL = r"""
 CREATE OR REPLACE TEMP TABLE {table} AS
 SELECT qid, docno, score AS score_text, 6 AS num_fields,
-       CASE WHEN NOT contains(score, '_') THEN try_cast(score AS DOUBLE) END AS score,
+       {fast_score} AS score,
        coalesce(iter, '') = '' OR coalesce(rank, '') = '' OR coalesce(tag, '') = '' AS empty_field
 FROM read_csv(?, delim = ' ', header = false, quote = '', escape = '', auto_detect = false,
               strict_mode = true, null_padding = false, max_line_size = {fast_max_line},
@@ -76,25 +95,27 @@ WHERE qid IS NULL OR qid = '' OR docno IS NULL OR docno = '' OR score_text IS NU
 """
 
 
-def read_run(con, path: str, table: str = "te_run") -> Run:
+def read_run(con, path: str, table: str = "te_run", encoding: str = TEXT) -> Run:
     """Read a TREC run into DuckDB table ``table`` with trec_eval's rules.
 
     Blank lines and lines whose first non-blank character is ``#`` are skipped; a data line
     needs at least 6 fields (iter, rank and fields past the 6th are ignored); scores follow C
-    ``atof``. A name starting with ``-`` reads standard input.
+    ``atof``. A name starting with ``-`` reads standard input. ``encoding``: the file is
+    UTF-8 text (:data:`TEXT`) or read as bytes (:data:`BYTES`, split in Python).
 
     Raises:
         TrecEvalExit: unreadable or empty file, a malformed line, no data line (exit 2).
+        NotText: the file is not UTF-8 and ``encoding`` is :data:`TEXT`.
     """
     with results_file(path) as file:
-        return _read_run_file(con, file, path, table)
+        return _read_run_file(con, file, path, table, encoding)
 
 
-def _read_run_file(con, file: str, shown: str, table: str) -> Run:
+def _read_run_file(con, file: str, shown: str, table: str, encoding: str) -> Run:
     check_results_file(file, shown)
     try:
         with plain_copy(file, shown) as plain:
-            _split_run(con, plain, shown, table)
+            _split_run(con, plain, shown, table, encoding)
             count, min_fields = con.execute(
                 f"SELECT count(*), min(num_fields) FROM {table}"
             ).fetchall()[0]
@@ -104,7 +125,7 @@ def _read_run_file(con, file: str, shown: str, table: str) -> Run:
             if min_fields < 6:
                 message = f"trec_eval.get_results: Malformed line {_malformed_line(plain)}\n"
                 raise quit_in(message, shown)
-            runid = last_tag(plain)
+            runid = last_tag(plain, encoding)
     except InputError as exc:
         raise quit_in(f"trec_eval.get_results: cannot read '{shown}': {exc}\n", shown) from None
     bad = con.execute(f"SELECT DISTINCT score_text FROM {table} WHERE score IS NULL").fetchall()
@@ -118,17 +139,20 @@ def _read_run_file(con, file: str, shown: str, table: str) -> Run:
     return Run(table, runid)
 
 
-def _split_run(con, plain: str, shown: str, table: str) -> None:
+def _split_run(con, plain: str, shown: str, table: str, encoding: str) -> None:
     """Fill ``table`` (qid, docno, score_text, num_fields, score) from the plain run file."""
-    if _needs_python_split(plain):
-        _split_in_python(con, plain, shown, table)
+    if encoding != TEXT or _needs_python_split(plain):
+        _split_in_python(con, plain, table, encoding)
         return
     sql = {"table": table, "max_line": _MAX_LINE, "fast_max_line": _FAST_MAX_LINE}
+    sql |= {"score": _cast_score("f[5]"), "fast_score": _cast_score("score")}
     if _split_fixed(con, plain, table, sql):
         return
     try:
         con.execute(_SPLIT_SQL.format(**sql), [plain])
-    except duckdb.Error as exc:  # e.g. bytes that are not UTF-8
+    except duckdb.Error as exc:  # bytes that are not UTF-8, mostly
+        if not is_utf8(plain):
+            raise NotText(shown) from None
         raise quit_in(f"trec_eval.get_results: cannot read '{shown}': {exc}\n", shown) from exc
 
 
@@ -153,25 +177,21 @@ def _needs_python_split(plain: str) -> bool:
         return m[:3] == _BOM or m.find(b"\r") >= 0 or m.find(b"\x01") >= 0
 
 
-def _split_in_python(con, plain: str, shown: str, table: str) -> None:
+def _split_in_python(con, plain: str, table: str, encoding: str) -> None:
     """trec_eval's own split: lines end at LF only; space, tab, CR, VT and FF separate."""
     qids: list[str] = []
     docnos: list[str | None] = []
     scores: list[str | None] = []
     counts: list[int] = []
     with open(plain, "rb") as handle:
-        for number, raw in enumerate(handle, start=1):
+        for raw in handle:
             fields = _data_fields(raw.rstrip(b"\n"))
             if fields is None:
                 continue
             try:
-                text = [field.decode("utf-8") for field in fields[:5]]
+                text = [field.decode(encoding) for field in fields[:5]]
             except UnicodeDecodeError:
-                raise quit_in(
-                    f"trec_eval.get_results: cannot read '{shown}': "
-                    f"bytes that are not UTF-8 on line {number}\n",
-                    shown,
-                ) from None
+                raise NotText(plain) from None
             qids.append(text[0])
             docnos.append(text[2] if len(text) > 2 else None)
             scores.append(text[4] if len(text) > 4 else None)
@@ -179,8 +199,7 @@ def _split_in_python(con, plain: str, shown: str, table: str) -> None:
     con.execute(
         f"CREATE OR REPLACE TEMP TABLE {table} AS "
         "SELECT qid, docno, score_text, num_fields, "
-        "CASE WHEN NOT contains(score_text, '_') THEN try_cast(score_text AS DOUBLE) END "
-        "AS score FROM (SELECT CAST(unnest($q) AS VARCHAR) AS qid, "
+        f"{_cast_score('score_text')} AS score FROM (SELECT CAST(unnest($q) AS VARCHAR) AS qid, "
         "CAST(unnest($d) AS VARCHAR) AS docno, CAST(unnest($s) AS VARCHAR) AS score_text, "
         "CAST(unnest($n) AS BIGINT) AS num_fields, generate_subscripts($q, 1) AS line) "
         "ORDER BY line",
@@ -209,7 +228,7 @@ def _malformed_line(file: str) -> int:
     return 0
 
 
-def last_tag(file: str) -> str:
+def last_tag(file: str, encoding: str = TEXT) -> str:
     """The tag (field 6) of the last data line: trec_eval's ``runid``."""
     size = os.path.getsize(file)
     block = 1 << 16
@@ -223,7 +242,7 @@ def last_tag(file: str) -> str:
             for raw in reversed(lines):
                 fields = _data_fields(raw)
                 if fields is not None:
-                    return fields[5].decode("utf-8", "surrogateescape")
+                    return fields[5].decode(encoding, "surrogateescape")
             if start == 0:
                 return ""
             block *= 4

@@ -12,15 +12,22 @@ from __future__ import annotations
 
 from ..backends import open_backend, resolve_target
 from ..evaluation import evaluate as evaluate_stored
-from . import store
+from . import store, unstored
 from .aborts import first_failure
 from .command import run
 from .general import QRELS_TABLE, RUN_TABLE, read_general, values_of_a_copy
-from .input_files import results_file, results_sha256
+from .input_files import NotText, results_file, results_sha256
+from .options import BYTES
 from .output import finish
 from .qrels_reader import read_qrels
 from .store import read_and_store
-from .values import TopicValues, all_line_measures, engine_options, topic_values
+from .values import (
+    TopicValues,
+    all_line_measures,
+    checked_line_measures,
+    engine_options,
+    topic_values,
+)
 
 
 def main(argv, out=None, err=None, *, db: str) -> int:
@@ -35,14 +42,20 @@ def evaluate(options, requests, out, db: str) -> int:
     Raises:
         TrecEvalExit: trec_eval's fatal errors.
     """
+    checked_line_measures(options, requests)  # a command that fails changes nothing
     # a store that computes elsewhere (a server): evaluated in its local staging warehouse,
     # then what that stored is published
     target = open_backend(resolve_target(db), hold=True)  # a file held for the whole run
     try:
         with target.staging() as wh:
             return _evaluate_in(options, requests, out, target, wh)
+    except NotText:
+        pass  # a file that is not UTF-8, found before anything was stored
     finally:
         target.close()
+    # ids that are bytes, not text, cannot be stored (a stored id is text, as every reader
+    # of the warehouse reads it): evaluated as trec_eval reads them, nothing kept
+    return unstored.evaluate_read_as(options, requests, out, BYTES)
 
 
 def _evaluate_in(options, requests, out, target, wh) -> int:

@@ -16,10 +16,11 @@ from .aborts import first_failure
 from .command import run
 from .direct import DirectRun, read_unstored
 from .general import QRELS_TABLE, RUN_TABLE, read_general, values_of_a_copy
-from .input_files import results_file, results_odd_bytes
+from .input_files import NotText, results_file, results_odd_bytes
+from .options import BYTES, TEXT
 from .output import finish
 from .qrels_reader import read_qrels
-from .values import all_line_measures, engine_values
+from .values import checked_line_measures, engine_values
 
 #: Ids of the run and qrels set in a bare engine database (nothing else is there).
 RUN_ID = QRELS_ID = 1
@@ -33,22 +34,39 @@ def main(argv, out=None, err=None) -> int:
 def evaluate(options, requests, out) -> int:
     """Evaluate the files of ``options`` in a bare engine database and print; the exit code.
 
+    Files are read as UTF-8 text; when one is not UTF-8, both are read again as bytes, as
+    trec_eval reads them (:data:`.options.BYTES`).
+
     Raises:
         TrecEvalExit: trec_eval's fatal errors.
+    """
+    try:
+        return evaluate_read_as(options, requests, out, TEXT)
+    except NotText:
+        return evaluate_read_as(options, requests, out, BYTES)
+
+
+def evaluate_read_as(options, requests, out, encoding: str) -> int:
+    """:func:`evaluate` with the files read as ``encoding`` (:data:`.options.TEXT` or
+    :data:`.options.BYTES`).
+
+    Raises:
+        TrecEvalExit: trec_eval's fatal errors.
+        NotText: a file is not UTF-8 and ``encoding`` is TEXT.
     """
     duck = scratch_database()
     try:
         with results_file(options.results) as run_path:
             # the run goes into run_rows on a second connection while the qrels are read
-            with _RunReading(duck, run_path) as reading:
-                qrels = read_qrels(duck, options.qrels, QRELS_TABLE)
+            with _RunReading(duck, run_path, encoding) as reading:
+                qrels = read_qrels(duck, options.qrels, QRELS_TABLE, encoding)
                 # while the run is read: the judgments the engine evaluates (a copy that is
                 # evaluated instead takes its own, under COPY_ID), and the measures' SQL
                 duck.execute(
                     f"INSERT INTO judgments SELECT $id, query_id, doc_id, grade FROM {QRELS_TABLE}",
                     {"id": QRELS_ID},
                 )
-                load_files([m for _, m in all_line_measures(options, requests)])
+                load_files([m for _, m in checked_line_measures(options, requests)])
                 if may_hold_numpy_rows(run_path):
                     import numpy  # noqa: F401  (the run's checks and the values use it)
             topics = qrels.topics
@@ -62,7 +80,9 @@ def evaluate(options, requests, out) -> int:
             if direct is not None:
                 runid, run_topics, duplicate = direct.runid, direct.topics, None
             else:
-                runid, run_topics, duplicate = read_general(duck, options, run_path, topics)
+                runid, run_topics, duplicate = read_general(
+                    duck, options, run_path, topics, encoding
+                )
         failure = first_failure(options, requests, qrels, run_topics, duplicate)
         limit = failure.index if failure else len(topics)
         if failure is not None or duplicate is not None:
@@ -78,7 +98,9 @@ def evaluate(options, requests, out) -> int:
             )
     finally:
         duck.close()
-    return finish(options, requests, qrels, topics, run_topics, per_topic, runid, failure, out)
+    return finish(
+        options, requests, qrels, topics, run_topics, per_topic, runid, failure, out, encoding
+    )
 
 
 class _RunReading:
@@ -93,16 +115,17 @@ class _RunReading:
     file) and forgets what it found or raised.
     """
 
-    def __init__(self, duck, run_path: str) -> None:
+    def __init__(self, duck, run_path: str, encoding: str = TEXT) -> None:
         self._cursor = duck.cursor()
         self._run_path = run_path
+        self._encoding = encoding
         self._stopped = threading.Event()
         self._reading: Background[DirectRun | None] | None = None
 
     def _read(self) -> DirectRun | None:
         # the file's odd bytes decide the reader; the caller judges the topics it finds
         whitespace = results_odd_bytes(self._run_path)
-        if self._stopped.is_set():
+        if self._stopped.is_set() or self._encoding != TEXT:  # bytes: the general reader's
             return None
         return read_unstored(self._cursor, self._run_path, whitespace, None, RUN_ID)
 

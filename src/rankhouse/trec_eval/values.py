@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from ..engine import compute
+from ..engine import check_settings, compute
 from ..measures.sqlfile import load_sql
 from .mapping import line_measures, relstring_length
 from .options import Options
@@ -41,6 +41,18 @@ def engine_options(options: Options) -> dict:
 def all_line_measures(options, requests) -> list:
     """(printed line name, measure) of every line the requests print."""
     return [(line, m) for r in requests for line, m in line_measures(r, options)]
+
+
+def checked_line_measures(options, requests) -> list:
+    """:func:`all_line_measures`, once the options are known to be ones the engine takes
+    (asked before anything is stored: a command that fails changes nothing).
+
+    Raises:
+        MeasureError: a negative ``-l`` or ``-M``, a parameter out of range (a cutoff past
+            2**31-1).
+    """
+    check_settings(options.level, options.max_docs)
+    return all_line_measures(options, requests)
 
 
 def engine_values(
