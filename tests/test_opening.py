@@ -162,7 +162,7 @@ def test_tables_only_in_the_write_ahead_log_make_a_file_foreign(tmp_path):
     subprocess.run([sys.executable, "-c", _DIES_BEFORE_CHECKPOINT, str(path)], check=True)
     wal = path.with_name(path.name + ".wal")
     assert wal.stat().st_size > 0
-    with pytest.raises(SchemaError, match="it holds 1 other tables or views \\(customers\\)"):
+    with pytest.raises(SchemaError, match="it holds 1 other table or view \\(customers\\)"):
         Warehouse(path)
     with duckdb.connect(str(path), read_only=True) as conn:
         assert conn.execute("SHOW TABLES").fetchall() == [("customers",)]

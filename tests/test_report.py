@@ -251,7 +251,7 @@ def test_large_query_sets_are_drawn_at_a_bounded_size():
     )
     svg = figures.comparison_figure("run", "base", {"AP": frame, "nDCG@10": frame}, 1, "t")
     assert len(svg) < 150_000
-    assert "7000 queries, worst to best" in svg
+    assert "7,000 queries, worst to best" in svg
     assert "q6999" not in svg and "<title>" not in svg  # no per-query label at this size
     # per measure: a red and a green outline, one path per shade of the count grid
     assert svg.count("<path") < 120

@@ -11,6 +11,7 @@ from typing import Any
 
 from .cells import json_value
 from .regress import RegressResult
+from .words import count
 
 
 def _fmt(value: Any, digits: int = 4) -> str:
@@ -64,7 +65,7 @@ def describe(row: dict[str, Any], settings: dict[str, Any]) -> str:
         f"(delta {_fmt(row['delta'])}, tolerated drop {_fmt(row['tolerance'])}{unit}), "
         f"p={_pvalue(row['p_value'])} ({settings.get('test')}), corrected "
         f"p={_pvalue(row['p_corrected'])} ({settings.get('correction')}), "
-        f"{row['improved']} queries better, {row['degraded']} worse: {row['status']}"
+        f"{count(row['improved'], 'query')} better, {row['degraded']} worse: {row['status']}"
     )
 
 

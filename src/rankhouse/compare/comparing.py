@@ -33,6 +33,7 @@ from ..measures import measure_texts
 from ..pairing import paired, paired_comparison, values_by_run
 from ..results import PerQueryValues
 from ..stats import check_alpha, check_correction, check_test, correct
+from ..words import count
 from .options import CompareOptions
 from .subsets import read_queries, subset, subset_means
 
@@ -184,7 +185,7 @@ def comparison(
     if isinstance(baseline, numbers.Integral):
         if not 0 <= baseline < len(run_names):
             raise RankhouseError(
-                f"baseline={baseline} is no position among the {len(run_names)} runs "
+                f"baseline={baseline} is no position among the {count(len(run_names), 'run')} "
                 f"(0 to {len(run_names) - 1})"
             )
         base_name = run_names[int(baseline)]
@@ -244,7 +245,8 @@ def _shown_names(run_names: list[str], names: Sequence[str] | None) -> dict[str,
     given = [str(n) for n in names]
     if len(given) != len(run_names):
         raise RankhouseError(
-            f"{len(given)} names for {len(run_names)} runs ({', '.join(run_names)}); give one "
+            f"{count(len(given), 'name')} for {count(len(run_names), 'run')} "
+            f"({', '.join(run_names)}); give one "
             "name per run, in order"
         )
     if len(set(given)) != len(given):

@@ -50,7 +50,7 @@ ALPHA_OPTION = typer.Option(
     "--alpha",
     "--correction-alpha",
     metavar="ALPHA",
-    help="Significance level, strictly between 0 and 1 (default: 0.05).",
+    help="Significance level, strictly between 0 and 1.",
 )
 PERMUTATIONS_OPTION = typer.Option(
     10_000, "--permutations", help="Resamples of the randomization and bootstrap tests.", min=1
