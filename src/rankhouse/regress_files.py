@@ -45,11 +45,12 @@ def to_dict(result: RegressResult) -> dict[str, Any]:
 
 
 def to_json(result: RegressResult) -> str:
-    """The check as a JSON document: exact numbers, NaN as null (``rankhouse.cells``).
+    """The check as a JSON document: exact numbers, NaN as null, infinity as ``"Infinity"``
+    (``rankhouse.cells``).
 
     ``regress --json FILE`` writes it and ``regress --format json`` prints it.
     """
-    return json.dumps(to_dict(result), indent=2) + "\n"
+    return json.dumps(to_dict(result), indent=2, allow_nan=False) + "\n"
 
 
 def write_json(result: RegressResult, path: str | os.PathLike[str]) -> None:

@@ -2,13 +2,21 @@
 
 The ``delete_*`` functions work inside the caller's transaction (a ``--replace`` ingest
 deletes what it overwrites); ``remove_*`` are the verbs, one transaction each.
+
+A call that ingests files on its way (``eval FILE``, ``regress FILE``, ``report --run FILE``)
+and then fails removes what it ingested (:func:`removed_on_failure`): a failed call leaves the
+warehouse as it found it.
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from ..backends.base import store_of
+from ..errors import Message, RankhouseError
 from .lookup import _QRELS_COLUMNS, _RUN_COLUMNS, find
 
 if TYPE_CHECKING:
@@ -79,3 +87,55 @@ def remove_qrels(wh, name_or_id: str | int) -> dict:
         row = find(conn, "qrels_sets", _QRELS_COLUMNS, name_or_id, "qrels set")
         delete_qrels(conn, row["id"])
     return row
+
+
+@dataclass
+class Ingested:
+    """The runs and qrels sets one call stored as new content (ids), in order."""
+
+    runs: list[int] = field(default_factory=list)
+    qrels: list[int] = field(default_factory=list)
+
+    def note(self, kind: str, item_id: int, created: bool) -> None:
+        """Record an ingest's result (``kind`` ``'run'`` or ``'qrels'``); content that was
+        stored already (``created`` false) is not the call's to remove."""
+        if created:
+            (self.runs if kind == "run" else self.qrels).append(int(item_id))
+
+    def __bool__(self) -> bool:
+        return bool(self.runs or self.qrels)
+
+
+@contextmanager
+def removed_on_failure(wh, outer: Ingested | None = None) -> Iterator[Ingested]:
+    """An :class:`Ingested` for the block to fill; when the block raises, what it ingested
+    is removed (one transaction) and the error goes on (an interruption too). Should the
+    removal fail, the error says what stays stored. Given the ``outer`` call's record, the
+    block notes what it ingests there and leaves the removal to that call."""
+    if outer is not None:
+        yield outer
+        return
+    ingested = Ingested()
+    try:
+        yield ingested
+    except (Exception, KeyboardInterrupt) as exc:  # Ctrl-C too: the call did not finish
+        if ingested:
+            try:
+                remove_ingested(wh, ingested)
+            except Exception as failed:  # the first error is the one to report
+                if isinstance(exc, RankhouseError):
+                    exc.message = Message(
+                        exc.message,
+                        f" (what this call ingested stays stored: removing it failed: {failed})",
+                    )
+                    exc.args = (exc.message.render(cli=False),)
+        raise
+
+
+def remove_ingested(wh, ingested: Ingested) -> None:
+    """Delete the runs and qrels sets of ``ingested`` with what was made from them."""
+    with store_of(wh).transaction() as conn:
+        for run_id in ingested.runs:
+            delete_run(conn, run_id)
+        for qrels_id in ingested.qrels:
+            delete_qrels(conn, qrels_id)
