@@ -200,7 +200,7 @@ TOUR = sequence(
         ("measures-csv", w("measures --format csv")),
         ("runs-rm", w("runs rm dense")),
         ("runs-list-after-rm", w("runs list --format tsv")),
-        ("qrels-rm", w("qrels rm ex")),
+        ("qrels-rm", w("qrels rm ex --yes")),
         ("qrels-list-after-rm", w("qrels list --format csv")),
     ],
 )
@@ -389,6 +389,8 @@ ERRORS = [
     error("runs-rm-unknown", w("runs rm nosuch")),
     error("runs-show-unknown", w("runs show nosuch")),
     error("qrels-rm-unknown", w("qrels rm nosuch")),
+    error("qrels-rm-without-yes", w("qrels rm ex")),
+    error("history-unknown-system", w("history --system nosuch")),
     error("report-missing-folder", w("report -o nodir/r.html", listing=True)),
     error("report-folder", w("report -o runs", listing=True)),
     error(

@@ -58,7 +58,7 @@ SESSION = [
     ("--read-only ingest run run.dense.txt", 1),
     ("report -o report.html --qrels qrels --baseline bm25", 0),
     ("runs rm multi/sysB", 0),
-    ("qrels rm qrels.txt", 0),  # trec-eval's copy of the qrels, and its evaluations
+    ("qrels rm qrels.txt --yes", 0),  # trec-eval's copy of the qrels, and its evaluations
     ("runs list -f csv", 0),
     ("qrels list -f csv", 0),
     (

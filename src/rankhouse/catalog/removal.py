@@ -78,15 +78,47 @@ def remove_run(wh, name_or_id: str | int) -> dict:
 
 
 def remove_qrels(wh, name_or_id: str | int) -> dict:
-    """Delete a qrels set by name or id, with its judgments and evaluations; returns its row.
+    """Delete a qrels set by name or id, with its judgments, evaluations and gate checks;
+    returns its row with what went with it (``evaluations``, ``evaluated_runs``, ``checks``:
+    :func:`qrels_dependents`).
 
     Raises:
         NotFoundError: no such qrels set.
     """
     with store_of(wh).transaction() as conn:
         row = find(conn, "qrels_sets", _QRELS_COLUMNS, name_or_id, "qrels set")
+        row.update(_dependents(conn, row["id"]))
         delete_qrels(conn, row["id"])
     return row
+
+
+def qrels_dependents(wh, name_or_id: str | int) -> dict:
+    """A qrels set's row with what removing it deletes besides its judgments:
+    ``evaluations`` (made with it), ``evaluated_runs`` (the runs they belong to; the runs
+    stay) and ``checks`` (the gate checks made with it).
+
+    Raises:
+        NotFoundError: no such qrels set.
+    """
+    with store_of(wh).connect() as conn:
+        row = find(conn, "qrels_sets", _QRELS_COLUMNS, name_or_id, "qrels set")
+        row.update(_dependents(conn, row["id"]))
+    return row
+
+
+def _dependents(conn: Connection, qrels_id: int) -> dict[str, int]:
+    found = (
+        conn.execute(
+            "SELECT (SELECT count(*) FROM evaluations WHERE qrels_id = :id) AS evaluations, "
+            "(SELECT count(DISTINCT run_id) FROM evaluations WHERE qrels_id = :id) "
+            "AS evaluated_runs, "
+            "(SELECT count(*) FROM regress_checks WHERE qrels_id = :id) AS checks",
+            {"id": int(qrels_id)},
+        )
+        .mappings()
+        .one()
+    )
+    return {key: int(value) for key, value in found.items()}
 
 
 @dataclass

@@ -24,6 +24,7 @@ from .stored import (
     compute_and_store,
     effective_level,
     find_stored,
+    mark_requested,
     stored_values,
 )
 
@@ -45,6 +46,7 @@ def evaluate(
     name: str | None = None,
     meta: dict[str, str] | None = None,
     allow_no_overlap: bool = False,
+    asked_for: bool = True,
     ingested: Ingested | None = None,
 ) -> EvaluationResult:
     """Evaluate runs against a qrels set, storing per-query values and aggregates.
@@ -74,6 +76,8 @@ def evaluate(
         allow_no_overlap: evaluate a run that has no query in common with the qrels set
             (every value 0) instead of raising InputError. Checked, with a warning when a run
             answers fewer than half of the qrels queries, when values are computed.
+        asked_for: whether the caller asked for these measures (``history`` shows those
+            by default); a report's precision-recall points are not.
         ingested: the record of a caller that removes what it ingested when it fails
             (:func:`rankhouse.catalog.removed_on_failure`); without it, a call that fails
             removes the files it ingested itself.
@@ -109,6 +113,7 @@ def evaluate(
             with_query_counts=with_query_counts,
             with_per_query=with_per_query,
             allow_no_overlap=allow_no_overlap,
+            asked_for=asked_for,
         )
 
 
@@ -126,6 +131,7 @@ def _evaluate(
     with_query_counts: bool,
     with_per_query: bool,
     allow_no_overlap: bool,
+    asked_for: bool,
 ) -> EvaluationResult:
     """:func:`evaluate` once its qrels set and runs are stored."""
     if not run_rows:
@@ -145,6 +151,8 @@ def _evaluate(
         for m in measure_list
     }
     stored = {} if recompute else find_stored(store, keys.values())
+    if asked_for:
+        mark_requested(store, stored.values())
     to_compute = [k for k in keys.values() if k not in stored]
     run_names = {run["id"]: run["name"] for run in run_rows}
     counted: dict[int, QueryCounts] = {}
@@ -158,7 +166,7 @@ def _evaluate(
         by_name = {run_names[run_id]: found for run_id, found in counted.items()}
         check_overlap(by_name, qrels_row["name"], missing_queries, allow=allow_no_overlap)
         compute_and_store(
-            store, to_compute, measure_list, relevance_level, missing_queries, options
+            store, to_compute, measure_list, relevance_level, missing_queries, options, asked_for
         )
         stored.update(find_stored(store, to_compute))
 

@@ -241,6 +241,7 @@ def _section(
         measures=IPREC_MEASURES,
         with_query_counts=False,
         allow_no_overlap=True,  # the runs were checked when they were evaluated
+        asked_for=False,  # the curves' points: history shows them on request only
         **options,
     )
     precision_recall = pd.DataFrame(
