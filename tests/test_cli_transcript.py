@@ -47,6 +47,8 @@ import pytest
 
 import rankhouse
 
+pytestmark = pytest.mark.slow  # scripts/check --quick leaves these out
+
 PROJECT_ROOT = Path(__file__).resolve().parents[1]
 EXAMPLES = PROJECT_ROOT / "examples"
 GOLDEN = Path(__file__).resolve().parent / "cli_transcript"
