@@ -63,6 +63,8 @@ LAYERS = {
     "rankhouse.rows": "base",
     "rankhouse.columns": "base",
     "rankhouse.callers": "base",
+    "rankhouse.outputs": "base",
+    "rankhouse.words": "base",
 }
 ORDER = ["base", "core", "verbs", "api", "cli"]
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+from conftest import EXAMPLES
 
 from rankhouse import NotFoundError
 from rankhouse.catalog import run_query_counts
@@ -88,3 +89,91 @@ def test_removing_a_baseline_keeps_the_checks_that_used_it(run_cli, tmp_path):
         "csv",
     )
     assert counts.stdout.splitlines()[1] == "0,0"
+
+
+# --- qrels rm asks first, and says what goes with it ----------------------------------------
+
+GONE = "144 judgments, 4 evaluations of 2 runs and 1 gate check"
+
+
+@pytest.fixture
+def judged(run_cli):
+    """The example qrels 'ex' with 2 runs evaluated (AP, P@5) and one gate check."""
+    runs = [str(EXAMPLES / "run.bm25.txt"), str(EXAMPLES / "run.dense.txt")]
+    assert run_cli("ingest", "qrels", EXAMPLES / "qrels.txt", "--name", "ex").exit_code == 0
+    assert run_cli("eval", "ex", *runs, "-m", "AP", "-m", "P@5").exit_code == 0
+    gate = run_cli("regress", "dense", "--baseline", "bm25", "--qrels", "ex", "-m", "AP")
+    assert gate.exit_code == 0, gate.stderr
+
+
+def _stored(run_cli) -> str:
+    return run_cli(
+        "sql",
+        "SELECT (SELECT count(*) FROM qrels_sets), (SELECT count(*) FROM evaluations), "
+        "(SELECT count(*) FROM regress_checks), (SELECT count(*) FROM runs)",
+        "-f",
+        "csv",
+    ).stdout.splitlines()[1]
+
+
+def test_qrels_rm_without_a_terminal_needs_yes(judged, run_cli):
+    refused = run_cli("qrels", "rm", "ex")
+    assert refused.exit_code == 1
+    assert refused.stderr == (
+        f"Error: removing qrels set 'ex' (id 1) deletes {GONE}; pass --yes to remove it "
+        "(there is no terminal to ask)\n"
+    )
+    assert _stored(run_cli) == "1,4,1,2"
+    done = run_cli("qrels", "rm", "ex", "--yes")
+    assert done.exit_code == 0
+    assert done.stderr == f"removed qrels set 'ex' (id 1) with {GONE}\n"
+    assert _stored(run_cli) == "0,0,0,2"  # the runs stay
+
+
+def _on_a_terminal(db_path, tmp_path, args: list[str], answer: bytes):
+    """The CLI with stdin and stderr on a pseudo-terminal, ``answer`` typed at its question."""
+    import os
+    import pty
+    import select
+    import subprocess
+    import sys
+
+    main, child = pty.openpty()
+    process = subprocess.Popen(
+        [sys.executable, "-m", "rankhouse", "--db", str(db_path), *args],
+        stdin=child,
+        stdout=subprocess.PIPE,
+        stderr=child,
+        cwd=tmp_path,
+    )
+    os.close(child)
+    shown = b""
+    while b"[y/N]" not in shown:
+        ready, _, _ = select.select([main], [], [], 60)
+        assert ready, shown
+        shown += os.read(main, 4096)
+    os.write(main, answer)
+    while True:
+        try:
+            chunk = os.read(main, 4096)
+        except OSError:  # the terminal closed with the process
+            break
+        if not chunk:
+            break
+        shown += chunk
+    os.close(main)
+    stdout = process.stdout.read()
+    process.wait(timeout=120)
+    assert stdout == b""  # the question and the answer are the terminal's, never data
+    return process.returncode, shown.decode().replace("\r\n", "\n")
+
+
+@pytest.mark.parametrize(
+    ("answer", "code", "left"), [(b"n\n", 1, "1,4,1,2"), (b"y\n", 0, "0,0,0,2")]
+)
+def test_qrels_rm_on_a_terminal_asks_first(judged, run_cli, db_path, tmp_path, answer, code, left):
+    returned, shown = _on_a_terminal(db_path, tmp_path, ["qrels", "rm", "ex"], answer)
+    assert returned == code, shown
+    assert f"Remove qrels set 'ex' (id 1) with {GONE}? [y/N] " in shown
+    assert ("nothing removed" in shown) == (code == 1)
+    assert _stored(run_cli) == left

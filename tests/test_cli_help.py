@@ -70,7 +70,7 @@ def test_help_shows_words_not_types(run_cli, path, command):
         (
             ["compare"],
             "Usage: rankhouse compare [OPTIONS] QRELS RUN...",
-            ["ALPHA Significance level, strictly between 0 and 1 (default: 0.05)."],
+            ["ALPHA Significance level, strictly between 0 and 1. [default: 0.05]"],
         ),
         (
             ["regress"],
@@ -191,3 +191,15 @@ def test_a_call_builds_only_its_command(args, kept):
     assert [(p.name, tuple(p.opts)) for p in built.params] == [
         (p.name, tuple(p.opts)) for p in whole.params
     ]
+
+
+@pytest.mark.parametrize(
+    ("path", "command"), COMMANDS, ids=[" ".join(p) or "rankhouse" for p, _ in COMMANDS]
+)
+def test_an_option_states_its_default_once(run_cli, path, command):
+    """Click shows ``[default: ...]``; an option's own help then does not say it again
+    (``--alpha`` said "(default: 0.05).  [default: 0.05]")."""
+    text = run_cli(*path, "--help", db=False).stdout
+    for entry in re.split(r"\n  (?=-)", text):
+        if "[default:" in entry:
+            assert "default" not in entry.split("[default:")[0].lower(), entry

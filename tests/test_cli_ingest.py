@@ -48,7 +48,7 @@ def test_ingest_list_show_rm(run_cli, tmp_path):
     assert "metadata.model" in run_cli("runs", "show", "mine").stdout
     assert run_cli("runs", "rm", "mine").exit_code == 0
     assert json.loads(run_cli("runs", "list", "--format", "json").stdout) == []
-    assert run_cli("qrels", "rm", "q").exit_code == 0
+    assert run_cli("qrels", "rm", "q", "--yes").exit_code == 0
 
 
 @pytest.mark.parametrize(

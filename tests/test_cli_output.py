@@ -7,6 +7,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+import math
 import re
 import shutil
 import subprocess
@@ -324,3 +325,69 @@ def test_no_pandas_warning_reaches_stderr(many_measures, run_cli, tmp_path):
         done = run_cli(*args)
         assert done.exit_code == 0, done.stderr
         assert "Warning" not in done.stderr and "PerformanceWarning" not in done.stderr
+
+
+# --- large and infinite numbers ---------------------------------------------------------------
+
+EXTREMES = (
+    "SELECT * FROM (VALUES (1, 1e308, 0.25), (2, CAST('inf' AS DOUBLE), -1e16), "
+    "(3, CAST('-inf' AS DOUBLE), 123456789012345.0), (4, NULL, CAST('nan' AS DOUBLE))) "
+    "AS t(n, x, y) ORDER BY n"
+)
+
+
+@pytest.fixture
+def a_warehouse(run_cli):
+    assert run_cli("ingest", "qrels", QRELS).exit_code == 0
+
+
+def test_a_table_shows_a_huge_number_in_scientific_notation(a_warehouse, run_cli):
+    done = run_cli("sql", EXTREMES)
+    assert done.exit_code == 0, done.stderr
+    cells = [line.replace("│", " ").split() for line in done.stdout.splitlines()[2:]]
+    assert cells == [
+        ["1", "1.0000e+308", "0.2500"],  # not 309 digits
+        ["2", "inf", "-1.0000e+16"],
+        ["3", "-inf", "123456789012345.0000"],  # 15 digits: every one is the number's own
+        ["4"],  # missing and NaN: empty cells
+    ]
+
+
+def test_json_writes_infinity_apart_from_a_missing_value(a_warehouse, run_cli):
+    """JSON has no infinity: "Infinity" / "-Infinity", never null (a missing value), never
+    the bare Infinity that is not JSON; CSV writes inf, -inf and an empty cell."""
+    done = run_cli("sql", EXTREMES, "-f", "json")
+    assert done.exit_code == 0, done.stderr
+    assert "Infinity," not in done.stdout.replace('"Infinity"', "")  # only as strings
+    assert [row["x"] for row in json.loads(done.stdout)] == [1e308, "Infinity", "-Infinity", None]
+    assert [row["y"] for row in json.loads(done.stdout)][3] is None  # NaN is missing
+    as_csv = run_cli("sql", EXTREMES, "-f", "csv")
+    assert [line.split(",")[1] for line in as_csv.stdout.splitlines()[1:]] == [
+        "1e+308",
+        "inf",
+        "-inf",
+        "",
+    ]
+
+
+def test_every_json_writer_spells_infinity_alike():
+    """The commands' tables (print_rows) and the gate's JSON (regress_files) share the cells."""
+    from rankhouse.cells import json_value
+    from rankhouse.cli.commands.output import OutputFormat, print_rows
+    from rankhouse.regress import RegressResult
+    from rankhouse.regress_files import to_json
+
+    out = io.StringIO()
+    print_rows(["v"], [(math.inf,), (-math.inf,), (math.nan,)], OutputFormat.json, file=out)
+    assert json.loads(out.getvalue()) == [{"v": "Infinity"}, {"v": "-Infinity"}, {"v": None}]
+    verdict = {"measure": "AP", "drop": math.inf, "p_value": math.nan, "regressed": False}
+    gate = RegressResult(1, "run", "base", "qrels", True, [verdict], {"max_drop": math.inf})
+    document = json.loads(to_json(gate))
+    assert document["measures"][0] == {
+        "measure": "AP",
+        "drop": "Infinity",
+        "p_value": None,
+        "regressed": False,
+    }
+    assert document["settings"]["max_drop"] == "Infinity"
+    assert json_value([math.inf, {"x": -math.inf}]) == ["Infinity", {"x": "-Infinity"}]

@@ -60,7 +60,7 @@ def test_names_are_shown_for_the_runs_in_order(wh):
     assert frame["run"].tolist() == ["BM25", "Dense"]
     assert frame["baseline"].tolist() == ["Dense", "Dense"]
     assert sorted(wh.runs()["name"]) == sorted(RUN_FILES)  # stored names unchanged
-    with pytest.raises(RankhouseError, match="1 names for 2 runs"):
+    with pytest.raises(RankhouseError, match="1 name for 2 runs"):
         wh.compare("qrels", ["bm25", "dense"], ["AP"], names=["one"])
     with pytest.raises(RankhouseError, match="the names must differ"):
         wh.compare("qrels", ["bm25", "dense"], ["AP"], names=["x", "x"])
@@ -241,7 +241,7 @@ def test_cli_names_queries_and_missing_queries(cli_db, run_cli, tmp_path):
     )
     assert skipped["num_q"].iloc[0] == 7
     bad = run_cli("compare", "qrels", "bm25", "-m", "AP", "--names", "a,b")
-    assert bad.exit_code == 1 and bad.stderr.startswith("Error: 2 names for 1 runs")
+    assert bad.exit_code == 1 and bad.stderr.startswith("Error: 2 names for 1 run ")
 
 
 def test_cli_per_query_round_highlight_and_correction(cli_db, run_cli):

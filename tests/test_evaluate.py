@@ -212,7 +212,7 @@ def test_cli_eval_table_then_reuse(run_cli):
     first = run_cli("eval", QRELS, BM25, DENSE, "-m", "AP", "-m", "nDCG@10")
     assert first.exit_code == 0, first.stderr
     assert "bm25" in first.stdout and "dense" in first.stdout and "nDCG@10" in first.stdout
-    assert "1 qrels queries not in the run (scored as empty rankings)" in first.stderr
+    assert "1 qrels query not in the run (scored as empty rankings)" in first.stderr
     again = run_cli("eval", "qrels", "bm25", "dense", "-m", "AP", "-m", "nDCG@10")
     assert again.exit_code == 0
     assert "4 of 4 results reused from storage" in again.stderr

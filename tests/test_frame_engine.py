@@ -199,6 +199,7 @@ def _engine_load(case, *, general: bool, monkeypatch):
     return [(one.id, one.name, one.tied_pairs) for one in loaded], rows
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("seeds", [range(0, 150), range(150, 300)], ids=["0-149", "150-299"])
 def test_generated_frames_load_alike_on_both_paths(monkeypatch, seeds):
     """tests/tabular_cases.py's DataFrames (ids as text, integers, categories, nullable

@@ -7,6 +7,7 @@ import io
 from pathlib import Path
 
 import pytest
+from conftest import EXAMPLES
 from series_helpers import make_runs, qrels_path
 
 from rankhouse import NotFoundError, RankhouseError, Warehouse
@@ -94,3 +95,61 @@ def test_cli(db_path, shared_dir, run_files, run_cli):
     table = run_cli("--read-only", "history", "-m", "nDCG@10")
     assert table.exit_code == 0, table.stderr
     assert "night-3" in table.stdout and "bm25-old" in table.stdout
+
+
+# --- the default columns: what a command asked for ------------------------------------------
+
+EXAMPLE_QRELS = str(EXAMPLES / "qrels.txt")
+EXAMPLE_RUNS = [str(EXAMPLES / "run.bm25.txt"), str(EXAMPLES / "run.dense.txt")]
+IPREC = [f"IPrec@{r / 10:.1f}" for r in range(11)]
+
+
+@pytest.fixture
+def reported(run_cli):
+    """bm25 and dense evaluated with AP and nDCG@10, then a report (which stores the 11
+    precision-recall points of its curves)."""
+    done = run_cli("eval", EXAMPLE_QRELS, *EXAMPLE_RUNS, "-m", "AP", "-m", "nDCG@10")
+    assert done.exit_code == 0, done.stderr
+    assert run_cli("report", "-o", "report.html").exit_code == 0
+
+
+def _header(done) -> list[str]:
+    assert done.exit_code == 0, done.stderr
+    return done.stdout.splitlines()[0].split(",")
+
+
+def test_history_shows_the_measures_asked_for_and_the_rest_on_request(reported, run_cli):
+    default = run_cli("history", "-f", "csv")
+    assert _header(default) == ["ingested_at", "run", "system", "qrels", "AP", "nDCG@10", "gate"]
+    assert default.stderr == (
+        "note: 11 stored labels not shown (IPrec@0.0 ... IPrec@1.0: no command asked for "
+        "them, a report stored them for its curves); --all-measures shows them\n"
+    )
+    every = run_cli("history", "--all-measures", "-f", "csv")
+    assert _header(every)[4:-1] == ["AP", *IPREC, "nDCG@10"] and every.stderr == ""
+    asked = run_cli("history", "-m", "IPrec@0.5", "-f", "csv")
+    assert _header(asked)[4:-1] == ["IPrec@0.5"] and asked.stderr == ""
+
+
+def test_a_measure_asked_for_later_becomes_a_default_column(reported, run_cli):
+    again = run_cli("eval", "qrels", "bm25", "-m", "IPrec@0.5")
+    assert again.exit_code == 0, again.stderr
+    assert "1 of 1 result reused from storage" in again.stderr  # reused, not computed again
+    assert _header(run_cli("history", "-f", "csv"))[4:-1] == ["AP", "IPrec@0.5", "nDCG@10"]
+
+
+def test_the_python_api_has_the_same_default(reported, db_path):
+    with Warehouse(db_path) as wh:
+        assert list(wh.history().columns[4:-1]) == ["AP", "nDCG@10"]
+        assert list(wh.history(all_measures=True).columns[4:-1]) == ["AP", *IPREC, "nDCG@10"]
+
+
+def test_an_unknown_system_names_the_known_ones(reported, run_cli, db_path):
+    done = run_cli("history", "--system", "nosuch")
+    assert done.exit_code == 1 and done.stdout == ""
+    assert done.stderr == (
+        "Error: no run has the system tag 'nosuch'; the known systems are 'bm25', 'dense'\n"
+    )
+    with Warehouse(db_path) as wh, pytest.raises(NotFoundError, match="'bm25', 'dense'"):
+        wh.history(system="nosuch")
+    assert run_cli("history", "--system", "dense", "-f", "csv").stdout.count("\n") == 2

@@ -20,6 +20,8 @@ from trec_cases import generate
 from rankhouse import Warehouse
 from rankhouse.errors import RankhouseError
 
+pytestmark = pytest.mark.slow  # scripts/check --quick leaves these out
+
 CASES = int(os.environ.get("RANKHOUSE_GENERATED_CASES", "1000"))
 TREC_SHARE = CASES // 2
 TEXT_SHARE = CASES * 3 // 10

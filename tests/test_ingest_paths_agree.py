@@ -48,6 +48,7 @@ def _outcome(wh, path, kind: str, order: str):
     return "stored", rows
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("path", ["stage", "exact"])
 def test_every_path_reads_generated_files_alike(tmp_path, monkeypatch, path):
     files = []

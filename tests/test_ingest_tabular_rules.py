@@ -126,7 +126,7 @@ def test_delimiter_option_on_the_cli(run_cli, tmp_path):
     path = _file(tmp_path, "q.txt", b"qid|docid|rel\n1|a|2\n")
     result = run_cli("ingest", "qrels", str(path), "--format", "csv", "--delimiter", "|")
     assert result.exit_code == 0, result.stderr
-    assert "1 queries, 1 judgments" in result.stderr
+    assert "1 query, 1 judgment" in result.stderr
 
 
 @pytest.mark.parametrize(

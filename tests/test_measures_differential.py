@@ -30,6 +30,8 @@ from measure_helpers import (
 from rankhouse.engine import compute
 from rankhouse.measures import parse_measures, trec_name
 
+pytestmark = pytest.mark.slow  # scripts/check --quick leaves these out
+
 TREC_MEASURES = [
     "num_ret",
     "num_rel",

@@ -87,4 +87,4 @@ def test_wheel_installs_and_runs_elsewhere(tmp_path):
     (elsewhere / "r.txt").write_text("1 Q0 a 1 2.0 t\n")
     done = run("-m", "rankhouse", "--db", "w.duckdb", "ingest", "run", "r.txt")
     assert done.returncode == 0, done.stderr
-    assert "stored run 't' (id 1): 1 queries, 1 rows" in done.stderr
+    assert "stored run 't' (id 1): 1 query, 1 row" in done.stderr

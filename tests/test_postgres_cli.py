@@ -19,6 +19,7 @@ import sys
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
+import pytest
 from conftest import EXAMPLES
 
 _TIME = re.compile(r"\d{4}-\d{2}-\d{2}[ T]\d{2}:\d{2}:\d{2}(\.\d+)?")
@@ -58,7 +59,7 @@ SESSION = [
     ("--read-only ingest run run.dense.txt", 1),
     ("report -o report.html --qrels qrels --baseline bm25", 0),
     ("runs rm multi/sysB", 0),
-    ("qrels rm qrels.txt", 0),  # trec-eval's copy of the qrels, and its evaluations
+    ("qrels rm qrels.txt --yes", 0),  # trec-eval's copy of the qrels, and its evaluations
     ("runs list -f csv", 0),
     ("qrels list -f csv", 0),
     (
@@ -109,6 +110,7 @@ def _session(target: str, cwd: Path) -> list[tuple[int, str, str]]:
     return outputs
 
 
+@pytest.mark.slow
 def test_every_command_does_on_a_server_what_it_does_on_a_file(postgres_url, tmp_path):
     on_file = _folder(tmp_path / "file")
     on_server = _folder(tmp_path / "server")

@@ -18,6 +18,8 @@ import pytest
 from rankhouse import Warehouse, evaluate
 from rankhouse.errors import ConflictError
 
+pytestmark = pytest.mark.slow  # scripts/check --quick leaves these out
+
 WRITERS = 8
 MEASURES = ["AP", "nDCG@10", "P@10", "RR"]
 QUERIES = [f"q{i}" for i in range(40)]

@@ -56,4 +56,4 @@ def test_the_first_command_runs_on_the_examples(run_cli):
     result = run_cli(*args[2:], cwd=ROOT)  # run_cli supplies its own --db
     assert result.exit_code == 0, result.stderr
     assert "bm25" in result.stdout and "dense" in result.stdout
-    assert "1 qrels queries not in the run (scored as empty rankings)" in result.stderr
+    assert "1 qrels query not in the run (scored as empty rankings)" in result.stderr

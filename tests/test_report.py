@@ -157,9 +157,10 @@ def test_default_report_covers_what_is_stored(example_wh):
     assert section.measures == ["nDCG@10", "AP", "P@5"]
     assert section.baseline is None and section.pairs == {}
     # the report stored the 11 precision-recall points: the next report still shows only
-    # the measures the user stored
+    # the measures the user stored, and so does history unless asked for every label
     assert gather(example_wh).sections[0].measures == ["nDCG@10", "AP", "P@5"]
-    stored = set(example_wh.history(qrels="qrels.txt").columns)
+    assert not set(IPREC_MEASURES) & set(example_wh.history(qrels="qrels.txt").columns)
+    stored = set(example_wh.history(qrels="qrels.txt", all_measures=True).columns)
     assert set(IPREC_MEASURES) <= stored
     text = build_report(example_wh)
     assert_self_contained(text)
@@ -251,7 +252,7 @@ def test_large_query_sets_are_drawn_at_a_bounded_size():
     )
     svg = figures.comparison_figure("run", "base", {"AP": frame, "nDCG@10": frame}, 1, "t")
     assert len(svg) < 150_000
-    assert "7000 queries, worst to best" in svg
+    assert "7,000 queries, worst to best" in svg
     assert "q6999" not in svg and "<title>" not in svg  # no per-query label at this size
     # per measure: a red and a green outline, one path per shade of the count grid
     assert svg.count("<path") < 120

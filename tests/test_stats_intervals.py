@@ -180,7 +180,7 @@ def test_the_default_is_t_at_95_percent():
         (lambda: mean_interval([0.1, 0.2], 0.0), "level must lie strictly between 0 and 1"),
         (
             lambda: mean_interval([0.1, 0.2], method="bootstrap", resamples=0),
-            "resamples must be at least 1",
+            "resamples must lie between 1 and 1,000,000",
         ),
         (lambda: difference_interval([0.1, 0.2], [0.1]), "equally long"),
         (lambda: mean_interval([[0.1, 0.2]]), "one list of numbers"),

@@ -221,7 +221,7 @@ def test_the_result_holds_means_and_differences():
         (lambda: tukey_hsd([[0.1, 0.2], [0.3, 0.1]], ["a", "a"]), "distinct names"),
         (
             lambda: randomised_tukey_hsd([[0.1, 0.2], [0.3, 0.1]], ["a", "b"], permutations=0),
-            "permutations must be at least 1",
+            "permutations must lie between 1 and 1,000,000",
         ),
     ],
 )

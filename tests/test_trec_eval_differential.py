@@ -35,6 +35,8 @@ from rankhouse.trec_eval.mapping import line_measures
 from rankhouse.trec_eval.options import Options, resolve_measures
 from rankhouse.trec_eval.values import ranking_matches, relstrings
 
+pytestmark = pytest.mark.slow  # scripts/check --quick leaves these out
+
 SPECS = [
     "set_P",
     "set_relative_P",

@@ -6,6 +6,12 @@ DEFAULT_PERMUTATIONS = 10_000
 DEFAULT_SEED = 42
 """Seed of the randomization and bootstrap tests."""
 
+MAX_PERMUTATIONS = 1_000_000
+"""The most resamples a randomization or bootstrap test (or interval) takes: a p-value's
+resolution is then 1e-6, finer than any correction over a few hundred measures needs, and
+the resamples take seconds, not hours (each is drawn; memory is bounded by drawing them in
+batches)."""
+
 DB_ENV_VAR = "RANKHOUSE_DB"
 """The environment variable that names the warehouse when ``--db`` does not."""
 

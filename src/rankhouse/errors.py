@@ -182,6 +182,15 @@ class DatabaseError(RankhouseError):
         super().__init__(message or f"the database refused the request: {reason}")
 
 
+class OutputError(RankhouseError):
+    """A file rankhouse was asked to write cannot be written: a folder, a path in a missing
+    folder, no permission, a full disk (:mod:`rankhouse.outputs`)."""
+
+    def __init__(self, message: str | Message, *, hint: str | None = None) -> None:
+        self.hint = hint
+        super().__init__(Message(message, f"; {hint}" if hint else None))
+
+
 class NoWarehouseError(NotFoundError):
     """A command that only reads found no warehouse at the path it was given."""
 

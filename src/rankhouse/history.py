@@ -11,14 +11,14 @@ import json
 import re
 from collections.abc import Iterable
 from datetime import date, datetime
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from .backends.base import store_of
 from .catalog import get_qrels, get_run
 from .columns import HIDDEN_METADATA
 from .columns import HISTORY_FIXED_COLUMNS as FIXED_COLUMNS
 from .display import frames
-from .errors import RankhouseError
+from .errors import NotFoundError, RankhouseError
 from .labels import requested_labels
 from .lazy import numpy as np
 from .lazy import pandas as pd
@@ -49,7 +49,11 @@ def history(wh, **selection: Any) -> pd.DataFrame:
         run: only this run (name or id).
         qrels: only evaluations against this qrels set (name or id).
         measures: only these measures, as columns in this order (any accepted spelling, or
-            a label as printed); default every stored label, sorted.
+            a label as printed); default every label some command asked for (``eval``,
+            ``compare``, ``regress``, ``trec-eval``), sorted.
+        all_measures: without ``measures``, every stored label: also those no command asked
+            for (the precision-recall points ``IPrec@0.0`` ... ``IPrec@1.0`` a report stores
+            for its curves).
         since: only runs ingested at or after this date or time (ISO text, UTC).
         relevance_level: the level ``measures`` were evaluated at (``AP`` with 2 is the
             column ``AP(rel=2)``).
@@ -61,12 +65,21 @@ def history(wh, **selection: Any) -> pd.DataFrame:
         measures, then ``gate``.
 
     Raises:
-        NotFoundError: ``run`` or ``qrels`` is not stored.
+        NotFoundError: ``run``, ``qrels`` or ``system`` is not stored.
         MeasureError: an unknown measure name.
         RankhouseError: ``since`` is not a date.
     """
-    found, measures_shown = history_rows(wh, **selection)
-    return frames.HistoryFrame(_frame(found, measures_shown))
+    found = history_rows(wh, **selection)
+    return frames.HistoryFrame(_frame(found.rows, found.measures))
+
+
+class HistoryRows(NamedTuple):
+    """:func:`history` as plain rows, its measure columns, and the stored labels left out
+    because no command asked for them (shown with ``all_measures``)."""
+
+    rows: Rows
+    measures: list[str]
+    hidden: list[str]
 
 
 def history_rows(
@@ -79,12 +92,15 @@ def history_rows(
     since: str | date | datetime | None = None,
     relevance_level: int = 1,
     missing_queries: str = "zero",
-) -> tuple[Rows, list[str]]:
-    """:func:`history` as plain rows (a missing value is None), and its measure columns."""
+    all_measures: bool = False,
+) -> HistoryRows:
+    """:func:`history` as plain rows (a missing value is None), its measure columns and the
+    labels it leaves out."""
     store = store_of(wh)
     conditions: list[str] = []
     params: dict[str, Any] = {}
     if system is not None:
+        _check_system(store, system)
         conditions.append("le.system_tag = :system")
         params["system"] = system
     if run is not None:
@@ -116,7 +132,36 @@ def history_rows(
     with store.connect() as conn:
         rows = [dict(row) for row in conn.execute(statement, params).mappings().all()]
         gates = _gates(conn)
-    return _shape(rows, wanted, gates)
+        unasked = set() if wanted or all_measures else _unasked_labels(conn)
+    hidden = sorted({row["measure"] for row in rows} & unasked, key=natural_order)
+    found, shown = _shape(rows, wanted, gates, set(hidden))
+    return HistoryRows(found, shown, hidden)
+
+
+#: Labels whose every stored evaluation was computed for a report's own use (NULL: stored
+#: before migration 0009, counted as asked for).
+_UNASKED_LABELS = """
+    SELECT DISTINCT label FROM evaluations WHERE requested = FALSE
+    EXCEPT
+    SELECT DISTINCT label FROM evaluations WHERE requested IS NULL OR requested
+    """
+
+
+def _unasked_labels(conn: Connection) -> set[str]:
+    return {row[0] for row in conn.execute(_UNASKED_LABELS)}
+
+
+def _check_system(store, system: str) -> None:
+    """NotFoundError naming the known system tags when no run has ``system``'s tag."""
+    with store.connect() as conn:
+        known = sorted(r[0] for r in conn.execute("SELECT DISTINCT system_tag FROM runs"))
+    if system in known:
+        return
+    shown = ", ".join(repr(tag) for tag in known[:20]) + (", ..." if len(known) > 20 else "")
+    raise NotFoundError(
+        f"no run has the system tag {system!r}; "
+        + (f"the known systems are {shown}" if known else "the warehouse holds no run")
+    )
 
 
 def other_labels(wh, wanted: Iterable[str]) -> dict[str, list[str]]:
@@ -188,14 +233,18 @@ def _metadata(text: str | None) -> dict[str, Any]:
 
 
 def _shape(
-    rows: list[dict[str, Any]], wanted: list[str] | None, gates: dict[tuple[int, int], str]
+    rows: list[dict[str, Any]],
+    wanted: list[str] | None,
+    gates: dict[tuple[int, int], str],
+    hidden: set[str],
 ) -> tuple[Rows, list[str]]:
-    """One row per run and qrels set (the view keeps one evaluation per label), oldest first."""
+    """One row per run and qrels set (the view keeps one evaluation per label), oldest first;
+    without ``wanted``, a column per label except the ``hidden`` ones."""
     measure_columns = list(wanted) if wanted else []
     if not rows:
         return Rows([*FIXED_COLUMNS, *measure_columns, "gate"], []), measure_columns
     if not wanted:
-        measure_columns = sorted({row["measure"] for row in rows}, key=natural_order)
+        measure_columns = sorted({row["measure"] for row in rows} - hidden, key=natural_order)
     runs: dict[tuple[int, int], dict[str, Any]] = {}
     values: dict[tuple[int, int, str], Any] = {}
     for row in rows:

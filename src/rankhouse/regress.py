@@ -17,11 +17,11 @@ from datetime import UTC, datetime
 from typing import Any
 
 from .backends.base import store_of
-from .catalog import TREC_EVAL_COPY, get_run
+from .catalog import TREC_EVAL_COPY, get_run, removed_on_failure
 from .columns import VERDICT_COLUMNS, VERDICT_NUMBERS  # noqa: F401 (the verdicts' columns)
 from .display.tables import HtmlTable
 from .display.verdicts import verdicts_html
-from .errors import InputError, Message, NotFoundError, Option, RankhouseError
+from .errors import InputError, Message, NotFoundError, Option
 from .evaluation import evaluate, resolve_qrels, resolve_runs
 from .lazy import pandas as pd
 from .pairing import compare_pair
@@ -30,6 +30,7 @@ from .stats import (
     DEFAULT_SEED,
     check_alpha,
     check_correction,
+    check_resampling,
     check_test,
     correct,
 )
@@ -144,50 +145,61 @@ def regress(
     check_test(test)
     check_correction(correction)
     check_alpha(alpha)
-    if permutations < 1:
-        raise RankhouseError(f"permutations must be at least 1, got {permutations}")
+    check_resampling(permutations, seed)
     if not max_drop >= 0:
         raise InputError(f"max_drop must be zero or positive, got {max_drop}", field="max_drop")
-    run_row = _one_run(resolve_runs(store, run), run)
-    try:
-        baseline_row = (
-            previous_run(store, run_row)
-            if isinstance(baseline, str) and baseline == PREVIOUS
-            else _one_run(resolve_runs(store, baseline), baseline)
+    # a gate that fails removes the files it ingested: it leaves the warehouse as it found it
+    with removed_on_failure(store) as ingested:
+        run_row = _one_run(resolve_runs(store, run, ingested=ingested), run)
+        try:
+            baseline_row = (
+                previous_run(store, run_row)
+                if isinstance(baseline, str) and baseline == PREVIOUS
+                else _one_run(resolve_runs(store, baseline, ingested=ingested), baseline)
+            )
+        except NoBaselineError:
+            if not allow_missing_baseline:
+                raise
+            baseline_row = None
+        qrels_row = resolve_qrels(store, qrels, ingested=ingested)
+        options = {"relevance_level": relevance_level, "missing_queries": missing_queries}
+        compared = [run_row["id"]] if baseline_row is None else [baseline_row["id"], run_row["id"]]
+        aggregates = evaluate(store, qrels_row["id"], compared, measures, **options).rows
+        settings = {
+            "test": test,
+            "correction": correction,
+            "alpha": alpha,
+            "max_drop": max_drop,
+            "relative": relative,
+            "permutations": permutations,
+            "seed": seed,
+            **options,
+        }
+        if baseline_row is None:  # the first run of its series: nothing to compare with
+            verdicts = []
+        else:
+            verdicts = _verdicts(store, aggregates, run_row["id"], baseline_row["id"], settings)
+        passed = not any(row["regressed"] for row in verdicts)
+        check_id = _store(
+            store, run_row, baseline_row, baseline, qrels_row, settings, verdicts, passed
         )
-    except NoBaselineError:
-        if not allow_missing_baseline:
-            raise
-        baseline_row = None
-    qrels_row = resolve_qrels(store, qrels)
-    options = {"relevance_level": relevance_level, "missing_queries": missing_queries}
-    compared = [run_row["id"]] if baseline_row is None else [baseline_row["id"], run_row["id"]]
-    aggregates = evaluate(store, qrels_row["id"], compared, measures, **options).rows
-    settings = {
-        "test": test,
-        "correction": correction,
-        "alpha": alpha,
-        "max_drop": max_drop,
-        "relative": relative,
-        "permutations": permutations,
-        "seed": seed,
-        **options,
-    }
-    if baseline_row is None:  # the first run of its series: nothing to compare with
-        verdicts = []
-    else:
-        verdicts = _verdicts(store, aggregates, run_row["id"], baseline_row["id"], settings)
-    passed = not any(row["regressed"] for row in verdicts)
-    check_id = _store(store, run_row, baseline_row, baseline, qrels_row, settings, verdicts, passed)
-    return RegressResult(
-        check_id=check_id,
-        run=run_row["name"],
-        baseline=None if baseline_row is None else baseline_row["name"],
-        qrels=qrels_row["name"],
-        passed=passed,
-        verdict_rows=verdicts,
-        settings=settings,
-    )
+        return RegressResult(
+            check_id=check_id,
+            run=run_row["name"],
+            baseline=None if baseline_row is None else baseline_row["name"],
+            qrels=qrels_row["name"],
+            passed=passed,
+            verdict_rows=verdicts,
+            settings=settings,
+        )
+
+
+def remove_check(wh, check_id: int) -> None:
+    """Delete a stored check and its verdicts (``regress`` removes its own check when its
+    report file cannot be written: history never shows a gate whose report CI lacked)."""
+    with store_of(wh).transaction() as conn:
+        conn.execute("DELETE FROM regress_verdicts WHERE check_id = :id", {"id": int(check_id)})
+        conn.execute("DELETE FROM regress_checks WHERE id = :id", {"id": int(check_id)})
 
 
 def previous_run(wh, run_row: dict[str, Any]) -> dict[str, Any]:

@@ -11,6 +11,7 @@ from typing import Any
 
 from .cells import json_value
 from .regress import RegressResult
+from .words import count
 
 
 def _fmt(value: Any, digits: int = 4) -> str:
@@ -44,11 +45,12 @@ def to_dict(result: RegressResult) -> dict[str, Any]:
 
 
 def to_json(result: RegressResult) -> str:
-    """The check as a JSON document: exact numbers, NaN as null (``rankhouse.cells``).
+    """The check as a JSON document: exact numbers, NaN as null, infinity as ``"Infinity"``
+    (``rankhouse.cells``).
 
     ``regress --json FILE`` writes it and ``regress --format json`` prints it.
     """
-    return json.dumps(to_dict(result), indent=2) + "\n"
+    return json.dumps(to_dict(result), indent=2, allow_nan=False) + "\n"
 
 
 def write_json(result: RegressResult, path: str | os.PathLike[str]) -> None:
@@ -64,7 +66,7 @@ def describe(row: dict[str, Any], settings: dict[str, Any]) -> str:
         f"(delta {_fmt(row['delta'])}, tolerated drop {_fmt(row['tolerance'])}{unit}), "
         f"p={_pvalue(row['p_value'])} ({settings.get('test')}), corrected "
         f"p={_pvalue(row['p_corrected'])} ({settings.get('correction')}), "
-        f"{row['improved']} queries better, {row['degraded']} worse: {row['status']}"
+        f"{count(row['improved'], 'query')} better, {row['degraded']} worse: {row['status']}"
     )
 
 

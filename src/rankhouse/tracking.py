@@ -38,6 +38,7 @@ class Tracking:
         since: Any = None,
         relevance_level: int = 1,
         missing_queries: str = "zero",
+        all_measures: bool = False,
     ) -> pd.DataFrame:
         """Stored evaluations over time, one row per run (``rankhouse history``).
 
@@ -46,11 +47,13 @@ class Tracking:
             run: only this run (name or id).
             qrels: only evaluations against this qrels set (name or id).
             measures: only these measures, as columns in this order (names, ir_measures
-                objects, trec_eval nicknames).
+                objects, trec_eval nicknames); default: the labels some call asked for.
             since: only runs ingested at or after this date (ISO text, date or datetime, UTC).
             relevance_level: the level ``measures`` were evaluated at (``AP`` with 2 is the
                 column ``AP(rel=2)``).
             missing_queries: the policy ``measures`` were evaluated with.
+            all_measures: without ``measures``, every stored label, also the
+                precision-recall points a report stored for its curves.
 
         See :func:`rankhouse.history.history` for the columns and the errors.
         """
@@ -64,6 +67,7 @@ class Tracking:
                 since=since,
                 relevance_level=relevance_level,
                 missing_queries=missing_queries,
+                all_measures=all_measures,
             )
 
     def regress(

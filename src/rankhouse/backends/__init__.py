@@ -46,7 +46,14 @@ def resolve_target(target: str | os.PathLike[str] | None) -> str:
         return text
     if text == ":memory:":
         return DUCKDB_PREFIX + ":memory:"
-    return DUCKDB_PREFIX + str(Path(text).expanduser().resolve())
+    try:
+        return DUCKDB_PREFIX + str(Path(text).expanduser().resolve())
+    except (OSError, RuntimeError) as exc:  # RuntimeError: a loop of symbolic links (3.11)
+        reason = "a loop of symbolic links" if "loop" in str(exc).lower() else str(exc)
+        raise RankhouseError(
+            f"the warehouse path {text!r} cannot be resolved: {reason}; point --db at a "
+            "DuckDB file (or RANKHOUSE_DB)"
+        ) from None
 
 
 def duckdb_path(url: str) -> str | None:

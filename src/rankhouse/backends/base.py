@@ -39,7 +39,7 @@ from contextlib import AbstractContextManager, contextmanager
 from typing import Any, Protocol
 
 from ..errors import DatabaseError, RankhouseError, first_line
-from .sql import Connection, Result
+from .sql import Connection
 
 
 class Backend(Protocol):
@@ -76,9 +76,13 @@ class Backend(Protocol):
     def transaction(self) -> AbstractContextManager[Connection]:
         """A connection inside one transaction: committed on success, rolled back on error."""
 
-    def run_statement(self, sql: str) -> Result:
-        """One SQL statement of the user's (``rankhouse sql``), as written: on a store opened
-        read-only it can change nothing (each store says how), else it is committed."""
+    def statement(
+        self, sql: str
+    ) -> AbstractContextManager[tuple[list[str], Iterator[list[tuple]]] | None]:
+        """One SQL statement of the user's (``rankhouse sql``), as written: its column names
+        and its rows in batches, read while the block is open (None: it returns no rows). On a
+        store opened read-only it can change nothing (each store says how), else it is
+        committed when the block ends."""
 
     def engine_connection(self, run_ids, qrels_id: int) -> AbstractContextManager[Any]:
         """The DuckDB connection on which ``run_rows`` and ``judgments`` hold these rows under

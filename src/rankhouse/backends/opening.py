@@ -13,6 +13,7 @@ from collections.abc import Iterable
 from functools import cache
 
 from ..errors import SchemaError
+from ..words import noun
 from .schema import known_migrations
 
 #: The tables and views of the warehouse's own schema, on DuckDB and PostgreSQL alike.
@@ -53,7 +54,8 @@ def refuse_foreign(where: str, names: Iterable[str], remedy: str = NEW_FILE) -> 
         raise _damaged(where, ["schema_migrations"])
     shown = ", ".join(names[:5]) + (", ..." if len(names) > 5 else "")
     raise SchemaError(
-        f"{where} is not a rankhouse warehouse: it holds {len(names)} other tables or views "
+        f"{where} is not a rankhouse warehouse: it holds {len(names)} other "
+        f"{noun(len(names), 'table or view', 'tables or views')} "
         f"({shown}) and no schema_migrations table; rankhouse does not add its tables to another "
         f"application's database: {remedy}"
     )

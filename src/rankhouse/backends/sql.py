@@ -140,6 +140,24 @@ class Connection:
         """Run one statement as written (no bind translation: a user's own SQL)."""
         raise NotImplementedError
 
+    def stream_raw(
+        self, sql: str, batch_rows: int = 10_000
+    ) -> tuple[list[str], Iterator[list[tuple]]] | None:
+        """Run one statement as written; its column names and its rows in lists of at most
+        ``batch_rows``, fetched as they are read (None: the statement returns no rows).
+
+        This default fetches every row first (a store whose driver cannot stream); a DuckDB
+        connection fetches batch by batch, so that the first rows of a large result are
+        printed at once and a caller that stops early fetches no more.
+        """
+        result = self.execute_raw(sql)
+        if not result.keys():
+            return None
+        rows = [tuple(row) for row in result]
+        return result.keys(), iter(
+            [rows[i : i + batch_rows] for i in range(0, len(rows), batch_rows)]
+        )
+
     def has_table(self, name: str) -> bool:
         """Whether a table or view ``name`` exists in the warehouse's schema."""
         raise NotImplementedError

@@ -10,21 +10,32 @@ from .lookup import (
     run_query_counts,
     run_rows,
 )
-from .removal import delete_qrels, delete_run, remove_qrels, remove_run
+from .removal import (
+    Ingested,
+    delete_qrels,
+    delete_run,
+    qrels_dependents,
+    remove_qrels,
+    remove_run,
+    removed_on_failure,
+)
 from .writes import TREC_EVAL_COPY
 
 __all__ = [
     "TREC_EVAL_COPY",
+    "Ingested",
     "delete_qrels",
     "delete_run",
     "get_qrels",
     "get_run",
     "list_qrels",
     "list_runs",
+    "qrels_dependents",
     "qrels_rows",
     "query_count_rows",
     "remove_qrels",
     "remove_run",
+    "removed_on_failure",
     "run_query_counts",
     "run_rows",
 ]

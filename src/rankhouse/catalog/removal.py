@@ -2,13 +2,21 @@
 
 The ``delete_*`` functions work inside the caller's transaction (a ``--replace`` ingest
 deletes what it overwrites); ``remove_*`` are the verbs, one transaction each.
+
+A call that ingests files on its way (``eval FILE``, ``regress FILE``, ``report --run FILE``)
+and then fails removes what it ingested (:func:`removed_on_failure`): a failed call leaves the
+warehouse as it found it.
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from ..backends.base import store_of
+from ..errors import Message, RankhouseError
 from .lookup import _QRELS_COLUMNS, _RUN_COLUMNS, find
 
 if TYPE_CHECKING:
@@ -70,12 +78,96 @@ def remove_run(wh, name_or_id: str | int) -> dict:
 
 
 def remove_qrels(wh, name_or_id: str | int) -> dict:
-    """Delete a qrels set by name or id, with its judgments and evaluations; returns its row.
+    """Delete a qrels set by name or id, with its judgments, evaluations and gate checks;
+    returns its row with what went with it (``evaluations``, ``evaluated_runs``, ``checks``:
+    :func:`qrels_dependents`).
 
     Raises:
         NotFoundError: no such qrels set.
     """
     with store_of(wh).transaction() as conn:
         row = find(conn, "qrels_sets", _QRELS_COLUMNS, name_or_id, "qrels set")
+        row.update(_dependents(conn, row["id"]))
         delete_qrels(conn, row["id"])
     return row
+
+
+def qrels_dependents(wh, name_or_id: str | int) -> dict:
+    """A qrels set's row with what removing it deletes besides its judgments:
+    ``evaluations`` (made with it), ``evaluated_runs`` (the runs they belong to; the runs
+    stay) and ``checks`` (the gate checks made with it).
+
+    Raises:
+        NotFoundError: no such qrels set.
+    """
+    with store_of(wh).connect() as conn:
+        row = find(conn, "qrels_sets", _QRELS_COLUMNS, name_or_id, "qrels set")
+        row.update(_dependents(conn, row["id"]))
+    return row
+
+
+def _dependents(conn: Connection, qrels_id: int) -> dict[str, int]:
+    found = (
+        conn.execute(
+            "SELECT (SELECT count(*) FROM evaluations WHERE qrels_id = :id) AS evaluations, "
+            "(SELECT count(DISTINCT run_id) FROM evaluations WHERE qrels_id = :id) "
+            "AS evaluated_runs, "
+            "(SELECT count(*) FROM regress_checks WHERE qrels_id = :id) AS checks",
+            {"id": int(qrels_id)},
+        )
+        .mappings()
+        .one()
+    )
+    return {key: int(value) for key, value in found.items()}
+
+
+@dataclass
+class Ingested:
+    """The runs and qrels sets one call stored as new content (ids), in order."""
+
+    runs: list[int] = field(default_factory=list)
+    qrels: list[int] = field(default_factory=list)
+
+    def note(self, kind: str, item_id: int, created: bool) -> None:
+        """Record an ingest's result (``kind`` ``'run'`` or ``'qrels'``); content that was
+        stored already (``created`` false) is not the call's to remove."""
+        if created:
+            (self.runs if kind == "run" else self.qrels).append(int(item_id))
+
+    def __bool__(self) -> bool:
+        return bool(self.runs or self.qrels)
+
+
+@contextmanager
+def removed_on_failure(wh, outer: Ingested | None = None) -> Iterator[Ingested]:
+    """An :class:`Ingested` for the block to fill; when the block raises, what it ingested
+    is removed (one transaction) and the error goes on (an interruption too). Should the
+    removal fail, the error says what stays stored. Given the ``outer`` call's record, the
+    block notes what it ingests there and leaves the removal to that call."""
+    if outer is not None:
+        yield outer
+        return
+    ingested = Ingested()
+    try:
+        yield ingested
+    except (Exception, KeyboardInterrupt) as exc:  # Ctrl-C too: the call did not finish
+        if ingested:
+            try:
+                remove_ingested(wh, ingested)
+            except Exception as failed:  # the first error is the one to report
+                if isinstance(exc, RankhouseError):
+                    exc.message = Message(
+                        exc.message,
+                        f" (what this call ingested stays stored: removing it failed: {failed})",
+                    )
+                    exc.args = (exc.message.render(cli=False),)
+        raise
+
+
+def remove_ingested(wh, ingested: Ingested) -> None:
+    """Delete the runs and qrels sets of ``ingested`` with what was made from them."""
+    with store_of(wh).transaction() as conn:
+        for run_id in ingested.runs:
+            delete_run(conn, run_id)
+        for qrels_id in ingested.qrels:
+            delete_qrels(conn, qrels_id)

@@ -1,8 +1,9 @@
 """The ``rankhouse`` command: a thin Typer layer over the library.
 
 Each command group lives in :mod:`rankhouse.cli.commands`; this module holds the root app,
-the global options and the one place where library errors become ``Error: ...`` and exit 1
-and library warnings one ``Warning: ...`` line, both in the command line's words (``--order
+the global options and the one place where library errors (and any other exception,
+:mod:`.failures`) become ``Error: ...`` and exit 1, Ctrl-C one line and exit 130, and library
+warnings one ``Warning: ...`` line, both in the command line's words (``--order
 rank`` where the library tells a Python caller ``order='rank'``). The library raises its own
 errors only: each backend turns its driver's into a RankhouseError.
 """
@@ -15,8 +16,9 @@ import warnings
 
 import typer
 
-from ..errors import RankhouseError, show_warning
+from ..errors import show_warning
 from ..version import __version__
+from . import failures
 from .arguments import split_command
 from .commands import register_all
 from .commands.common import CliState
@@ -27,10 +29,19 @@ class _App(typer.Typer):
     def __call__(self, *args, **kwargs):
         command = tidy(typer.main.get_command(self._narrowed(kwargs.get("args"))))
         warnings.showwarning = show_warning
+        failures.watch_interrupts()
         try:
             return command(*args, **kwargs)
-        except RankhouseError as exc:
-            print(f"Error: {exc.cli_text()}", file=sys.stderr)
+        except SystemExit:
+            if failures.interrupted():  # Typer's exit 130 for a KeyboardInterrupt, unsaid
+                failures.leave_interrupted()
+            raise
+        except BaseException as exc:  # one line, never a traceback (cli/failures.py)
+            if failures.interrupted(exc):
+                failures.leave_interrupted()
+            if not isinstance(exc, Exception):
+                raise
+            print(f"Error: {failures.failure_text(exc)}", file=sys.stderr)
             sys.exit(1)
 
     def _narrowed(self, args: list[str] | None) -> typer.Typer:

@@ -12,7 +12,7 @@ from __future__ import annotations
 import sys
 from functools import partial
 
-from . import process
+from . import failures, process
 from .arguments import split_command
 
 
@@ -20,10 +20,15 @@ def main(argv: list[str] | None = None) -> None:
     """Run the command line ``argv`` (default ``sys.argv[1:]``) and exit with its status.
 
     As the console script (``argv`` None), databases are opened ahead and the process ends
-    at once when the command left nothing open (:mod:`.process`)."""
+    at once when the command left nothing open (:mod:`.process`). Ctrl-C ends any command
+    with one line and exit 130 (:mod:`.failures`)."""
+    failures.watch_interrupts()
     args = sys.argv[1:] if argv is None else list(argv)
     try:
-        _run(args, console=argv is None)
+        try:
+            _run(args, console=argv is None)
+        except KeyboardInterrupt:  # Ctrl-C before the app took over (while importing it)
+            failures.leave_interrupted()
     except SystemExit as stop:
         if argv is None:
             process.leave(stop.code)

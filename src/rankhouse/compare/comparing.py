@@ -22,6 +22,7 @@ from functools import cached_property
 from typing import Any
 
 from ..backends.base import store_of
+from ..catalog import Ingested, removed_on_failure
 from ..columns import COMPARE_COLUMNS
 from ..display import frames
 from ..display.tables import check_display, normal_highlight
@@ -32,7 +33,8 @@ from ..lazy import pandas as pd
 from ..measures import measure_texts
 from ..pairing import paired, paired_comparison, values_by_run
 from ..results import PerQueryValues
-from ..stats import check_alpha, check_correction, check_test, correct
+from ..stats import check_alpha, check_correction, check_resampling, check_test, correct
+from ..words import count
 from .options import CompareOptions
 from .subsets import read_queries, subset, subset_means
 
@@ -165,13 +167,29 @@ def comparison(
     check_test(options.test)
     check_correction(options.correction)
     alpha = _alpha(options.alpha, options.correction_alpha)
-    if options.permutations < 1:
-        raise RankhouseError(f"permutations must be at least 1, got {options.permutations}")
+    check_resampling(options.permutations, options.seed)
     wanted_queries = read_queries(options.queries) if options.queries is not None else None
+    # a comparison that fails removes the files it ingested (its runs, then its baseline)
+    with removed_on_failure(store) as ingested:
+        return _compared(store, qrels, runs, measures, options, alpha, wanted_queries, ingested)
+
+
+def _compared(
+    store,
+    qrels: Any,
+    runs: Any,
+    measures: list,
+    options: CompareOptions,
+    alpha: float,
+    wanted_queries: Any,
+    ingested: Ingested,
+) -> Comparison:
+    """:func:`comparison` once its options are checked."""
     evaluation = {
         "relevance_level": options.relevance_level,
         "missing_queries": options.missing_queries,
         "with_query_counts": False,
+        "ingested": ingested,
     }
     result = evaluate(store, qrels, runs, measures, **evaluation)
     run_names = result.runs
@@ -184,7 +202,7 @@ def comparison(
     if isinstance(baseline, numbers.Integral):
         if not 0 <= baseline < len(run_names):
             raise RankhouseError(
-                f"baseline={baseline} is no position among the {len(run_names)} runs "
+                f"baseline={baseline} is no position among the {count(len(run_names), 'run')} "
                 f"(0 to {len(run_names) - 1})"
             )
         base_name = run_names[int(baseline)]
@@ -244,7 +262,8 @@ def _shown_names(run_names: list[str], names: Sequence[str] | None) -> dict[str,
     given = [str(n) for n in names]
     if len(given) != len(run_names):
         raise RankhouseError(
-            f"{len(given)} names for {len(run_names)} runs ({', '.join(run_names)}); give one "
+            f"{count(len(given), 'name')} for {count(len(run_names), 'run')} "
+            f"({', '.join(run_names)}); give one "
             "name per run, in order"
         )
     if len(set(given)) != len(given):

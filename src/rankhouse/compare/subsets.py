@@ -13,6 +13,7 @@ from ..errors import InputError
 from ..lazy import pandas as pd
 from ..measures import measure_texts, parse_measures
 from ..results import PerQueryValues
+from ..words import count
 
 
 def read_queries(queries: Any) -> set[str]:
@@ -53,7 +54,7 @@ def subset(values: PerQueryValues, wanted: set[str]) -> PerQueryValues:
     kept = [i for i, query in enumerate(values.query) if query in wanted]
     if not kept:
         raise InputError(
-            f"none of the {len(wanted)} queries given is judged in the qrels",
+            f"none of the {count(len(wanted), 'query')} given is judged in the qrels",
             hint="query ids are compared as text; check the ids in the file or list",
         )
     return PerQueryValues(

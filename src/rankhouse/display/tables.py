@@ -18,6 +18,7 @@ from ..columns import HISTORY_FIXED_COLUMNS
 from ..errors import RankhouseError
 from ..lazy import pandas as pd
 from ..measures.best import best_positions
+from ..words import noun
 
 DEFAULT_ROUND = 4
 HIGHLIGHTS = ("bold", "color", "colour", None)
@@ -222,7 +223,7 @@ def evaluation_html(
     caption = f"qrels {result.qrels}" if result.qrels else None
     if caption and result.query_counts:
         counts = sorted({c.evaluated for c in result.query_counts.values()})
-        caption += f"; {'/'.join(map(str, counts))} queries evaluated"
+        caption += f"; {'/'.join(map(str, counts))} {noun(max(counts), 'query')} evaluated"
     return measure_table(
         summary, ["run"], measures, round=round, highlight=highlight, caption=caption
     )

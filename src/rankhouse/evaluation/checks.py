@@ -34,6 +34,7 @@ from ..errors import (
 from ..ingest.files import open_decompressed
 from ..ingest.sources import FIELD_ALIASES
 from ..ingest.stored import stored_ids
+from ..words import count
 
 QRELS_FIELDS = 4
 RUN_FIELDS = 6
@@ -254,7 +255,8 @@ def check_overlap(
             raise InputError(
                 Message(
                     f"run {run!r} and qrels set {qrels_name!r} have no query in common (the "
-                    f"run answers {found.ignored} queries, none of the {judged} judged): is "
+                    f"run answers {count(found.ignored, 'query')}, none of the {judged:,} "
+                    "judged): is "
                     "one of them the wrong file? Pass ",
                     Option("allow_no_overlap", True, cli_value=""),
                     " to evaluate it anyway",
@@ -263,8 +265,8 @@ def check_overlap(
         if answered > 0 and 2 * answered < judged:
             warnings.warn(
                 RankhouseWarning(
-                    f"run {run!r} answers {answered} of the {judged} queries of qrels set "
-                    f"{qrels_name!r}: fewer than half (is it a run of this collection?)"
+                    f"run {run!r} answers {answered:,} of the {count(judged, 'query')} of "
+                    f"qrels set {qrels_name!r}: fewer than half (is it a run of this collection?)"
                 ),
                 stacklevel=3,
             )

@@ -11,6 +11,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from ..backends.base import store_of
+from ..catalog import Ingested, removed_on_failure
 from ..errors import RankhouseError
 from ..labels import label
 from ..measures import measure_texts, parse_measures
@@ -18,7 +19,14 @@ from ..results import EvaluationResult, QueryCounts
 from .checks import check_argument_order, check_overlap, refuse_read_only
 from .counts import query_counts
 from .inputs import resolve_qrels, resolve_runs
-from .stored import EvaluationKey, compute_and_store, effective_level, find_stored, stored_values
+from .stored import (
+    EvaluationKey,
+    compute_and_store,
+    effective_level,
+    find_stored,
+    mark_requested,
+    stored_values,
+)
 
 MISSING_QUERY_POLICIES = ("zero", "skip")
 
@@ -38,6 +46,8 @@ def evaluate(
     name: str | None = None,
     meta: dict[str, str] | None = None,
     allow_no_overlap: bool = False,
+    asked_for: bool = True,
+    ingested: Ingested | None = None,
 ) -> EvaluationResult:
     """Evaluate runs against a qrels set, storing per-query values and aggregates.
 
@@ -66,6 +76,11 @@ def evaluate(
         allow_no_overlap: evaluate a run that has no query in common with the qrels set
             (every value 0) instead of raising InputError. Checked, with a warning when a run
             answers fewer than half of the qrels queries, when values are computed.
+        asked_for: whether the caller asked for these measures (``history`` shows those
+            by default); a report's precision-recall points are not.
+        ingested: the record of a caller that removes what it ingested when it fails
+            (:func:`rankhouse.catalog.removed_on_failure`); without it, a call that fails
+            removes the files it ingested itself.
 
     Returns:
         An :class:`EvaluationResult`.
@@ -81,8 +96,44 @@ def evaluate(
     options = dict(sorted((options or {}).items()))
     measure_list, labels = requested(measures, relevance_level, missing_queries, options)
     check_argument_order(qrels, runs)
-    qrels_row = resolve_qrels(store, qrels)
-    run_rows = resolve_runs(store, runs, name=name, meta=meta)
+    # a call that fails removes the files it ingested: it leaves the warehouse as it found it
+    with removed_on_failure(store, ingested) as journal:
+        qrels_row = resolve_qrels(store, qrels, ingested=journal)
+        run_rows = resolve_runs(store, runs, name=name, meta=meta, ingested=journal)
+        return _evaluate(
+            store,
+            qrels_row,
+            run_rows,
+            measure_list,
+            labels,
+            relevance_level=relevance_level,
+            missing_queries=missing_queries,
+            recompute=recompute,
+            options=options,
+            with_query_counts=with_query_counts,
+            with_per_query=with_per_query,
+            allow_no_overlap=allow_no_overlap,
+            asked_for=asked_for,
+        )
+
+
+def _evaluate(
+    store,
+    qrels_row: dict[str, Any],
+    run_rows: list[dict[str, Any]],
+    measure_list: list,
+    labels: dict[str, str],
+    *,
+    relevance_level: int,
+    missing_queries: str,
+    recompute: bool,
+    options: dict[str, Any],
+    with_query_counts: bool,
+    with_per_query: bool,
+    allow_no_overlap: bool,
+    asked_for: bool,
+) -> EvaluationResult:
+    """:func:`evaluate` once its qrels set and runs are stored."""
     if not run_rows:
         raise RankhouseError("no run to evaluate")
 
@@ -100,6 +151,8 @@ def evaluate(
         for m in measure_list
     }
     stored = {} if recompute else find_stored(store, keys.values())
+    if asked_for:
+        mark_requested(store, stored.values())
     to_compute = [k for k in keys.values() if k not in stored]
     run_names = {run["id"]: run["name"] for run in run_rows}
     counted: dict[int, QueryCounts] = {}
@@ -113,7 +166,7 @@ def evaluate(
         by_name = {run_names[run_id]: found for run_id, found in counted.items()}
         check_overlap(by_name, qrels_row["name"], missing_queries, allow=allow_no_overlap)
         compute_and_store(
-            store, to_compute, measure_list, relevance_level, missing_queries, options
+            store, to_compute, measure_list, relevance_level, missing_queries, options, asked_for
         )
         stored.update(find_stored(store, to_compute))
 

@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from ..backends.base import store_of
-from ..catalog import get_qrels, get_run
+from ..catalog import Ingested, get_qrels, get_run
 from ..errors import Either, InputError, Message, NotFoundError, Option
 from ..ingest.qrels import ingest_qrels
 from ..ingest.runs import ingest_run
@@ -21,15 +21,24 @@ from .checks import columns_keyword, not_found, stored_files
 
 
 def ingest_qrels_shape(
-    store, qrels: Any, *, columns: str | dict[str, str] | None = None, name: str | None = None
+    store,
+    qrels: Any,
+    *,
+    columns: str | dict[str, str] | None = None,
+    name: str | None = None,
+    ingested: Ingested | None = None,
 ) -> int:
     """Ingest qrels given in any shape of :mod:`rankhouse.ingest.shapes` (under ``name``, else
     the name ingest gives); the qrels set's id. Without ``columns``, an error's column hint
-    says to rename the frame (the caller has no column mapping to pass)."""
+    says to rename the frame (the caller has no column mapping to pass). New content is
+    noted in ``ingested``."""
     source, implied = qrels_source(qrels)
     mapping = {**(implied or {}), **parse_columns(columns)}
     with columns_keyword(None if columns is None else "columns"):
-        return ingest_qrels(store, source, name=name, columns=mapping).id
+        result = ingest_qrels(store, source, name=name, columns=mapping)
+    if ingested is not None:
+        ingested.note("qrels", result.id, result.created)
+    return result.id
 
 
 def positional_names(
@@ -87,6 +96,7 @@ def _ingest_sources(
     name: str | None = None,
     meta: dict[str, str] | None = None,
     new_version: bool = False,
+    ingested: Ingested | None = None,
 ) -> list[int]:
     ids: list[int] = []
     for source in sources:
@@ -101,18 +111,21 @@ def _ingest_sources(
             new_version=new_version,
         )
         ids.extend(result.id for result in results)
+        if ingested is not None:
+            for result in results:
+                ingested.note("run", result.id, result.created)
     return list(dict.fromkeys(ids))
 
 
-def resolve_qrels(wh, qrels: Any) -> dict[str, Any]:
+def resolve_qrels(wh, qrels: Any, *, ingested: Ingested | None = None) -> dict[str, Any]:
     """The catalogue row of a qrels set given by name, id, file path or data (a DataFrame,
     ``{qid: {docid: grade}}``, ir_measures ``Qrel`` tuples); ``wh`` is the warehouse or its
-    store."""
+    store. Qrels stored here as new content are noted in ``ingested``."""
     store = store_of(wh)
     if not isinstance(qrels, (str, int, os.PathLike)) or _is_existing_file(qrels):
         if store.read_only and _is_existing_file(qrels):
             return get_qrels(store, stored_files(store, [qrels], "qrels")[0])
-        return get_qrels(store, ingest_qrels_shape(store, qrels))
+        return get_qrels(store, ingest_qrels_shape(store, qrels, ingested=ingested))
     try:
         return get_qrels(store, qrels)
     except NotFoundError as exc:
@@ -120,7 +133,12 @@ def resolve_qrels(wh, qrels: Any) -> dict[str, Any]:
 
 
 def resolve_runs(
-    wh, runs: Any, *, name: str | None = None, meta: dict[str, str] | None = None
+    wh,
+    runs: Any,
+    *,
+    name: str | None = None,
+    meta: dict[str, str] | None = None,
+    ingested: Ingested | None = None,
 ) -> list[dict[str, Any]]:
     """Catalogue rows of runs given by names, ids, file paths or data (in order).
 
@@ -135,6 +153,8 @@ def resolve_runs(
         runs: one run or several.
         name: the stored name of the one file or DataFrame among ``runs``.
         meta: metadata pairs stored with the runs ingested from files or data.
+        ingested: where the runs stored here as new content are noted (for a caller that
+            removes them when it fails: :func:`rankhouse.catalog.removed_on_failure`).
 
     Raises:
         InputError: ``name`` or ``meta`` given without a run file, or ``name`` for several.
@@ -143,8 +163,8 @@ def resolve_runs(
     sources = run_sources(runs)
     if name is None:
         sources = positional_names(sources)
-    ingested = [s for s in sources if s.is_frame or _is_existing_file(s.source)]
-    if (name is not None or meta) and not ingested:
+    to_ingest = [s for s in sources if s.is_frame or _is_existing_file(s.source)]
+    if (name is not None or meta) and not to_ingest:
         raise InputError(
             Message(
                 Option("name"),
@@ -157,9 +177,9 @@ def resolve_runs(
                 "set them with 'rankhouse ingest run FILE --name ... --meta ...'",
             ),
         )
-    if name is not None and len(ingested) > 1:
+    if name is not None and len(to_ingest) > 1:
         raise InputError(
-            Message(Option("name"), f" names one run file, but {len(ingested)} were given"),
+            Message(Option("name"), f" names one run file, but {len(to_ingest)} were given"),
             hint="evaluate them one by one, or ingest them with their names first",
         )
     rows: list[dict[str, Any]] = []
@@ -170,7 +190,9 @@ def resolve_runs(
             continue
         if source.is_frame or _is_existing_file(source.source):
             with columns_keyword(None if source.is_frame else "columns"):
-                ids = _ingest_sources(store, [source], name=name, meta=meta, new_version=True)
+                ids = _ingest_sources(
+                    store, [source], name=name, meta=meta, new_version=True, ingested=ingested
+                )
             rows.extend(get_run(store, run_id) for run_id in ids)
             continue
         try:

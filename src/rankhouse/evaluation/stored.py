@@ -42,7 +42,7 @@ def effective_level(measure, default_level: int) -> int:
 
 
 _FIND_STORED = """
-    SELECT id, run_id, measure, relevance_level, value, num_q
+    SELECT id, run_id, measure, relevance_level, value, num_q, requested
     FROM evaluations
     WHERE qrels_id = :qrels_id AND qrels_sha256 = :qrels_sha256
       AND missing_queries = :missing_queries AND options = :options
@@ -97,14 +97,31 @@ def compute_and_store(
     relevance_level: int,
     missing_queries: str,
     options: dict[str, Any],
+    asked_for: bool = True,
 ) -> None:
     """One engine pass for every run and measure not stored yet, then one transaction; the
-    store is held throughout (the values stay in the engine's tables on its connection)."""
+    store is held throughout (the values stay in the engine's tables on its connection).
+    ``asked_for``: whether the caller named these measures (``history`` shows those by
+    default), or computed them for its own use (a report's precision-recall points)."""
     with store.session():
-        _compute_and_store(store, keys, measures, relevance_level, missing_queries, options)
+        _compute_and_store(
+            store, keys, measures, relevance_level, missing_queries, options, asked_for
+        )
 
 
-def _compute_and_store(store, keys, measures, relevance_level, missing_queries, options):
+def mark_requested(store, stored: Iterable[dict[str, Any]]) -> None:
+    """Mark stored evaluations (rows of :func:`find_stored`) as asked for by a command: a
+    report's precision-recall point that ``eval`` then asks for becomes a default column of
+    ``history``."""
+    ids = sorted({int(row["id"]) for row in stored if row.get("requested") is False})
+    if ids and not store.read_only:
+        with store.transaction() as conn:
+            conn.execute(
+                "UPDATE evaluations SET requested = TRUE WHERE id = ANY(:ids)", {"ids": ids}
+            )
+
+
+def _compute_and_store(store, keys, measures, relevance_level, missing_queries, options, asked_for):
     by_name = {m.name: m for m in measures}
     run_ids = sorted({k.run_id for k in keys})
     wanted = [by_name[name] for name in dict.fromkeys(k.measure for k in keys)]
@@ -137,6 +154,7 @@ def _compute_and_store(store, keys, measures, relevance_level, missing_queries, 
                 "num_q": total.num_q if total is not None else 0,
                 "version": __version__,
                 "created_at": now,
+                "requested": bool(asked_for),
             }
         )
     index = {m.name: i for i, m in enumerate(values.measures)}
@@ -168,8 +186,9 @@ _EVALUATION_COLUMNS = {
     "rankhouse_version": "version",
     "created_at": "created_at",
     "label": "label",
+    "requested": "requested",
 }
-#: Rows of one INSERT (14 binds a row: PostgreSQL takes at most 65,535 binds a statement).
+#: Rows of one INSERT (15 binds a row: PostgreSQL takes at most 65,535 binds a statement).
 _INSERT_ROWS = 1_000
 
 

@@ -15,6 +15,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 
 from ..errors import InputError, Message, Option
+from ..words import count
 from .files import open_decompressed
 from .sources import DELIMITERS, Source, default_delimiter
 
@@ -130,7 +131,7 @@ class Records:
             if len(fields) != width:
                 raise self.error(
                     line,
-                    f"the line has {len(fields)} fields, the header has {width} "
+                    f"the line has {count(len(fields), 'field')}, the header has {width} "
                     f"(delimiter: {_NAMES[self.delimiter]})",
                     hint=Message(
                         "quote fields that hold the delimiter, or pass ", Option("delimiter")

@@ -17,6 +17,7 @@ from typing import NoReturn
 
 from ..duck import duckdb
 from ..errors import InputError, Message, Option
+from ..words import count
 from . import frames, staging, tabular, text_tables
 from .hashing import BackgroundHash, frame_sha256
 from .progress import IngestProgress
@@ -162,7 +163,7 @@ def _check(
     total, bad_rows = staging.count_bad_rows(duck, bad)
     if bad_rows:
         raise _locate(src, kind, order, columns) or InputError(
-            f"{bad_rows:,} rows cannot be read", source=src.label
+            f"{count(bad_rows, 'row')} cannot be read", source=src.label
         )
     if total == 0:
         if src.format == "trec":

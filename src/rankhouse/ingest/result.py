@@ -10,6 +10,7 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
+from ..words import count
 from .sources import Source, base_name, default_delimiter
 
 #: The run tag of a source without one (a DataFrame or tabular file without a tag column).
@@ -43,12 +44,12 @@ class IngestResult:
     def describe(self) -> str:
         """One line for people: ``stored run 'x' (id 3): 43 queries, 1,500 rows``."""
         what = "qrels set" if self.kind == "qrels" else "run"
-        unit = "judgments" if self.kind == "qrels" else "rows"
+        unit = "judgment" if self.kind == "qrels" else "row"
         if not self.created:
             return f"already stored as {what} {self.name!r} (id {self.id}), nothing new"
         return (
-            f"stored {what} {self.name!r} (id {self.id}): {self.num_queries:,} queries, "
-            f"{self.num_rows:,} {unit}"
+            f"stored {what} {self.name!r} (id {self.id}): {count(self.num_queries, 'query')}, "
+            f"{count(self.num_rows, unit)}"
         )
 
 

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from ..display.tables import DEFAULT_ROUND, HtmlTable, check_display
+from ..outputs import check_output_path, write_text
 from .gather import gather
 from .page import render
 
@@ -62,10 +63,21 @@ def build_report(
 def write_report(wh, path: str | os.PathLike[str], **options: Any) -> Path:
     """Write the report to ``path`` (UTF-8 HTML); the options are :func:`build_report`'s.
 
+    ``path`` is checked before the report is made (:func:`rankhouse.outputs.check_output_path`):
+    a folder, a missing folder or one without the right to write fails before anything is
+    evaluated or stored. The file is written whole or not at all.
+
     Returns:
         The path written.
+
+    Raises:
+        OutputError: ``path`` cannot be written.
     """
+    target = check_output_path(path, "the report", "report.html")
     text = build_report(wh, **options)
-    target = Path(path)
-    target.write_text(text, encoding="utf-8")
-    return target
+    return write_text(
+        target,
+        text,
+        "the report",
+        kept="the values it evaluated stay stored (the report made again reuses them)",
+    )

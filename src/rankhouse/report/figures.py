@@ -20,6 +20,7 @@ from collections.abc import Sequence
 
 from ..lazy import numpy as np
 from ..lazy import pandas as pd
+from ..words import count
 from .gather import Trend
 
 MAX_LABELLED = 60
@@ -289,7 +290,7 @@ def _delta_axes(
         ax.grid(False, axis="x")
     else:
         ax.set_xticks([])
-        ax.set_xlabel(f"{n} queries, worst to best")
+        ax.set_xlabel(f"{count(n, 'query')}, worst to best")
     return titles
 
 

@@ -16,7 +16,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from ..backends.base import store_of
-from ..catalog import get_qrels, get_run
+from ..catalog import get_qrels, get_run, removed_on_failure
 from ..columns import HIDDEN_METADATA
 from ..compare import comparison
 from ..errors import NotFoundError, RankhouseError
@@ -121,45 +121,49 @@ def gather(
     check_test(test)
     check_correction(correction)
     check_alpha(alpha)
-    named_runs = resolve_runs(store, list(runs)) if runs else []
-    baseline_row = resolve_runs(store, [baseline])[0] if baseline is not None else None
-    if qrels is not None:
-        qrels_rows = [resolve_qrels(store, qrels)]
-    else:
-        qrels_rows = [get_qrels(store, int(i)) for i in _evaluated_qrels(store)]
-    if systems:
-        _check_systems(store, systems)
-    sections = []
-    for qrels_row in qrels_rows:
-        section = _section(
-            store,
-            qrels_row,
-            named_runs=named_runs,
-            systems=list(systems or []),
-            measures=measures,
-            baseline_row=baseline_row,
-            test=test,
-            correction=correction,
-            alpha=alpha,
-            relevance_level=relevance_level,
-            max_measures=max_measures,
-            explicit=qrels is not None or bool(named_runs),
+    # a report that fails removes the files it ingested: it leaves the warehouse as it found it
+    with removed_on_failure(store) as ingested:
+        named_runs = resolve_runs(store, list(runs), ingested=ingested) if runs else []
+        baseline_row = (
+            resolve_runs(store, [baseline], ingested=ingested)[0] if baseline is not None else None
         )
-        if section is not None:
-            sections.append(section)
-    if not sections:
-        raise RankhouseError(
-            "nothing to report: no stored evaluation matches; evaluate runs first "
-            "(rankhouse eval QRELS RUN -m MEASURE) or name them with --qrels and --run"
-        )
-    settings = {
-        "baseline": baseline_row["name"] if baseline_row else None,
-        "test": test,
-        "correction": correction,
-        "alpha": alpha,
-        "relevance_level": relevance_level,
-    }
-    return ReportData(sections, settings, __version__, datetime.now(UTC).replace(microsecond=0))
+        if qrels is not None:
+            qrels_rows = [resolve_qrels(store, qrels, ingested=ingested)]
+        else:
+            qrels_rows = [get_qrels(store, int(i)) for i in _evaluated_qrels(store)]
+        if systems:
+            _check_systems(store, systems)
+        sections = []
+        for qrels_row in qrels_rows:
+            section = _section(
+                store,
+                qrels_row,
+                named_runs=named_runs,
+                systems=list(systems or []),
+                measures=measures,
+                baseline_row=baseline_row,
+                test=test,
+                correction=correction,
+                alpha=alpha,
+                relevance_level=relevance_level,
+                max_measures=max_measures,
+                explicit=qrels is not None or bool(named_runs),
+            )
+            if section is not None:
+                sections.append(section)
+        if not sections:
+            raise RankhouseError(
+                "nothing to report: no stored evaluation matches; evaluate runs first "
+                "(rankhouse eval QRELS RUN -m MEASURE) or name them with --qrels and --run"
+            )
+        settings = {
+            "baseline": baseline_row["name"] if baseline_row else None,
+            "test": test,
+            "correction": correction,
+            "alpha": alpha,
+            "relevance_level": relevance_level,
+        }
+        return ReportData(sections, settings, __version__, datetime.now(UTC).replace(microsecond=0))
 
 
 def _evaluated_qrels(store) -> list[int]:
@@ -237,6 +241,7 @@ def _section(
         measures=IPREC_MEASURES,
         with_query_counts=False,
         allow_no_overlap=True,  # the runs were checked when they were evaluated
+        asked_for=False,  # the curves' points: history shows them on request only
         **options,
     )
     precision_recall = pd.DataFrame(

@@ -10,6 +10,7 @@ from collections.abc import Mapping
 
 from ..display import tables
 from ..lazy import pandas as pd
+from ..words import count
 from . import figures
 from .gather import QrelsSection, ReportData
 
@@ -111,8 +112,8 @@ def _section(
         f'<section id="{anchor}"><h2>qrels {html.escape(qrels["name"])}</h2>',
         '<dl class="settings">'
         f"<dt>content sha256</dt><dd><code>{html.escape(str(qrels['content_sha256']))}</code></dd>"
-        f"<dt>queries</dt><dd>{qrels.get('num_queries')} queries, "
-        f"{qrels.get('num_judgments')} judgments, grades {qrels.get('min_grade')}"
+        f"<dt>queries</dt><dd>{count(qrels.get('num_queries') or 0, 'query')}, "
+        f"{count(qrels.get('num_judgments') or 0, 'judgment')}, grades {qrels.get('min_grade')}"
         f"–{qrels.get('max_grade')}</dd>"
         f"<dt>measures</dt><dd>{html.escape(', '.join(section.measures))}</dd></dl>",
     ]

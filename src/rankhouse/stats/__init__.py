@@ -30,7 +30,7 @@ stays light.
 
 from ..defaults import DEFAULT_PERMUTATIONS, DEFAULT_SEED
 from .anova import AnovaRow, AnovaTable, two_way_anova
-from .checks import check_alpha, check_direction, check_level, check_margin
+from .checks import check_alpha, check_direction, check_level, check_margin, check_resampling
 from .corrections import (
     CORRECTION_NAMES,
     CORRECTIONS,
@@ -88,6 +88,7 @@ __all__ = [
     "check_direction",
     "check_level",
     "check_margin",
+    "check_resampling",
     "check_test",
     "compact_letter_display",
     "correct",

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from ..defaults import MAX_PERMUTATIONS
 from ..errors import Message, Option, RankhouseError
 from ..lazy import numpy as np
 
@@ -14,6 +15,32 @@ def check_alpha(alpha: float) -> None:
     if not 0.0 < alpha < 1.0:
         raise RankhouseError(
             Message(Option("alpha"), f" must lie strictly between 0 and 1, got {alpha}")
+        )
+
+
+def check_resampling(permutations: int, seed: int, *, name: str = "permutations") -> None:
+    """Raise RankhouseError unless ``permutations`` (called ``name``) is a whole number from
+    1 to :data:`~rankhouse.defaults.MAX_PERMUTATIONS` and ``seed`` a whole number at least 0
+    (numpy's generators take no negative seed)."""
+    if isinstance(permutations, bool) or not isinstance(permutations, int):
+        raise RankhouseError(
+            Message(Option(name), f" must be a whole number, got {permutations!r}")
+        )
+    if not 1 <= permutations <= MAX_PERMUTATIONS:
+        raise RankhouseError(
+            Message(
+                Option(name),
+                f" must lie between 1 and {MAX_PERMUTATIONS:,} (rankhouse's bound: a p-value's "
+                f"resolution is then 1e-6), got {permutations:,}",
+            )
+        )
+    if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
+        raise RankhouseError(
+            Message(
+                Option("seed"),
+                f" must be a whole number at least 0 (numpy's random generator takes no "
+                f"negative seed), got {seed!r}",
+            )
         )
 
 

@@ -39,7 +39,7 @@ from ..defaults import DEFAULT_PERMUTATIONS, DEFAULT_SEED
 from ..errors import Message, Option, RankhouseError
 from ..lazy import numpy as np
 from ..lazy import scipy_special
-from .checks import check_level, finite_values, paired_differences
+from .checks import check_level, check_resampling, finite_values, paired_differences
 from .summary import Summary, as_summary
 
 INTERVAL_METHODS = ("t", "bootstrap")
@@ -137,8 +137,7 @@ def mean_interval(
     if method == "t":
         return t_interval(as_summary(array), level)
     check_level(level)
-    if resamples < 1:
-        raise RankhouseError(f"resamples must be at least 1, got {resamples}")
+    check_resampling(resamples, seed, name="resamples")
     return _bootstrap_interval(array, level, resamples, seed)
 
 

@@ -41,8 +41,13 @@ from ..defaults import DEFAULT_PERMUTATIONS, DEFAULT_SEED
 from ..errors import RankhouseError
 from ..lazy import numpy as np
 from ..lazy import scipy_special, scipy_stats
+from .checks import check_resampling
 
 TESTS = ("t", "wilcoxon", "randomization", "bootstrap")
+
+_BATCH_VALUES = 1_000_000
+"""Resampled values drawn at once by the randomization and bootstrap tests: with scipy's
+index and data arrays, about 80 MB at most, however many resamples and queries."""
 PairedTest = str | Callable[..., Any]
 """A test name of :data:`TESTS`, or a callable as :func:`scipy.stats.ttest_rel`."""
 
@@ -71,8 +76,9 @@ def paired_test(
         differences are zero.
 
     Raises:
-        RankhouseError: an unknown test, unequal lengths, a non-positive ``permutations``, or
-            a callable that returns no p-value.
+        RankhouseError: an unknown test, unequal lengths, ``permutations`` outside 1 to
+            :data:`~rankhouse.defaults.MAX_PERMUTATIONS`, a negative ``seed``, or a
+            callable that returns no p-value.
     """
     check_test(test)
     x = np.asarray(run, dtype=float)
@@ -81,8 +87,7 @@ def paired_test(
         raise RankhouseError(
             f"a paired test needs two equally long lists of values, got {x.shape} and {y.shape}"
         )
-    if permutations < 1:
-        raise RankhouseError(f"permutations must be at least 1, got {permutations}")
+    check_resampling(permutations, seed)
     if np.isnan(x).any() or np.isnan(y).any():
         raise RankhouseError("a paired test cannot use NaN values; drop those queries first")
     if len(x) < 2:
@@ -144,6 +149,12 @@ def _mean_difference(x: np.ndarray, y: np.ndarray, axis: int = -1) -> np.ndarray
     return np.mean(x - y, axis=axis)
 
 
+def _batch(n: int) -> int:
+    """Resamples drawn at once for ``n`` pairs: memory stays bounded however many there are
+    (scipy draws the same numbers batch by batch as at once: the p-value does not change)."""
+    return max(1, _BATCH_VALUES // max(n, 1))
+
+
 def _randomization(x: np.ndarray, y: np.ndarray, permutations: int, seed: int) -> float:
     result = scipy_stats.permutation_test(
         (x, y),
@@ -151,6 +162,7 @@ def _randomization(x: np.ndarray, y: np.ndarray, permutations: int, seed: int) -
         permutation_type="samples",
         vectorized=True,
         n_resamples=permutations,
+        batch=_batch(len(x)),
         alternative="two-sided",
         rng=np.random.default_rng(seed),
     )
@@ -175,6 +187,7 @@ def _bootstrap(differences: np.ndarray, permutations: int, seed: int) -> float:
         np.mean,
         vectorized=True,
         n_resamples=permutations,
+        batch=_batch(len(differences)),
         alternative="two-sided",
     )
     return float(result.pvalue)

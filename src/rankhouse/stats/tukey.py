@@ -44,11 +44,10 @@ import math
 from collections.abc import Sequence
 
 from ..defaults import DEFAULT_PERMUTATIONS, DEFAULT_SEED
-from ..errors import RankhouseError
 from ..lazy import numpy as np
 from ..lazy import scipy_stats
 from .anova import two_way_anova
-from .checks import score_matrix
+from .checks import check_resampling, score_matrix
 from .pairwise import PairwiseResult, mean_matrix, symmetric
 
 _BATCH_VALUES = 4_000_000
@@ -79,8 +78,7 @@ def randomised_tukey_hsd(
         RankhouseError: a malformed ``scores`` or fewer than one permutation.
     """
     matrix = score_matrix(scores, systems)
-    if permutations < 1:
-        raise RankhouseError(f"permutations must be at least 1, got {permutations}")
+    check_resampling(permutations, seed)
     means, differences = mean_matrix(matrix)
     count, queries = matrix.shape
     exact = _few_arrangements(count, queries, permutations)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from typing import Any
 
 from ...duck import duckdb
@@ -46,6 +46,18 @@ class DuckDBConnection(Connection):
     def execute_raw(self, sql: str) -> Result:
         self.duck.execute(sql)
         return self._fetched()
+
+    def stream_raw(self, sql: str, batch_rows: int = 10_000):
+        self.duck.execute(sql)  # DuckDB streams a query's result: fetchmany reads on
+        description = self.duck.description
+        if description is None:
+            return None
+
+        def batches() -> Iterator[list[tuple]]:
+            while batch := self.duck.fetchmany(batch_rows):
+                yield batch
+
+        return [column[0] for column in description], batches()
 
     def has_table(self, name: str) -> bool:
         if not self.in_transaction:

@@ -35,7 +35,7 @@ from ...errors import DatabaseError, NoWarehouseError, RankhouseError, SchemaErr
 from ..base import Backend, translated
 from ..opening import refuse_foreign
 from ..schema import migrate, pending_migrations
-from ..sql import Connection, Result
+from ..sql import Connection
 from .connection import DuckDBConnection
 from .locking import check_file, connect_waiting, file_state
 from .recognise import check_whole, holds_nothing, recognise
@@ -253,11 +253,12 @@ class DuckDBFile:
                 conn.in_transaction = False
                 duck.commit()
 
-    def run_statement(self, sql: str) -> Result:
-        """One statement of the user's (``rankhouse sql``), in a transaction of its own; a file
-        opened read-only is a sandbox (:mod:`.sandbox`)."""
+    @contextmanager
+    def statement(self, sql: str) -> Iterator[tuple[list[str], Iterator[list[tuple]]] | None]:
+        """One statement of the user's (``rankhouse sql``), in a transaction of its own, its
+        rows streamed; a file opened read-only is a sandbox (:mod:`.sandbox`)."""
         with self.transaction() as conn:
-            return conn.execute_raw(sql)
+            yield conn.stream_raw(sql)
 
     @contextmanager
     def engine_connection(self, run_ids, qrels_id: int) -> Iterator[Any]:

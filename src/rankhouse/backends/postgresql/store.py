@@ -27,7 +27,6 @@ from ...lazy import psycopg
 from ...lazy import sqlalchemy as sa
 from ..base import translated
 from ..duckdb_file import DuckDBFile
-from ..sql import Result
 from .connection import ServerConnection
 from .copy import copy_into
 from .locks import lock
@@ -122,7 +121,8 @@ class PostgreSQL:
         with self._connection() as conn, translated(_errors(), self._refusal), conn.begin():
             yield ServerConnection(conn)
 
-    def run_statement(self, sql: str) -> Result:
+    @contextmanager
+    def statement(self, sql: str) -> Iterator[tuple[list[str], Iterator[list[tuple]]] | None]:
         """One statement of the user's (``rankhouse sql``): read-only, in a transaction that is
         rolled back and refused to a login a transaction does not contain (:mod:`.user_sql`);
         else in a transaction of its own, committed.
@@ -135,11 +135,12 @@ class PostgreSQL:
         if not self.read_only:
             refuse_copy_stream(sql)
             with self.transaction() as conn:
-                return conn.execute_raw(sql)
+                yield conn.stream_raw(sql)
+            return
         with self._connection() as raw, translated(_errors(), self._refusal):
             transaction = raw.begin()
             try:
-                return run_read_only(ServerConnection(raw), sql)
+                yield run_read_only(ServerConnection(raw), sql)
             finally:
                 if transaction.is_active:
                     transaction.rollback()

@@ -27,7 +27,6 @@ from __future__ import annotations
 import re
 
 from ...errors import RankhouseError
-from ..sql import Result
 from .connection import COPY_STREAM, ServerConnection
 
 #: Functions that create or change large objects (PostgreSQL 15 allows them in a read-only
@@ -111,9 +110,9 @@ def check_read_only(conn: ServerConnection, sql: str) -> None:
         )
 
 
-def run_read_only(conn: ServerConnection, sql: str) -> Result:
+def run_read_only(conn: ServerConnection, sql: str):
     """Run the user's statement ``sql`` on ``conn``, inside a read-only transaction that the
     caller rolls back (see the module)."""
     refuse_copy_stream(sql)
     check_read_only(conn, sql)
-    return conn.execute_raw(sql)
+    return conn.stream_raw(sql)

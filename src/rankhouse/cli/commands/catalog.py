@@ -7,6 +7,7 @@ import sys
 
 import typer
 
+from ...errors import RankhouseError
 from ...rows import Rows
 from .common import open_warehouse
 from .output import FORMAT_OPTION, OutputFormat, print_rows
@@ -119,9 +120,51 @@ def register(app: typer.Typer) -> None:
         _print_listing(qrels_rows(wh), _QRELS_LIST, fmt, "qrels sets")
 
     @qrels.command("rm")
-    def qrels_rm(ctx: typer.Context, name: str = typer.Argument(..., help="Qrels name or id.")):
-        """Delete a qrels set, its judgments and the evaluations made with it."""
-        from ...catalog import remove_qrels
+    def qrels_rm(
+        ctx: typer.Context,
+        name: str = typer.Argument(..., help="Qrels name or id."),
+        yes: bool = typer.Option(
+            False, "--yes", "-y", help="Remove without asking (needed where no terminal can ask)."
+        ),
+    ):
+        """Delete a qrels set, its judgments, and the evaluations and gate checks made with
+        it (the runs stay). On a terminal it asks first, saying what goes with it."""
+        from ...catalog import qrels_dependents, remove_qrels
 
-        row = remove_qrels(open_warehouse(ctx, create=False), name)
-        print(f"removed qrels set {row['name']!r} (id {row['id']})", file=sys.stderr)
+        wh = open_warehouse(ctx, create=False)
+        if not yes:
+            found = qrels_dependents(wh, name)
+            what = f"qrels set {found['name']!r} (id {found['id']})"
+            if not sys.stdin.isatty():
+                raise RankhouseError(
+                    f"removing {what} deletes {_dependents(found)}; pass --yes to remove it "
+                    "(there is no terminal to ask)"
+                )
+            if not _confirmed(f"Remove {what} with {_dependents(found)}?"):
+                print("nothing removed", file=sys.stderr)
+                raise typer.Exit(1)
+        row = remove_qrels(wh, name)
+        print(
+            f"removed qrels set {row['name']!r} (id {row['id']}) with {_dependents(row)}",
+            file=sys.stderr,
+        )
+
+
+def _dependents(found: dict) -> str:
+    """What goes with a qrels set: ``144 judgments, 12 evaluations of 2 runs and 6 gate
+    checks`` (the runs themselves stay)."""
+    from ...words import count
+
+    evaluations = count(found["evaluations"], "evaluation")
+    if found["evaluations"]:
+        evaluations += f" of {count(found['evaluated_runs'], 'run')}"
+    return (
+        f"{count(found['num_judgments'], 'judgment')}, {evaluations} and "
+        f"{count(found['checks'], 'gate check')}"
+    )
+
+
+def _confirmed(question: str) -> bool:
+    """Ask on the terminal (stderr: stdout carries data only); yes only for y or yes."""
+    print(f"{question} [y/N] ", end="", file=sys.stderr, flush=True)
+    return sys.stdin.readline().strip().lower() in ("y", "yes")

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import typer
 
+from ...defaults import DEFAULT_PERMUTATIONS, DEFAULT_SEED, MAX_PERMUTATIONS
 from .common import (
     MISSING_QUERIES_OPTION,
     QRELS_ARGUMENT,
@@ -50,12 +51,18 @@ ALPHA_OPTION = typer.Option(
     "--alpha",
     "--correction-alpha",
     metavar="ALPHA",
-    help="Significance level, strictly between 0 and 1 (default: 0.05).",
+    help="Significance level, strictly between 0 and 1.",
 )
 PERMUTATIONS_OPTION = typer.Option(
-    10_000, "--permutations", help="Resamples of the randomization and bootstrap tests.", min=1
+    DEFAULT_PERMUTATIONS,
+    "--permutations",
+    help="Resamples of the randomization and bootstrap tests.",
+    min=1,
+    max=MAX_PERMUTATIONS,
 )
-SEED_OPTION = typer.Option(42, "--seed", help="Seed of the randomization and bootstrap tests.")
+SEED_OPTION = typer.Option(
+    DEFAULT_SEED, "--seed", help="Seed of the randomization and bootstrap tests.", min=0
+)
 HIGHLIGHT_OPTION = typer.Option(
     Highlight.bold, "--highlight", help="How the best mean per measure is marked."
 )

@@ -83,19 +83,23 @@ def eval_command(
         meta=metadata or None,
         allow_no_overlap=allow_no_overlap,
     )
+    from ...words import count
+
     for run, counts in result.query_counts.items():
-        notes = [f"{counts.evaluated} queries evaluated"]
+        notes = [f"{count(counts.evaluated, 'query')} evaluated"]
         if counts.missing_from_run:
             verb = "scored as empty rankings" if missing_queries == "zero" else "skipped"
-            notes.append(f"{counts.missing_from_run} qrels queries not in the run ({verb})")
+            notes.append(f"{count(counts.missing_from_run, 'qrels query')} not in the run ({verb})")
         if counts.ignored:
-            notes.append(f"{counts.ignored} run queries without judgments ignored")
+            notes.append(f"{count(counts.ignored, 'run query')} without judgments ignored")
         if counts.tied_pairs:
-            notes.append(f"{counts.tied_pairs} tied-score pairs ordered by doc id descending")
+            notes.append(
+                f"{count(counts.tied_pairs, 'tied-score pair')} ordered by doc id descending"
+            )
         print(f"{run}: " + "; ".join(notes), file=sys.stderr)
     if result.num_reused:
         print(
-            f"{result.num_reused} of {len(result.rows)} results reused from storage "
+            f"{result.num_reused:,} of {count(len(result.rows), 'result')} reused from storage "
             "(--recompute to compute again)",
             file=sys.stderr,
         )

@@ -21,7 +21,18 @@ def history_command(
     run: str = typer.Option(None, "--run", help="Only this run (name or id)."),
     qrels: str = typer.Option(None, "--qrels", help="Only evaluations against this qrels set."),
     measures: list[str] = typer.Option(
-        None, "--measure", "-m", help="Measure columns, repeatable (default: all stored)."
+        None,
+        "--measure",
+        "-m",
+        help="Measure columns, repeatable (default: those eval, compare, regress or trec-eval "
+        "asked for).",
+    ),
+    all_measures: bool = typer.Option(
+        False,
+        "--all-measures",
+        "-a",
+        help="Without -m: every stored label, also the precision-recall points a report "
+        "stored for its curves.",
     ),
     since: str = typer.Option(
         None,
@@ -49,7 +60,7 @@ def history_command(
     from ...history import history_rows
 
     wh = open_warehouse(ctx, write=False)
-    found, measure_columns = history_rows(
+    found, measure_columns, hidden = history_rows(
         wh,
         system=system,
         run=run,
@@ -58,7 +69,16 @@ def history_command(
         since=since,
         relevance_level=relevance_level,
         missing_queries=missing_queries.value,
+        all_measures=all_measures,
     )
+    if hidden:
+        from ...words import count
+
+        print(
+            f"note: {count(len(hidden), 'stored label')} not shown ({_span(hidden)}: no command "
+            "asked for them, a report stored them for its curves); --all-measures shows them",
+            file=sys.stderr,
+        )
     if measures:
         _note_other_settings(wh, found, measures, relevance_level, missing_queries.value)
     rows = found.rows
@@ -86,3 +106,7 @@ def _note_other_settings(wh, found, measures, relevance_level, missing_queries) 
             "(-l / --missing-queries, or -m with the label)",
             file=sys.stderr,
         )
+
+
+def _span(labels: list[str]) -> str:
+    return ", ".join(labels) if len(labels) <= 3 else f"{labels[0]} ... {labels[-1]}"

@@ -10,17 +10,16 @@ the table is whole, however wide.
 
 from __future__ import annotations
 
-import json
 import numbers
 import os
 import sys
-from collections.abc import Collection, Mapping, Sequence
+from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
 from enum import StrEnum
 from typing import TYPE_CHECKING, TextIO
 
 import typer
 
-from ...cells import _is_bool, is_missing, json_value, table_value, text_value
+from ...cells import _is_bool, is_missing, json_text, json_value, table_value, text_value
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -111,7 +110,7 @@ def print_rows(
         records = [
             {name: json_value(v) for name, v in zip(columns, row, strict=True)} for row in rows
         ]
-        out.write(json.dumps(records, indent=2, ensure_ascii=False) + "\n")
+        out.write(json_text(records) + "\n")
     elif fmt in (OutputFormat.csv, OutputFormat.tsv):
         import csv
 
@@ -137,6 +136,82 @@ def print_rows(
         print_table(
             out, columns, cells, numeric, title=title, keys=key_index, width=width, styles=styles
         )
+
+
+def print_stream(
+    columns: Sequence[str],
+    batches: Iterable[Sequence[Sequence]],
+    fmt: OutputFormat = OutputFormat.table,
+    *,
+    limit: int | None = None,
+    file: TextIO | None = None,
+) -> tuple[int, bool]:
+    """Print rows that arrive in batches, at most ``limit`` of them (None: every row): TSV,
+    CSV and JSON batch by batch as they arrive (the same text :func:`print_rows` writes), a
+    table once its rows are in (it needs them all to size its columns). Stops reading the
+    batches at the limit.
+
+    Returns:
+        (the rows printed, whether the batches held more).
+    """
+    out = file or sys.stdout
+    columns = [str(c) for c in columns]
+    taken = _Taken(batches, limit)
+    if fmt == OutputFormat.json:
+        keys = [json_text(name) for name in columns]
+        first = True
+        out.write("[")
+        for batch in taken:
+            for row in batch:
+                out.write(("\n" if first else ",\n") + _record(keys, row))
+                first = False
+        out.write("]\n" if first else "\n]\n")
+    elif fmt in (OutputFormat.csv, OutputFormat.tsv):
+        import csv
+
+        writer = csv.writer(
+            out, delimiter="," if fmt == OutputFormat.csv else "\t", lineterminator="\n"
+        )
+        writer.writerow(columns)
+        for batch in taken:
+            writer.writerows([text_value(v) for v in row] for row in batch)
+    else:
+        print_rows(columns, [row for batch in taken for row in batch], fmt, file=out)
+    return taken.count, taken.more
+
+
+def _record(keys: Sequence[str], row: Sequence) -> str:
+    """One record of a JSON array as ``json.dumps(records, indent=2)`` writes it, built from
+    its values' compact JSON (the indenting encoder is pure Python: 4x slower)."""
+    parts = []
+    for key, cell in zip(keys, row, strict=True):
+        value = json_value(cell)
+        if isinstance(value, dict | list) and value:
+            text = json_text(value).replace("\n", "\n    ")
+        else:
+            text = json_text(value, indent=None)
+        parts.append(f"    {key}: {text}")
+    return "  {\n" + ",\n".join(parts) + "\n  }"
+
+
+class _Taken:
+    """The batches, cut at ``limit`` rows; ``count`` rows given, ``more`` left behind."""
+
+    def __init__(self, batches: Iterable[Sequence[Sequence]], limit: int | None) -> None:
+        self.batches, self.limit = batches, limit
+        self.count, self.more = 0, False
+
+    def __iter__(self) -> Iterator[Sequence[Sequence]]:
+        for batch in self.batches:
+            if self.limit is not None and self.count + len(batch) > self.limit:
+                kept = self.limit - self.count
+                if kept:
+                    self.count += kept
+                    yield batch[:kept]
+                self.more = True
+                return
+            self.count += len(batch)
+            yield batch
 
 
 def _is_numeric(values: Sequence) -> bool:

@@ -3,11 +3,10 @@
 from __future__ import annotations
 
 import sys
-from pathlib import Path
 
 import typer
 
-from ...errors import RankhouseError
+from ..failures import failure_text, interrupted
 from .common import (
     MISSING_QUERIES_OPTION,
     RELEVANCE_LEVEL_OPTION,
@@ -78,49 +77,90 @@ def regress_command(
     """Gate RUN against a baseline: exit 1 when a measure dropped, 0 when none did.
 
     A measure regresses when its mean drops by more than --max-drop and the drop is
-    significant. Improvements never fail. Bad input exits 2.
+    significant. Improvements never fail. Bad input, or anything else that stops the
+    gate, exits 2.
 
     Every check is stored; `rankhouse history` shows its verdict in the gate column.
     --format json prints the document --json writes. A report file given as '-' goes to
     stdout instead of the table.
     """
-    from ...columns import VERDICT_COLUMNS, VERDICT_NUMBERS
-    from ...regress import regress
-    from ...regress_files import to_json, to_junit_text, to_markdown
-
     reports = {"--markdown": markdown, "--json": json_file, "--junit": junit}
     to_stdout = [flag for flag, path in reports.items() if path == "-"]
     if len(to_stdout) > 1:
         raise typer.BadParameter(f"only one report can go to stdout, not {' and '.join(to_stdout)}")
     try:
-        wh = open_warehouse(ctx, create=all_files(run, qrels))
-        result = regress(
-            wh,
+        wh, result = _gate(
+            ctx,
+            reports,
             run,
-            baseline=baseline,
-            qrels=qrels,
-            measures=measures,
-            max_drop=max_drop,
-            relative=relative,
-            alpha=alpha,
-            test=test.value,
-            correction=correction,
-            permutations=permutations,
-            seed=seed,
-            relevance_level=relevance_level,
-            missing_queries=missing_queries.value,
-            allow_missing_baseline=allow_missing_baseline,
+            qrels,
+            dict(
+                baseline=baseline,
+                measures=measures,
+                max_drop=max_drop,
+                relative=relative,
+                alpha=alpha,
+                test=test.value,
+                correction=correction,
+                permutations=permutations,
+                seed=seed,
+                relevance_level=relevance_level,
+                missing_queries=missing_queries.value,
+                allow_missing_baseline=allow_missing_baseline,
+            ),
         )
-    except RankhouseError as exc:
-        print(f"Error: {exc.cli_text()}", file=sys.stderr)
+        _write_reports(wh, result, reports)
+        _print_result(result, to_stdout, fmt)
+    except typer.Exit:
+        raise
+    except Exception as exc:  # only a regression exits 1: whatever else stops the gate, 2
+        if interrupted(exc):
+            raise
+        print(f"Error: {failure_text(exc)}", file=sys.stderr)
         raise typer.Exit(EXIT_BAD_INPUT) from None
+    _leave(wh, result)
 
-    writers = {"--markdown": to_markdown, "--json": to_json, "--junit": to_junit_text}
+
+def _gate(ctx: typer.Context, reports: dict[str, str | None], run: str, qrels: str, options):
+    """(the warehouse, the gate's result), the report files checked first: a file that
+    cannot be written fails the gate before anything is ingested, evaluated or stored."""
+    from ...outputs import check_output_path
+    from ...regress import regress
+
     for flag, path in reports.items():
         if path is not None and path != "-":
-            Path(path).write_text(writers[flag](result), encoding="utf-8")
+            check_output_path(path, f"the {flag} report", _EXAMPLES[flag])
+    wh = open_warehouse(ctx, create=all_files(run, qrels))
+    return wh, regress(wh, run, qrels=qrels, **options)
+
+
+def _write_reports(wh, result, reports: dict[str, str | None]) -> None:
+    """Write the report files; one that fails now (a full disk) takes the stored check with
+    it, so that history never shows a gate whose report CI did not get."""
+    from ...errors import OutputError
+    from ...outputs import write_text
+    from ...regress import remove_check
+
+    for flag, path in reports.items():
+        if path is None or path == "-":
+            continue
+        try:
+            write_text(path, _report(flag, result), f"the {flag} report")
+        except OutputError as exc:
+            remove_check(wh, result.check_id)
+            raise OutputError(
+                exc.message,
+                hint="the gate's check was removed (what it ingested and evaluated stays "
+                "stored): run the gate again once the report can be written",
+            ) from None
+
+
+def _print_result(result, to_stdout: list[str], fmt: OutputFormat) -> None:
+    from ...columns import VERDICT_COLUMNS, VERDICT_NUMBERS
+    from ...regress_files import to_json
+
     if to_stdout:
-        sys.stdout.write(writers[to_stdout[0]](result))
+        sys.stdout.write(_report(to_stdout[0], result))
     elif fmt == OutputFormat.json:
         sys.stdout.write(to_json(result))
     elif fmt != OutputFormat.table:
@@ -137,6 +177,15 @@ def regress_command(
             title=f"regress {result.run} vs {result.baseline}",
             numeric=[name in VERDICT_NUMBERS for name in columns],
         )
+
+
+def _report(flag: str, result) -> str:
+    from ... import regress_files
+
+    return getattr(regress_files, _WRITERS[flag])(result)
+
+
+def _leave(wh, result) -> None:
     if result.baseline is None:
         system = wh.run(result.run)["system_tag"]
         print(
@@ -154,6 +203,11 @@ def regress_command(
         f"FAIL: {', '.join(result.regressed)} regressed against {result.baseline}", file=sys.stderr
     )
     raise typer.Exit(EXIT_REGRESSED)
+
+
+#: The writer of each report file (:mod:`rankhouse.regress_files`), and a name to suggest.
+_WRITERS = {"--markdown": "to_markdown", "--json": "to_json", "--junit": "to_junit_text"}
+_EXAMPLES = {"--markdown": "gate.md", "--json": "gate.json", "--junit": "gate.xml"}
 
 
 #: The verdict columns a terminal table shows, with their headers (csv/tsv/json have all).

@@ -50,6 +50,9 @@ def report_command(
     With no selection it covers every stored run's latest evaluations per qrels set. The
     file holds everything (inline SVG, no script) and opens offline.
     """
+    from ...outputs import check_output_path
+
+    check_output_path(output, "the report", "report.html")  # before the warehouse is touched
     wh = open_warehouse(ctx, create=all_files(qrels, *(runs or [])))
     path = wh.report(
         output,

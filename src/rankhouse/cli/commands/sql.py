@@ -2,16 +2,24 @@
 
 from __future__ import annotations
 
+import re
+import sys
+
 import typer
 
 from ...errors import DatabaseError, RankhouseError
 from .common import open_warehouse
-from .output import FORMAT_OPTION, OutputFormat, print_rows
+from .output import FORMAT_OPTION, OutputFormat, print_stream
 
 READ_ONLY_HINT = (
     "without --write, sql reads the warehouse only (no changes, files or settings; see "
     "docs/history.md): pass --write to change it"
 )
+
+
+#: The rows a table shows unless --limit says otherwise: a table is laid out once its rows are
+#: in, so a large result would print nothing for minutes (the machine formats stream).
+TABLE_ROWS = 1_000
 
 
 def register(app: typer.Typer) -> None:
@@ -29,6 +37,15 @@ def sql_command(
         help="Open the warehouse for writing, with all of DuckDB: changes, files, settings "
         "(default: read the warehouse only).",
     ),
+    limit: int = typer.Option(
+        None,
+        "--limit",
+        metavar="N",
+        min=0,
+        help=f"Print at most N rows; 0: every row (default: a table shows the first "
+        f"{TABLE_ROWS:,}; tsv, csv and json print every row as it comes).",
+        show_default=False,
+    ),
     fmt: OutputFormat = FORMAT_OPTION,
 ) -> None:
     """Run QUERY on the warehouse, read-only unless --write, and print the rows.
@@ -41,21 +58,64 @@ def sql_command(
     regress_results (see docs/history.md).
     """
     if query == "-":
-        query = typer.get_text_stream("stdin").read()
+        query = _read_stdin()
+    if _empty(query):
+        raise RankhouseError(
+            "no SQL statement given (the query is empty or only comments); e.g. rankhouse sql "
+            '"SELECT * FROM latest_evaluations"'
+        )
     state = ctx.find_root().obj
     if not write:
         state.read_only = True
     wh = open_warehouse(ctx, write=write, create=False)
+    capped = limit is None and fmt == OutputFormat.table
+    if limit is None:
+        limit = TABLE_ROWS if capped else 0
     try:
-        result = wh.backend.run_statement(query)
+        with wh.backend.statement(query) as found:
+            if found is None:
+                print("OK")
+                return
+            columns, batches = found
+            shown, more = print_stream(columns, batches, fmt, limit=limit or None)
     except DatabaseError as exc:
         reason = exc.reason
         hint = f"; {READ_ONLY_HINT}" if not write and _refused(reason) else ""
         raise RankhouseError(f"the query failed: {reason}{hint}") from None
-    if not result.keys():
-        print("OK")
-        return
-    print_rows(list(result.keys()), [tuple(row) for row in result.all()], fmt)
+    if more:
+        from ...words import count
+
+        how = (
+            "--limit N shows N rows, --limit 0 every row; --format tsv, csv or json prints "
+            "every row as it comes"
+            if capped
+            else "--limit 0 shows every row"
+        )
+        print(
+            f"note: the first {count(shown, 'row')} shown; the result has more ({how})",
+            file=sys.stderr,
+        )
+
+
+def _read_stdin() -> str:
+    """The query on standard input, which must be UTF-8 (as the command line's is)."""
+    data = typer.get_binary_stream("stdin").read()
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise RankhouseError(
+            f"the query read from standard input is not UTF-8 text (byte 0x{data[exc.start]:02x} "
+            f"at offset {exc.start}); convert it first, e.g. iconv -f latin1 -t utf-8"
+        ) from None
+
+
+_COMMENTS = re.compile(r"--[^\n]*|/\*.*?\*/", re.DOTALL)
+
+
+def _empty(query: str) -> bool:
+    """Whether ``query`` holds no statement: only blanks, semicolons and comments (a string
+    literal keeps its quotes, so text that holds one is never empty)."""
+    return not _COMMENTS.sub(" ", query).replace(";", " ").strip()
 
 
 #: What DuckDB and PostgreSQL say when the sandbox refused a statement (a syntax error is

@@ -9,6 +9,7 @@ of a repeated query and document, with a hint.
 from __future__ import annotations
 
 from ...errors import Either, InputError, Message, Option
+from ...words import count
 from ..checks import duplicate_error, integer_problem, score_problem
 from ..sources import Source
 from .exact import numbered_fields
@@ -70,7 +71,7 @@ def _line_problem(
         elif len(fields) == 5:
             hint = Message(hint, "; a line without a score needs ", Option("order", "rank"))
         return InputError(
-            f"expected at least {least} fields, found {len(fields)}", **where, hint=hint
+            f"expected at least {count(least, 'field')}, found {len(fields)}", **where, hint=hint
         )
     if order == "rank":
         problem = integer_problem(fields[3])
