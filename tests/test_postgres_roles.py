@@ -19,7 +19,7 @@ import psycopg
 import pytest
 import sqlalchemy as sa
 from cli_helpers import ERROR_LINE
-from conftest import EXAMPLES
+from conftest import EXAMPLES, PROJECT_ROOT
 
 from rankhouse import Warehouse
 from rankhouse.backends.postgresql.locks import key_number
@@ -190,11 +190,12 @@ def test_only_the_owner_creates_the_tables(team, run_cli):
 
 def test_only_the_owner_migrates(team, run_cli):
     _stored(team)
-    with psycopg.connect(team.superuser) as conn:  # as if a newer rankhouse brought migration 8
-        conn.execute("DELETE FROM schema_migrations WHERE version = 8")
+    newest = sorted((PROJECT_ROOT / "migrations" / "postgresql").glob("0*.sql"))[-1].stem
+    with psycopg.connect(team.superuser) as conn:  # as if a newer rankhouse brought the newest
+        conn.execute("DELETE FROM schema_migrations WHERE version = %s", [int(newest[:4])])
     refused = run_cli("--db", team.writer, "runs", "list", db=False)
     login = team.names["nightly"]
-    expected = f"needs a schema upgrade (0008_err_max_grade), and this login ({login})"
+    expected = f"needs a schema upgrade ({newest}), and this login ({login})"
     assert expected in _one_error_line(refused)
 
 
