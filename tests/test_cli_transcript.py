@@ -287,6 +287,43 @@ NIGHTLY = sequence(
     },
 )
 
+#: compare's verdicts, all pairs and drift, on the template warehouse and two nights.
+COMPARE = sequence(
+    "compare",
+    [
+        ("ingest-night3", w(f"ingest run {NIGHTS[2]} --name night3")),
+        ("ingest-night4", w(f"ingest run {NIGHTS[3]} --name night4")),
+        ("verdicts", w("compare ex bm25 dense night3 night4 -m nDCG@10 -m AP --baseline bm25")),
+        (
+            "margin-bootstrap-drift",
+            w(
+                "compare ex bm25 dense night3 night4 -m AP --baseline bm25 --margin 2% "
+                "--interval bootstrap --permutations 2000 --drift --drift-depth 20"
+            ),
+        ),
+        ("wide-tsv", w("compare ex bm25 night4 -m AP --baseline bm25 --wide --format tsv")),
+        (
+            "all-pairs",
+            w("compare ex bm25 dense night3 night4 -m nDCG@10 --all-pairs --permutations 2000"),
+        ),
+        (
+            "all-pairs-t-bh-csv",
+            w(
+                "compare ex bm25 dense night3 night4 -m AP --all-pairs --test t --correction bh "
+                "-f csv"
+            ),
+        ),
+        (
+            "sql-drift",
+            w(
+                'sql "SELECT run_name, baseline_name, k, p, num_q, rbo FROM drift_results '
+                'ORDER BY ALL"'
+            ),
+        ),
+    ],
+    warehouse=True,
+)
+
 TREC_EVAL = [
     single("trec-eval/all-trec-per-query", cmd(f"trec-eval -q -m all_trec {QRELS} {BM25}")),
     single("trec-eval/default", cmd(f"trec-eval {QRELS} {DENSE}")),
@@ -382,6 +419,14 @@ ERRORS = [
     error("compare-bad-round", w("compare ex bm25 dense -m AP --round x")),
     error("compare-missing-queries-file", w("compare ex bm25 dense -m AP --queries nofile.txt")),
     error("compare-no-measure", w("compare ex bm25 dense")),
+    error("compare-tukey-against-baseline", w("compare ex bm25 dense -m AP -b bm25 --test tukey")),
+    error("compare-drift-without-baseline", w("compare ex bm25 dense -m AP --drift")),
+    error(
+        "compare-all-pairs-correction",
+        w("compare ex bm25 dense -m AP --all-pairs --correction holm"),
+    ),
+    error("compare-long-and-wide", w("compare ex bm25 dense -m AP --long --wide")),
+    error("compare-bad-margin", w("compare ex bm25 dense -m AP -b bm25 --margin AP=x")),
     error("regress-first-run", w("regress bm25 --baseline previous --qrels ex -m AP")),
     error("regress-unknown-baseline", w("regress dense --baseline nosuch --qrels ex -m AP")),
     error(
@@ -418,7 +463,7 @@ ERRORS = [
 ]
 
 #: Longest first: the sequences start at once, the single commands fill the other workers.
-SCENARIOS = [NIGHTLY, TOUR, *TREC_EVAL, *ERRORS, *HELP]
+SCENARIOS = [NIGHTLY, TOUR, COMPARE, *TREC_EVAL, *ERRORS, *HELP]
 NAMES = [name for scenario in SCENARIOS for name, _ in scenario.steps]
 assert len(NAMES) == len(set(NAMES)), "two steps share a golden file"
 

@@ -140,6 +140,7 @@ def test_cli_experiment_table(shared_dir, run_files, db_path, run_cli):
         "nDCG@10",
         "--baseline",
         run_files["bm25-new"],
+        "--wide",
         "--format",
         "json",
     )
@@ -147,8 +148,8 @@ def test_cli_experiment_table(shared_dir, run_files, db_path, run_cli):
     rows = json.loads(result.stdout)
     assert len(rows) == 2  # the baseline is one of the runs: not listed twice
     better = rows[1]
-    assert better["nDCG@10 sig"] is True
-    assert rows[0]["nDCG@10 sig"] is None  # the baseline is not tested
+    assert better["nDCG@10 verdict"] == "better"
+    assert rows[0]["nDCG@10 verdict"] is None  # the baseline is not tested
     assert better["nDCG@10 delta"] > 0
     assert better["nDCG@10 +"] > better["nDCG@10 -"]
     assert rows[0]["nDCG@10 p"] is None

@@ -186,7 +186,8 @@ def test_the_wide_table_has_pyterriers_plus_and_minus_columns(wh, values):
     wide = rankhouse.experiment_table(frame)
     assert wide.equals(experiment_table(frame)) and wide.equals(frame.experiment_table())
     assert list(wide.columns) == [
-        "run", "AP", "AP delta", "AP +", "AP -", "AP p", "AP p corr", "AP sig"
+        "run", "AP", "AP low", "AP high", "AP delta", "AP delta low", "AP delta high", "AP g_z",
+        "AP +", "AP -", "AP p", "AP p corr", "AP verdict", "AP mde",
     ]  # fmt: skip
     x, y = _paired(values, "dense", "bm25", "AP")
     dense = wide.set_index("run").loc["dense"]
@@ -220,7 +221,7 @@ def test_cli_names_queries_and_missing_queries(cli_db, run_cli, tmp_path):
     listed = tmp_path / "q.txt"
     listed.write_text("q1\nq2\nq8\n")
     args = ["compare", "qrels", "bm25", "dense", "-m", "AP", "--baseline", "BM25"]
-    done = run_cli(*args, "--names", "BM25,Dense", "--queries", listed, "-f", "json")
+    done = run_cli(*args, "--names", "BM25,Dense", "--queries", listed, "--wide", "-f", "json")
     assert done.exit_code == 0, done.stderr
     rows = json.loads(done.stdout)
     assert [r["run"] for r in rows] == ["BM25", "Dense"]
@@ -233,7 +234,7 @@ def test_cli_names_queries_and_missing_queries(cli_db, run_cli, tmp_path):
     assert rows[1]["AP p"] == pytest.approx(_row(expected, "dense", "AP")["p_value"], abs=1e-15)
     # dense answers 7 of the 8 queries: skipping the missing one raises its mean
     done = run_cli(
-        "compare", "qrels", "dense", "-m", "AP", "--missing-queries", "skip", "-f", "json"
+        "compare", "qrels", "dense", "-m", "AP", "--missing-queries", "skip", "--wide", "-f", "json"
     )
     assert done.exit_code == 0, done.stderr
     assert json.loads(done.stdout)[0]["AP [missing_queries=skip]"] == pytest.approx(
@@ -251,7 +252,7 @@ def test_cli_per_query_round_highlight_and_correction(cli_db, run_cli):
     lines = per_query.stdout.splitlines()
     assert lines[0] == "run,query,measure,value" and len(lines) == 1 + 2 * 8 * 2
     # --round shapes the table; the machine formats keep every digit (docs/cli.md)
-    rounded = run_cli(*base, "--round", "2", "--round", "AP=3")
+    rounded = run_cli(*base, "--round", "2", "--round", "AP=3", "--wide")
     assert rounded.exit_code == 0, rounded.stderr
     table = [
         [cell.strip() for cell in line.split("│")]
@@ -262,15 +263,15 @@ def test_cli_per_query_round_highlight_and_correction(cli_db, run_cli):
     header, bm25 = table[0], next(row for row in table if row[0] == "bm25")
     assert re.fullmatch(r"0\.\d{3}", bm25[header.index("AP")])
     assert re.fullmatch(r"0\.\d{2}", bm25[header.index("nDCG@10")])
-    exact = run_cli(*base, "--round", "2", "-f", "tsv")
+    exact = run_cli(*base, "--round", "2", "--wide", "-f", "tsv")
     header, bm25, dense = (line.split("\t") for line in exact.stdout.splitlines())
     assert len(bm25[header.index("AP")]) > 6  # more digits than --round shows
-    coloured = run_cli(*base, "--correction", "holm-sidak", env={"FORCE_COLOR": "1"})
+    coloured = run_cli(*base, "--correction", "holm-sidak", "--wide", env={"FORCE_COLOR": "1"})
     assert coloured.exit_code == 0, coloured.stderr
     with Warehouse(cli_db) as wh:
         best = wh.compare("qrels", ["dense"], ["AP"])["mean"].iloc[0]
     assert f"\x1b[1m{best:.4f}\x1b[0m" in coloured.stdout  # the best mean in bold
-    plain = run_cli(*base, "--highlight", "none", env={"FORCE_COLOR": "1"})
+    plain = run_cli(*base, "--highlight", "none", "--wide", env={"FORCE_COLOR": "1"})
     assert f"\x1b[1m{best:.4f}" not in plain.stdout
     bad = run_cli(*base, "--correction", "nope")
     assert bad.exit_code == 1 and "unknown correction 'nope'" in bad.stderr

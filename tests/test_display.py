@@ -54,12 +54,18 @@ def test_comparison(example_wh):
     )
     assert isinstance(frame, ComparisonFrame)
     html = frame._repr_html_()
-    assert '<th colspan="6" class="group">AP</th>' in html
+    assert '<th colspan="10" class="group">AP</th>' in html
+    assert "<th>95% CI</th><th>delta</th><th>95% CI</th><th>g_z</th>" in html
     assert "bm25 (baseline)" in html
     night3 = frame.set_index("run").loc["bm25-night3"]
     night4 = frame.set_index("run").loc["bm25-night4"]
-    star = "*" if night3["significant"] else ""
-    assert ("worse" if star else "", f"{night3['delta']:.4f}{star}") in _cells(html)
+    assert ("", f"{night3['delta']:.4f}") in _cells(html)
+    low, high = night3["delta_low"], night3["delta_high"]
+    assert ("", f"[{low:.4f}, {high:.4f}]") in _cells(html)
+    word = night3["verdict"]
+    shown = f"inconclusive (MDE {night3['mde']:.4f})" if word == "inconclusive" else word
+    tone = word if word in ("better", "worse") else ""
+    assert (f"text {tone}".strip(), shown) in _cells(html)
     assert ("best-bold", f"{night4['mean']:.4f}") in _cells(html)
     assert f"+{night4['delta']:.4f}" in html
     # a selection of it is a plain DataFrame, shown the usual way
@@ -69,7 +75,8 @@ def test_comparison(example_wh):
         qrels="qrels.txt", runs=["bm25", "dense"], measures=["AP", "P@5"]
     )
     html = means_only.styled(round=1)._repr_html_()
-    assert "<th>AP</th><th>P@5</th>" in html and "p corr" not in html
+    assert '<th colspan="2" class="group">AP</th><th colspan="2" class="group">P@5</th>' in html
+    assert "p corr" not in html and "verdict" not in html
     assert ("best-bold", "0.1") in _cells(html) or ("best-bold", "0.3") in _cells(html)
 
 

@@ -127,16 +127,35 @@ def test_the_t_test_and_no_correction_need_neither_scipy_stats_nor_statsmodels(
 
 @engine_module
 @pytest.mark.parametrize(
-    "shape", [[], ["--long"], ["--per-query"], ["-f", "json"]], ids=lambda s: " ".join(s) or "wide"
+    "shape",
+    [[], ["--long"], ["--wide"], ["--per-query"], ["-f", "json"], ["--drift"]],
+    ids=lambda s: " ".join(s) or "compact",
 )
 def test_compare_prints_its_rows_without_pandas(tmp_path, trec_files, shape):
-    """compare's tables are built from rows: a DataFrame only when the Python API asks."""
+    """compare's tables are built from rows: a DataFrame only when the Python API asks
+    (intervals, verdicts and drift included)."""
     qrels, run = trec_files
     other = tmp_path / "other.txt"
     other.write_text("1 Q0 b 1 2.0 alt\n1 Q0 a 2 1.0 alt\n2 Q0 c 1 3.0 alt\n")
     db = str(tmp_path / "w.duckdb")
     compare = ["--db", db, "compare", str(qrels), str(run), str(other), "-m", "P@1,AP", "-b", "sys"]
     assert _imported(tmp_path, *compare, *shape) == ["_duckdb"]
+
+
+@engine_module
+@pytest.mark.parametrize("shape", [[], ["-f", "json"]], ids=lambda s: " ".join(s) or "tables")
+def test_all_pairs_prints_without_pandas_or_scipy_stats(tmp_path, trec_files, shape):
+    """The randomised Tukey HSD, the ANOVA and the letters need numpy and scipy.special."""
+    qrels, run = trec_files
+    other = tmp_path / "other.txt"
+    other.write_text("1 Q0 b 1 2.0 alt\n1 Q0 a 2 1.0 alt\n2 Q0 c 1 3.0 alt\n")
+    third = tmp_path / "third.txt"
+    third.write_text("1 Q0 a 1 2.0 new\n1 Q0 c 2 1.0 new\n2 Q0 d 1 3.0 new\n")
+    db = str(tmp_path / "w.duckdb")
+    files = [str(qrels), str(run), str(other), str(third)]
+    compare = ["--db", db, "compare", *files, "-m", "AP", "--all-pairs", *shape]
+    assert _imported(tmp_path, *compare) == ["_duckdb"]
+    assert _imported(tmp_path, *compare, probed=STATISTICS) == []
 
 
 def test_csv_ingest_in_a_fresh_process(tmp_path):

@@ -107,6 +107,9 @@ def experiment(
     correction="none",
     alpha: float = 0.05,
     correction_alpha: float | None = None,
+    level: float = 0.95,
+    interval: str = "t",
+    margin=None,
     relevance_level: int = 1,
     missing_queries: str = "zero",
     queries=None,
@@ -135,6 +138,10 @@ def experiment(
         correction: ``"none"`` or a statsmodels multipletests name (``"holm"``, ``"hs"``...).
         alpha: significance level.
         correction_alpha: PyTerrier's name for ``alpha``.
+        level: confidence level of the intervals of means and differences.
+        interval: ``"t"`` (Student's t) or ``"bootstrap"`` (seeded percentile bootstrap).
+        margin: the verdicts' practical margin: None, a number in the measure's units,
+            ``"2%"`` of the baseline's mean, or a dict measure -> either.
         relevance_level: grade from which a judgment counts as relevant.
         missing_queries: ``"zero"`` (trec_eval ``-c``) or ``"skip"``.
         queries: only these query ids (a list, a topics DataFrame, or a file of ids).
@@ -180,6 +187,9 @@ def experiment(
         correction=correction,
         alpha=alpha,
         correction_alpha=correction_alpha,
+        level=level,
+        interval=interval,
+        margin=margin,
         relevance_level=relevance_level,
         missing_queries=missing_queries,
         queries=queries,

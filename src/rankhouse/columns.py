@@ -19,9 +19,17 @@ COMPARE_COLUMNS = (
     "run",
     "measure",
     "mean",
+    "mean_low",
+    "mean_high",
     "num_q",
     "baseline",
     "delta",
+    "delta_low",
+    "delta_high",
+    "hedges_gz",
+    "verdict",
+    "margin",
+    "mde",
     "num_paired",
     "improved",
     "degraded",
@@ -30,10 +38,71 @@ COMPARE_COLUMNS = (
     "p_corrected",
     "significant",
 )
-"""Columns of :func:`rankhouse.compare.compare`'s result, one row per run and measure."""
+"""Columns of :func:`rankhouse.compare.compare`'s result, one row per run and measure.
 
-COMPARE_NUMBERS = frozenset(COMPARE_COLUMNS) - {"run", "measure", "baseline", "significant"}
+``mean_low``/``mean_high`` bound the interval of the mean, ``delta_low``/``delta_high`` the
+interval of the paired difference (run minus baseline), ``hedges_gz`` is its standardized
+effect size, ``verdict`` one of :data:`rankhouse.stats.VERDICTS`, ``margin`` the absolute
+practical margin the verdict used and ``mde`` the minimum detectable effect at the pairs'
+number and spread (docs/compare.md)."""
+
+COMPARE_NUMBERS = frozenset(COMPARE_COLUMNS) - {
+    "run",
+    "measure",
+    "baseline",
+    "significant",
+    "verdict",
+}
 """The columns of :data:`COMPARE_COLUMNS` that hold numbers (the others hold names and flags)."""
+
+ANOVA_COLUMNS = ("measure", "source", "sum_of_squares", "df", "mean_square", "f", "p_value")
+"""Columns of :attr:`rankhouse.compare.AllPairs.anova`: the two-way (system x query) table."""
+
+PAIR_COLUMNS = (
+    "measure",
+    "run",
+    "other",
+    "difference",
+    "p_value",
+    "significant",
+    "method",
+    "num_q",
+    "permutations",
+    "seed",
+)
+"""Columns of :attr:`rankhouse.compare.AllPairs.pairs`: every pair of runs once (``run``'s mean
+minus ``other``'s, the family-wise p-value)."""
+
+GROUP_COLUMNS = ("measure", "run", "mean", "mean_low", "mean_high", "num_q", "group")
+"""Columns of :attr:`rankhouse.compare.AllPairs.groups`: each run's mean over the queries every
+run has, its interval and its compact letters, best first."""
+
+DRIFT_COLUMNS = (
+    "run",
+    "baseline",
+    "k",
+    "p",
+    "num_q",
+    "rbo",
+    "kendall_tau",
+    "tau_ap",
+    "overlap",
+    "num_tau",
+)
+"""Columns of the order drift of runs against a baseline (:func:`rankhouse.compare.drift`),
+one row per run: means over the queries (``num_tau``: those where both tau are defined)."""
+
+QUERY_DRIFT_COLUMNS = (
+    "run",
+    "baseline",
+    "query",
+    "rbo",
+    "kendall_tau",
+    "tau_ap",
+    "overlap",
+    "shared",
+)
+"""Columns of the per-query order drift: one row per run and query."""
 
 PER_QUERY_COLUMNS = ("run", "query", "measure", "value")
 """Columns of the per-query values ``compare(..., perquery=True)`` returns."""

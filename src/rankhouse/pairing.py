@@ -123,6 +123,17 @@ def values_by_run(values: PerQueryValues, measure: str) -> dict[str, dict[str, f
     return found
 
 
+def values_by_measure(values: PerQueryValues) -> dict[str, dict[str, dict[str, float]]]:
+    """:func:`values_by_run` of every measure at once (one pass over the values): measure ->
+    run -> {query id: value}."""
+    found: dict[str, dict[str, dict[str, float]]] = {}
+    for run, query, name, value in zip(
+        values.run, values.query, values.measure, values.value, strict=True
+    ):
+        found.setdefault(name, {}).setdefault(run, {})[query] = value
+    return found
+
+
 def paired(
     by_run: dict[str, dict[str, float]], run: str, baseline: str
 ) -> tuple[list[str], np.ndarray, np.ndarray]:
@@ -139,6 +150,28 @@ def paired(
         np.asarray([mine[q] for q in queries], dtype=float),
         np.asarray([theirs[q] for q in queries], dtype=float),
     )
+
+
+def value_matrix(
+    values: PerQueryValues, measure: str, runs: list[str]
+) -> tuple[list[str], np.ndarray]:
+    """The values of ``measure`` as a runs x queries matrix (one row per run of ``runs``, in
+    that order) over the queries every run has a value for (NaN is none), in query-id byte
+    order: what the analyses of many systems at once take (:func:`rankhouse.stats.all_pairs`,
+    :func:`~rankhouse.stats.randomised_tukey_hsd`, :func:`~rankhouse.stats.two_way_anova`).
+
+    Returns:
+        (the query ids, the matrix); a matrix with no column when no query is common.
+    """
+    by_run = values_by_run(values, measure)
+    tables = [by_run.get(run, {}) for run in runs]
+    common = set(tables[0]) if tables else set()
+    for table in tables[1:]:
+        common &= table.keys()
+    kept = [q for q in common if not any(math.isnan(table[q]) for table in tables)]
+    queries = sorted(kept, key=lambda q: q.encode("utf-8"))
+    matrix = np.asarray([[table[q] for q in queries] for table in tables], dtype=float)
+    return queries, matrix.reshape(len(runs), len(queries))
 
 
 def paired_frames(values: PerQueryValues, baseline: str, measure: str) -> dict[str, pd.DataFrame]:

@@ -10,10 +10,9 @@ from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
 
 from . import catalog
+from .analysis import Analysis
 from .backends import open_backend, resolve_target
 from .callers import warnings_at_caller
-from .compare import CompareOptions, compare
-from .defaults import DEFAULT_PERMUTATIONS, DEFAULT_SEED
 from .evaluation import evaluate
 from .ingest.qrels import ingest_qrels
 from .ingest.runs import ingest_run
@@ -30,7 +29,7 @@ if TYPE_CHECKING:
 __all__ = ["Warehouse", "resolve_target"]
 
 
-class Warehouse(Tracking):
+class Warehouse(Analysis, Tracking):
     """An open warehouse. Opening applies pending schema migrations.
 
     Args:
@@ -303,70 +302,3 @@ class Warehouse(Tracking):
                 meta=meta,
                 allow_no_overlap=allow_no_overlap,
             )
-
-    def compare(
-        self,
-        qrels: Any,
-        runs: Any,
-        measures: Any,
-        *,
-        names: Any = None,
-        baseline: Any = None,
-        test: Any = "t",
-        correction: str | None = "none",
-        alpha: float = 0.05,
-        correction_alpha: float | None = None,
-        permutations: int = DEFAULT_PERMUTATIONS,
-        seed: int = DEFAULT_SEED,
-        relevance_level: int = 1,
-        missing_queries: str = "zero",
-        queries: Any = None,
-        perquery: bool | str = False,
-        round: Any = None,  # noqa: A002 (PyTerrier's name)
-        highlight: str | None = "bold",
-    ) -> Any:
-        """Means of several runs and paired tests against a baseline (``rankhouse compare``),
-        with PyTerrier's ``Experiment`` parameters (docs/compare.md).
-
-        Args:
-            qrels: a stored qrels set (name or id), a file path, or qrels data.
-            runs: runs as :meth:`evaluate` takes them (a dict name -> run names them).
-            measures: measure names or Measure objects.
-            names: the names shown for the runs, one per run in order.
-            baseline: the run the others are tested against: its position among ``runs``
-                (an int, PyTerrier's ``baseline=0``), or its name or file (None: means only).
-            test: ``"t"``, ``"wilcoxon"``, ``"randomization"``, ``"bootstrap"``, or a callable
-                as :func:`scipy.stats.ttest_rel`.
-            correction: ``"none"``, ``"bh"``, or any statsmodels multipletests method name
-                or alias (``"bonferroni"``, ``"holm"``, ``"hs"``, ``"fdr_bh"``...).
-            alpha: significance level of the corrected p-values.
-            correction_alpha: PyTerrier's name for ``alpha``.
-            permutations: resamples of the randomization and bootstrap tests.
-            seed: seed of the randomization and bootstrap tests.
-            relevance_level: as for :meth:`evaluate`.
-            missing_queries: as for :meth:`evaluate`.
-            queries: only these query ids (a list, a topics DataFrame, or a file of ids).
-            perquery: True: the per-query values instead of the means; ``"both"``: both.
-            round: decimals a notebook shows, a number or a dict measure -> decimals.
-            highlight: how a notebook marks the best mean: ``"bold"``, ``"color"``, None.
-
-        See :func:`rankhouse.compare.compare` for the result's columns and the errors.
-        """
-        options = CompareOptions(
-            names=names,
-            baseline=baseline,
-            test=test,
-            correction=correction,
-            alpha=alpha,
-            correction_alpha=correction_alpha,
-            permutations=permutations,
-            seed=seed,
-            relevance_level=relevance_level,
-            missing_queries=missing_queries,
-            queries=queries,
-            perquery=perquery,
-            round=round,
-            highlight=highlight,
-        )
-        with self._call():
-            return compare(self.backend, qrels, runs, measures, options)

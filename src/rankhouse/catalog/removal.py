@@ -1,4 +1,5 @@
-"""Removing a run or a qrels set with everything made from it (evaluations, gate checks).
+"""Removing a run or a qrels set with everything made from it (evaluations, gate checks,
+order drift).
 
 The ``delete_*`` functions work inside the caller's transaction (a ``--replace`` ingest
 deletes what it overwrites); ``remove_*`` are the verbs, one transaction each.
@@ -45,13 +46,25 @@ def _delete_checks(conn: Connection, column: str, value: int) -> None:
     conn.execute(f"DELETE FROM regress_checks WHERE {column} = :value", {"value": value})
 
 
+def _delete_drift(conn: Connection, run_id: int) -> None:
+    """The run's order drift, from a baseline or as another run's baseline (a drift is a
+    pair of rankings: one gone, it cannot be computed again)."""
+    chosen = "SELECT id FROM drift_evaluations WHERE run_id = :id OR baseline_run_id = :id"
+    conn.execute(f"DELETE FROM drift_values WHERE drift_id IN ({chosen})", {"id": run_id})
+    conn.execute(
+        "DELETE FROM drift_evaluations WHERE run_id = :id OR baseline_run_id = :id", {"id": run_id}
+    )
+
+
 def delete_run(conn: Connection, run_id: int) -> None:
-    """Delete a run, its rows, its evaluations and its gate checks (caller's transaction).
+    """Delete a run, its rows, its evaluations, its gate checks and its order drift (the
+    caller's transaction).
 
     Checks that used the run as their baseline belong to other runs: they stay, with the
     baseline's name (``regress_results.baseline_deleted`` is then true).
     """
     _delete_checks(conn, "run_id", run_id)
+    _delete_drift(conn, run_id)
     _delete_evaluations(conn, "run_id", run_id)
     conn.execute("DELETE FROM run_rows WHERE run_id = :id", {"id": run_id})
     conn.execute("DELETE FROM runs WHERE id = :id", {"id": run_id})

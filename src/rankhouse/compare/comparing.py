@@ -1,4 +1,6 @@
-"""Compare runs on the same qrels: means, and paired significance tests against a baseline.
+"""Compare runs on the same qrels: means with their intervals, and against a baseline paired
+significance tests, intervals of the differences, effect sizes and verdicts
+(:mod:`.against`), and the order drift of each run (:mod:`.drift`).
 
 The parameters are PyTerrier's ``Experiment``'s where they mean the same (``names``,
 ``baseline`` by index or name, ``test`` with a callable, ``correction`` by statsmodels'
@@ -17,28 +19,36 @@ from __future__ import annotations
 import math
 import numbers
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from functools import cached_property
 from typing import Any
 
 from ..backends.base import store_of
 from ..catalog import Ingested, removed_on_failure
-from ..columns import COMPARE_COLUMNS
+from ..columns import COMPARE_COLUMNS, COMPARE_NUMBERS
 from ..display import frames
 from ..display.tables import check_display, normal_highlight
-from ..errors import InputError, RankhouseError
+from ..errors import Either, InputError, Message, Option, RankhouseError
 from ..evaluation import evaluate
 from ..lazy import numpy as np
 from ..lazy import pandas as pd
-from ..measures import measure_texts
-from ..pairing import paired, paired_comparison, values_by_run
+from ..measures import measure_texts, parse_measures
 from ..results import PerQueryValues
-from ..stats import check_alpha, check_correction, check_resampling, check_test, correct
+from ..stats import (
+    INTERVAL_METHODS,
+    check_alpha,
+    check_correction,
+    check_level,
+    check_resampling,
+    check_test,
+)
+from ..stats.rankings import check_depth, check_persistence
 from ..words import count
+from .against import COUNTS, with_mean_intervals, with_tests
+from .drift import drift_frame, drift_rows
+from .margins import margin_settings
 from .options import CompareOptions
 from .subsets import read_queries, subset, subset_means
-
-_COUNTS = ("num_paired", "improved", "degraded", "tied")
 
 
 @dataclass
@@ -52,31 +62,39 @@ class Comparison:
         values: the per-query values the means and tests were made of (runs by their shown
             names, measures by their labels).
         baseline: the baseline's shown name, or None.
+        options: the settings it was made with.
+        alpha: the significance level the verdicts used.
+        drift: with ``options.drift`` and a baseline, one dict per run other than the
+            baseline, :data:`~rankhouse.columns.DRIFT_COLUMNS` as keys; else empty.
+        aggregates: each measure's label -> how it aggregates (``mean``, ``sum``, ``gmean``).
     """
 
     rows: list[dict[str, Any]]
     values: PerQueryValues
     baseline: str | None
+    options: CompareOptions = field(default_factory=CompareOptions)
+    alpha: float = 0.05
+    drift: list[dict[str, Any]] = field(default_factory=list)
+    aggregates: dict[str, str] = field(default_factory=dict)
 
     @cached_property
     def means(self) -> pd.DataFrame:
         """:attr:`rows` as a DataFrame, :data:`~rankhouse.columns.COMPARE_COLUMNS`: names as
-        text, the counts nullable integers, the flags objects (None for none)."""
+        text, the counts nullable integers, the flags and verdicts objects (None for none)."""
         frame = pd.DataFrame(
             {
                 "run": [row["run"] for row in self.rows],
                 "measure": [row["measure"] for row in self.rows],
-                "mean": np.asarray([row["mean"] for row in self.rows], dtype=float),
                 "num_q": np.asarray([row["num_q"] for row in self.rows], dtype=np.int64),
             }
         )
-        for name in ("baseline", "significant"):
+        for name in ("baseline", "significant", "verdict"):
             frame[name] = pd.Series([row[name] for row in self.rows], dtype=object)
         if self.baseline is not None:  # one name in every row: a text column
             frame["baseline"] = self.baseline
-        for name in ("delta", "p_value", "p_corrected"):
+        for name in COMPARE_NUMBERS - {"num_q", *COUNTS}:
             frame[name] = np.asarray([row[name] for row in self.rows], dtype=float)
-        for name in _COUNTS:
+        for name in COUNTS:
             frame[name] = pd.array(
                 [pd.NA if row[name] is None else row[name] for row in self.rows], dtype="Int64"
             )
@@ -93,6 +111,11 @@ class Comparison:
                 "value": np.asarray(self.values.value, dtype=float),
             }
         )
+
+    @cached_property
+    def drift_frame(self) -> pd.DataFrame:
+        """:attr:`drift` as a DataFrame, :data:`~rankhouse.columns.DRIFT_COLUMNS`."""
+        return drift_frame(self.drift)
 
 
 def compare(
@@ -121,17 +144,23 @@ def compare(
         shows as the Experiment table and :func:`rankhouse.display.experiment_table` makes
         wide) with :data:`~rankhouse.columns.COMPARE_COLUMNS`, one row per run and measure
         (runs in the order given, measures in request order). ``mean`` and ``num_q`` are the
-        stored aggregate (or the subset's); ``delta`` is the run's mean minus the
-        baseline's; ``num_paired`` counts the queries paired by id;
-        ``improved``/``degraded``/``tied`` count those queries; the test columns are empty
-        for the baseline itself and when no baseline is given. With ``perquery``, the
-        per-query values (:data:`~rankhouse.columns.PER_QUERY_COLUMNS`) or both.
+        stored aggregate (or the subset's), ``mean_low``/``mean_high`` its interval;
+        ``delta`` is the run's mean minus the baseline's, ``delta_low``/``delta_high`` the
+        interval of the paired difference, ``hedges_gz`` its effect size, ``verdict`` the
+        word (better, worse, equivalent, inconclusive), ``margin`` the absolute margin it
+        used and ``mde`` the minimum detectable effect; ``num_paired`` counts the queries
+        paired by id; ``improved``/``degraded``/``tied`` count those queries; the test
+        columns are empty for the baseline itself and when no baseline is given. With
+        ``drift``, the frame's ``drift`` holds each run's order drift
+        (:data:`~rankhouse.columns.DRIFT_COLUMNS`). With ``perquery``, the per-query values
+        (:data:`~rankhouse.columns.PER_QUERY_COLUMNS`) or both.
 
     Raises:
-        RankhouseError: an unknown test or correction, alpha outside (0, 1), a baseline
-            index out of range, or names that do not match the runs.
+        RankhouseError: an unknown test or correction, alpha or the level outside (0, 1), an
+            unknown interval method, a baseline index out of range, names that do not match
+            the runs, or drift settings out of range.
         InputError: a baseline that stands for several runs (a multi-tag file), a query
-            subset that holds no judged query.
+            subset that holds no judged query, a margin that is no number or percentage.
         NotFoundError, MeasureError: as for evaluate.
     """
     options = replace(options or CompareOptions(), **settings)
@@ -142,6 +171,9 @@ def compare(
     found = comparison(wh, qrels, runs, measures, options)
     means = frames.ComparisonFrame(found.means)
     means.attrs["display"] = {"highlight": normal_highlight(highlight)}
+    means.attrs["comparison"] = settings_shown(found)
+    if options.drift:
+        means._drift = found.drift_frame
     if round is not None:
         means.attrs["display"]["round"] = round
     if perquery == "both":
@@ -164,10 +196,17 @@ def comparison(
     options = replace(options or CompareOptions(), **settings)
     store = store_of(wh)
     measures = measure_texts(measures)  # read once: they are evaluated more than once
+    if options.test == "tukey":
+        raise RankhouseError(
+            Message(
+                "Tukey's HSD tests every pair of runs, not each run against a baseline: use ",
+                Either("Warehouse.all_pairs", "compare --all-pairs"),
+            )
+        )
     check_test(options.test)
     check_correction(options.correction)
     alpha = _alpha(options.alpha, options.correction_alpha)
-    check_resampling(options.permutations, options.seed)
+    check_settings(options)
     wanted_queries = read_queries(options.queries) if options.queries is not None else None
     # a comparison that fails removes the files it ingested (its runs, then its baseline)
     with removed_on_failure(store) as ingested:
@@ -237,10 +276,66 @@ def _compared(
             for row in aggregates
         ]
     base_shown = shown[base_name] if base_name is not None else None
-    rows = _add_tests(means, values, base_shown, options, alpha)
+    kinds = _aggregates(measures, labels)
+    margins = margin_settings(options.margin, labels)
+    rows = with_mean_intervals(means, values, options, kinds)
+    rows = with_tests(rows, values, base_shown, options, alpha, kinds, margins)
+    drift = []
+    if options.drift and base_name is not None:
+        ids = {shown[row["run"]]: int(row["run_id"]) for row in aggregates}
+        pairs = [(ids[run], ids[base_shown], run, base_shown) for run in ids if run != base_shown]
+        drift = drift_rows(store, pairs, options.depth, options.persistence, wanted_queries)
     return Comparison(
-        [{name: row[name] for name in COMPARE_COLUMNS} for row in rows], values, base_shown
+        [{name: row[name] for name in COMPARE_COLUMNS} for row in rows],
+        values,
+        base_shown,
+        options,
+        alpha,
+        drift,
+        kinds,
     )
+
+
+def settings_shown(found: Comparison) -> dict[str, Any]:
+    """What a table of the comparison says it was made with (its caption, its title)."""
+    options = found.options
+    return {
+        "alpha": found.alpha,
+        "level": options.level,
+        "interval": options.interval,
+        "test": getattr(options.test, "__name__", options.test),
+        "correction": options.correction or "none",
+        "permutations": options.permutations,
+        "seed": options.seed,
+    }
+
+
+def check_settings(options: CompareOptions) -> None:
+    """Raise RankhouseError for resamples, a level, an interval method or drift settings
+    that cannot be used (before anything is evaluated)."""
+    check_resampling(options.permutations, options.seed)
+    check_level(options.level)
+    if options.interval not in INTERVAL_METHODS:
+        raise RankhouseError(
+            Message(
+                Option("interval"),
+                f" must be one of {', '.join(INTERVAL_METHODS)}, not {options.interval!r}",
+            )
+        )
+    if options.drift and options.baseline is None:
+        raise RankhouseError(
+            Message(
+                Option("drift"), " measures each run against ", Option("baseline"), "; give one"
+            )
+        )
+    if options.drift:
+        check_depth(options.depth, "depth")
+        check_persistence(options.persistence)
+
+
+def _aggregates(measures: list[str], labels: dict[str, str]) -> dict[str, str]:
+    """Each label -> how its measure aggregates (``mean``, ``sum``, ``gmean``)."""
+    return {labels[m.name]: m.aggregate for m in parse_measures(measures) if m.name in labels}
 
 
 def _alpha(alpha: float, correction_alpha: float | None) -> float:
@@ -290,57 +385,3 @@ def _per_query(parts, labels: dict[str, str], shown: dict[str, str]) -> PerQuery
         found.measure += [labels[measure] for measure in values.measure]
         found.value += [float(value) for value in values.value]
     return found
-
-
-def _add_tests(
-    means: list[dict[str, Any]],
-    values: PerQueryValues,
-    baseline: str | None,
-    options: CompareOptions,
-    alpha: float,
-) -> list[dict[str, Any]]:
-    """``means`` with the test columns of :data:`~rankhouse.columns.COMPARE_COLUMNS`: empty
-    without a baseline and on the baseline's own rows; else each run against the baseline,
-    per measure, the p-values corrected over the runs of the measure."""
-    rows = [
-        {
-            **row,
-            "baseline": baseline,
-            "delta": math.nan,
-            "p_value": math.nan,
-            "p_corrected": math.nan,
-            "significant": None,
-            **dict.fromkeys(_COUNTS),
-        }
-        for row in means
-    ]
-    if baseline is None:
-        return rows
-    by_measure: dict[str, list[dict[str, Any]]] = {}
-    for row in rows:
-        by_measure.setdefault(row["measure"], []).append(row)
-    for measure, group in by_measure.items():
-        base_mean = next(row["mean"] for row in group if row["run"] == baseline)
-        others = [row for row in group if row["run"] != baseline]
-        by_run = values_by_run(values, measure)
-        for row in others:
-            _, run_values, baseline_values = paired(by_run, row["run"], baseline)
-            compared = paired_comparison(
-                run_values,
-                baseline_values,
-                test=options.test,
-                permutations=options.permutations,
-                seed=options.seed,
-            )
-            row["delta"] = row["mean"] - base_mean
-            row["num_paired"] = compared.num_paired
-            row["improved"] = compared.improved
-            row["degraded"] = compared.degraded
-            row["tied"] = compared.tied
-            row["p_value"] = compared.p_value
-        p_values = [row["p_value"] for row in others]
-        corrected, reject = correct(p_values, options.correction, alpha=alpha)
-        for row, p_corrected, significant in zip(others, corrected, reject, strict=True):
-            row["p_corrected"] = p_corrected
-            row["significant"] = significant
-    return rows

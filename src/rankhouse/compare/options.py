@@ -13,7 +13,11 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..defaults import DEFAULT_PERMUTATIONS, DEFAULT_SEED
-from ..stats import PairedTest
+from ..stats import DEFAULT_DEPTH, DEFAULT_LEVEL, DEFAULT_PERSISTENCE, PairedTest
+
+Margin = float | str | Mapping[str, float | str] | None
+"""A practical margin: a number in the measure's units, ``"2%"`` of the baseline's mean, or a
+dict measure -> either (measures left out have none)."""
 
 
 @dataclass(frozen=True)
@@ -32,11 +36,22 @@ class CompareOptions:
         correction: ``'none'`` (or None), ``'bh'``, or any method name or alias of
             :func:`statsmodels.stats.multitest.multipletests` (``'bonferroni'``,
             ``'holm'``, ``'hs'``, ``'fdr_bh'``...), applied per measure over the runs other
-            than the baseline.
+            than the baseline (over the pairs of runs in :func:`~rankhouse.compare.all_pairs`,
+            where None means Holm for a paired test and nothing for Tukey's HSD).
         alpha: significance level of the (corrected) p-values.
         correction_alpha: PyTerrier's name for ``alpha`` (give one of the two).
         permutations: resamples of the randomization and bootstrap tests.
-        seed: seed of the randomization and bootstrap tests.
+        seed: seed of the randomization and bootstrap tests and of bootstrap intervals.
+        level: the confidence level of the intervals of means and differences.
+        interval: ``'t'`` (Student's t, the default) or ``'bootstrap'`` (the seeded
+            percentile bootstrap, ``permutations`` resamples).
+        margin: the practical margin of the verdicts: None (the default: better and worse
+            mean significant, and no run is shown equivalent), a number in the measure's
+            units (``0.01``), a share of the baseline's mean (``"2%"``), or a dict measure
+            -> either.
+        drift: also measure the order drift of each run from the baseline (stored).
+        depth: the drift's depth k (the top k of each ranking).
+        persistence: RBO's persistence p.
         relevance_level: grade from which a judgment counts as relevant (trec_eval ``-l``).
         missing_queries: ``"zero"`` (trec_eval ``-c``) or ``"skip"``.
         queries: evaluate only these queries (PyTerrier's ``filter_by_topics``): a list of
@@ -60,6 +75,12 @@ class CompareOptions:
     correction_alpha: float | None = None
     permutations: int = DEFAULT_PERMUTATIONS
     seed: int = DEFAULT_SEED
+    level: float = DEFAULT_LEVEL
+    interval: str = "t"
+    margin: Margin = None
+    drift: bool = False
+    depth: int = DEFAULT_DEPTH
+    persistence: float = DEFAULT_PERSISTENCE
     relevance_level: int = 1
     missing_queries: str = "zero"
     queries: Any = None

@@ -7,15 +7,21 @@ from typing import Any
 
 from ..lazy import pandas as pd
 
-#: The columns :func:`experiment_rows` gives each measure after its mean when a baseline was
-#: given: (suffix of the column name, the comparison's column shown, a number or not).
+#: The columns :func:`experiment_rows` gives each measure: (suffix of the column name, the
+#: comparison's column shown, a number or not); the interval of the mean always, the tests'
+#: when a baseline was given.
+_MEAN_CELLS = (("", "mean", True), (" low", "mean_low", True), (" high", "mean_high", True))
 _TEST_CELLS = (
     (" delta", "delta", True),
+    (" delta low", "delta_low", True),
+    (" delta high", "delta_high", True),
+    (" g_z", "hedges_gz", True),
     (" +", "improved", True),
     (" -", "degraded", True),
     (" p", "p_value", True),
     (" p corr", "p_corrected", True),
-    (" sig", "significant", False),
+    (" verdict", "verdict", False),
+    (" mde", "mde", True),
 )
 
 
@@ -28,7 +34,7 @@ def experiment_rows(
     runs = list(dict.fromkeys(row["run"] for row in rows))
     measures = list(dict.fromkeys(row["measure"] for row in rows))
     found = {(row["run"], row["measure"]): row for row in rows}
-    cells = [("", "mean", True)]
+    cells = list(_MEAN_CELLS)
     if any(row["baseline"] is not None for row in rows):
         cells += _TEST_CELLS
     columns, numeric = ["run"], [False]
@@ -47,12 +53,15 @@ def experiment_table(frame: pd.DataFrame) -> pd.DataFrame:
     """The wide view of :func:`rankhouse.compare.compare`'s result, one row per run:
     PyTerrier's Experiment.
 
-    Columns: ``run``, then per measure its mean, and when a baseline was given
-    ``<m> delta`` (run mean - baseline mean), ``<m> +`` (queries improved), ``<m> -``
-    (queries degraded), ``<m> p`` (p-value), ``<m> p corr`` (corrected p-value) and
-    ``<m> sig`` (True, False, or missing for the baseline itself: the ``significant``
-    column of the long form). The baseline's own cells are empty. PyTerrier calls
-    the last three ``<m> p-value``, ``<m> p-value corrected`` and ``<m> reject``.
+    Columns: ``run``, then per measure its mean with ``<m> low`` and ``<m> high`` (the
+    bounds of its interval), and when a baseline was given ``<m> delta`` (run mean -
+    baseline mean), ``<m> delta low`` and ``<m> delta high`` (the interval of the paired
+    difference), ``<m> g_z`` (Hedges' g_z), ``<m> +`` (queries improved), ``<m> -`` (queries
+    degraded), ``<m> p`` (p-value), ``<m> p corr`` (corrected p-value), ``<m> verdict``
+    (better, worse, equivalent, inconclusive) and ``<m> mde`` (the minimum detectable
+    effect). The baseline's own test cells are empty. PyTerrier calls the p-values ``<m>
+    p-value`` and ``<m> p-value corrected``; its ``<m> reject`` is the long form's
+    ``significant``.
 
     Args:
         frame: :func:`rankhouse.compare.compare`'s long result (or any frame with
@@ -68,16 +77,13 @@ def experiment_table(frame: pd.DataFrame) -> pd.DataFrame:
     columns: dict[str, Any] = {"run": runs}
     for measure in measures:
         part = indexed.xs(measure, level="measure").reindex(runs)
-        columns[measure] = part["mean"].to_numpy(dtype=float)
-        if has_baseline:
-            columns[f"{measure} delta"] = part["delta"].to_numpy(dtype=float)
-            columns[f"{measure} +"] = pd.array(part["improved"], dtype="Int64")
-            columns[f"{measure} -"] = pd.array(part["degraded"], dtype="Int64")
-            columns[f"{measure} p"] = part["p_value"].to_numpy(dtype=float)
-            columns[f"{measure} p corr"] = part["p_corrected"].to_numpy(dtype=float)
-            columns[f"{measure} sig"] = pd.array(
-                [None if flag is None else bool(flag) for flag in part["significant"]],
-                dtype="boolean",
-            )
+        cells = _MEAN_CELLS + (_TEST_CELLS if has_baseline else ())
+        for suffix, key, is_number in cells:
+            if key in ("improved", "degraded"):
+                columns[measure + suffix] = pd.array(part[key], dtype="Int64")
+            elif is_number:
+                columns[measure + suffix] = part[key].to_numpy(dtype=float)
+            else:
+                columns[measure + suffix] = part[key].astype(object).to_numpy()
     # built in one step: a column at a time fragments a frame of many measures
     return pd.DataFrame(columns)

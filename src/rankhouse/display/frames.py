@@ -18,6 +18,7 @@ from functools import cache
 from typing import Any
 
 from ..lazy import pandas as pd
+from .all_pairs import drift_html
 from .experiment import experiment_table
 from .pyterrier import experiment_html
 from .tables import DEFAULT_ROUND, HtmlTable, comparison_html, history_html
@@ -69,10 +70,24 @@ def _frame_classes() -> dict[str, type]:
             return self.styled().html
 
     class ComparisonFrame(_DisplayFrame):
-        """:func:`rankhouse.compare.compare`'s result: shown as PyTerrier's Experiment table."""
+        """:func:`rankhouse.compare.compare`'s result: shown as PyTerrier's Experiment table,
+        with intervals, effect sizes and verdicts (and the order drift when asked for)."""
+
+        _metadata = ["_drift"]
+
+        @property
+        def drift(self) -> pd.DataFrame | None:
+            """The order drift of each run from the baseline (``compare(..., drift=True)``;
+            :data:`~rankhouse.columns.DRIFT_COLUMNS`), or None when not asked for."""
+            return getattr(self, "_drift", None)
 
         def _render(self, **options: Any) -> str:
-            return comparison_html(pd.DataFrame(self), **options)
+            settings = self.attrs.get("comparison")
+            found = comparison_html(pd.DataFrame(self), settings=settings, **options)
+            if self.drift is not None:
+                digits = options["round"] if isinstance(options["round"], int) else 4
+                found += drift_html(self.drift, round=digits)
+            return found
 
         def experiment_table(self) -> pd.DataFrame:
             """The wide table, one row per run (:func:`.experiment.experiment_table`)."""

@@ -268,29 +268,31 @@ def comparison_html(
     round: int | Mapping[str, int] = DEFAULT_ROUND,  # noqa: A002
     highlight: str | None = "bold",
     caption: str | None = None,
+    settings: Mapping[str, Any] | None = None,
 ) -> str:
-    """:func:`rankhouse.compare.compare`'s frame as PyTerrier's Experiment table.
+    """:func:`rankhouse.compare.compare`'s frame as an Experiment table with intervals.
 
-    One row per run; per measure its mean and, against a baseline, the difference, the
-    queries improved (+) and degraded (-), the p-value and the corrected p-value. A
-    significant difference is starred and coloured (green better, red worse); the best mean
-    per measure is marked as ``highlight`` says.
+    One row per run; per measure its mean with the interval of the mean and, against a
+    baseline, the difference with the interval of the paired difference, Hedges' g_z, the
+    queries improved (+) and degraded (-), the p-value and the corrected p-value, and the
+    verdict in words (coloured: green better, red worse; an inconclusive verdict gives its
+    minimum detectable effect). The best mean per measure is marked as ``highlight`` says.
+    ``settings`` (the frame's ``attrs["comparison"]``) names the level in the headers.
     """
     check_display(round, highlight)
+    level = f"{(settings or {}).get('level', 0.95) * 100:g}%"
     runs = list(dict.fromkeys(frame["run"]))
     measures = list(dict.fromkeys(frame["measure"]))
     indexed = frame.set_index(["run", "measure"])
     tested = bool(frame["baseline"].notna().any())
-    sub = ["mean", "delta", "+", "-", "p", "p corr"] if tested else ["mean"]
-    top = '<tr><th class="text" rowspan="2">run</th>' if tested else '<tr><th class="text">run'
+    sub = ["mean", f"{level} CI"]
     if tested:
-        top += "".join(
-            f'<th colspan="{len(sub)}" class="group">{html.escape(m)}</th>' for m in measures
-        )
-        head = top + "</tr><tr>" + "".join(cell(s, tag="th") for _ in measures for s in sub)
-        head += "</tr>"
-    else:
-        head = top + "</th>" + "".join(cell(m, tag="th") for m in measures) + "</tr>"
+        sub += ["delta", f"{level} CI", "g_z", "+", "-", "p", "p corr", "verdict"]
+    head = '<tr><th class="text" rowspan="2">run</th>'
+    head += "".join(
+        f'<th colspan="{len(sub)}" class="group">{html.escape(m)}</th>' for m in measures
+    )
+    head += "</tr><tr>" + "".join(cell(s, tag="th") for _ in measures for s in sub) + "</tr>"
     mark = best_class(highlight)
     best = {m: best_positions([indexed.at[(r, m), "mean"] for r in runs], m) for m in measures}
     baseline = frame["baseline"].dropna().iloc[0] if tested else None
@@ -304,25 +306,35 @@ def comparison_html(
             parts.append(
                 cell(number(row["mean"], digits), classes=[mark] if i in best[measure] else [])
             )
+            parts.append(cell(_bounds(row["mean_low"], row["mean_high"], digits)))
             if not tested:
                 continue
             if run == baseline:
-                parts.extend(cell("") for _ in sub[1:])
+                parts.extend(cell("") for _ in sub[2:])
                 continue
-            significant = bool(row["significant"]) if row["significant"] is not None else False
-            tone = ""
-            if significant and not pd.isna(row["delta"]) and row["delta"] != 0:
-                tone = "better" if row["delta"] > 0 else "worse"
-            star = "*" if significant else ""
+            word = row["verdict"] if isinstance(row["verdict"], str) else ""
+            tone = word if word in ("better", "worse") else ""
+            shown = word
+            if word == "inconclusive" and not pd.isna(row["mde"]):
+                shown = f"inconclusive (MDE {number(row['mde'], digits)})"
             parts += [
-                cell(signed(row["delta"], digits) + star, classes=[tone]),
+                cell(signed(row["delta"], digits)),
+                cell(_bounds(row["delta_low"], row["delta_high"], digits)),
+                cell(signed(row["hedges_gz"], 2)),
                 cell(number(_int(row["improved"]), digits)),
                 cell(number(_int(row["degraded"]), digits)),
                 cell(p_value(row["p_value"])),
-                cell(p_value(row["p_corrected"]) + star, classes=[tone]),
+                cell(p_value(row["p_corrected"])),
+                cell(shown, classes=["text", tone]),
             ]
         rows.append("".join(parts))
     return table(head, rows, caption=caption)
+
+
+def _bounds(low: Any, high: Any, digits: int) -> str:
+    if pd.isna(low) or pd.isna(high):
+        return ""
+    return f"[{number(low, digits)}, {number(high, digits)}]"
 
 
 def _int(value: Any) -> int | None:

@@ -17,6 +17,7 @@ from .common import (
     all_files,
     open_warehouse,
 )
+from .compare_output import print_all_pairs, print_compact, print_long, print_wide, wide_columns
 from .output import FORMAT_OPTION, OutputFormat, print_rows
 
 
@@ -24,6 +25,19 @@ class Test(StrEnum):
     t = "t"
     wilcoxon = "wilcoxon"
     randomization = "randomization"
+    bootstrap = "bootstrap"
+
+
+class CompareTest(StrEnum):
+    tukey = "tukey"
+    t = "t"
+    wilcoxon = "wilcoxon"
+    randomization = "randomization"
+    bootstrap = "bootstrap"
+
+
+class IntervalMethod(StrEnum):
+    t = "t"
     bootstrap = "bootstrap"
 
 
@@ -68,6 +82,24 @@ HIGHLIGHT_OPTION = typer.Option(
 )
 
 
+COMPARE_TEST_OPTION = typer.Option(
+    None,
+    "--test",
+    show_default=False,
+    help="Paired test: t (scipy ttest_rel; the default against a baseline), wilcoxon (scipy "
+    "wilcoxon), randomization (sign flips), bootstrap (shift-method paired bootstrap); with "
+    "--all-pairs also tukey (randomised Tukey HSD, the default there).",
+)
+COMPARE_CORRECTION_OPTION = typer.Option(
+    None,
+    "--correction",
+    show_default=False,
+    help="Multiple-testing correction (statsmodels multipletests): none, bonferroni, holm, "
+    "bh, or any statsmodels method name or alias (sidak, holm-sidak/hs, hommel, fdr_bh, ...). "
+    "Default: none against a baseline; holm over the pairs of --all-pairs with a paired test.",
+)
+
+
 def register(app: typer.Typer) -> None:
     app.command("compare")(compare_command)
 
@@ -94,11 +126,43 @@ def compare_command(
         "-b",
         help="Test every other run against this one (its name, shown name, id or file).",
     ),
-    test: Test = TEST_OPTION,
-    correction: str = CORRECTION_OPTION,
+    all_pairs: bool = typer.Option(
+        False,
+        "--all-pairs",
+        help="Compare every pair of runs: two-way ANOVA, a p-value for every pair with the "
+        "family-wise error controlled, and letter groups.",
+    ),
+    test: CompareTest = COMPARE_TEST_OPTION,
+    correction: str = COMPARE_CORRECTION_OPTION,
     alpha: float = ALPHA_OPTION,
     permutations: int = PERMUTATIONS_OPTION,
     seed: int = SEED_OPTION,
+    level: float = typer.Option(
+        0.95, "--level", help="Confidence level of the intervals, strictly between 0 and 1."
+    ),
+    interval: IntervalMethod = typer.Option(
+        IntervalMethod.t,
+        "--interval",
+        help="Intervals of means and differences: t (Student's t) or bootstrap (seeded "
+        "percentile bootstrap, --permutations resamples).",
+    ),
+    margin: list[str] = typer.Option(
+        None,
+        "--margin",
+        help="Practical margin of the verdicts: 0.01 (the measure's units), 2% (of the "
+        "baseline's mean), or MEASURE=VALUE (repeatable). None by default: better and worse "
+        "then mean significant, and nothing is shown equivalent.",
+    ),
+    drift: bool = typer.Option(
+        False,
+        "--drift",
+        help="Also the order drift of each run from --baseline: RBO, Kendall's tau, tau_AP "
+        "and overlap over the top --drift-depth (stored).",
+    ),
+    drift_depth: int = typer.Option(100, "--drift-depth", help="The drift's depth k.", min=1),
+    drift_persistence: float = typer.Option(
+        0.9, "--drift-persistence", help="RBO's persistence p, strictly between 0 and 1."
+    ),
     relevance_level: int = RELEVANCE_LEVEL_OPTION,
     missing_queries: MissingQueries = MISSING_QUERIES_OPTION,
     queries: Path = typer.Option(
@@ -110,50 +174,78 @@ def compare_command(
         False, "--per-query", "-q", help="Print the per-query values (run, query, measure, value)."
     ),
     long: bool = typer.Option(
-        False, "--long", help="One row per run and measure instead of one row per run."
+        False, "--long", help="One row per run and measure, every column (all pairs: per pair)."
+    ),
+    wide: bool = typer.Option(
+        False, "--wide", help="PyTerrier's Experiment table: one row per run, every column."
     ),
     round: list[str] = typer.Option(  # noqa: A002 (the option's name)
         None,
         "--round",
-        help="Decimals shown in a table: N for all, or MEASURE=N (repeatable); 4 when not given.",
+        help="Decimals shown in a table: N for all, or MEASURE=N (repeatable); 3 in the "
+        "compact tables, 4 in --long and --wide, when not given.",
     ),
     highlight: Highlight = HIGHLIGHT_OPTION,
     fmt: OutputFormat = FORMAT_OPTION,
 ) -> None:
-    """Compare RUNS on QRELS: means and, with --baseline, paired significance tests.
+    """Compare RUNS on QRELS: means with their intervals and, with --baseline, each run's
+    difference with its interval, effect size (Hedges' g_z) and verdict.
 
-    With --baseline each measure gets, per run, the difference, queries improved (+) /
-    degraded (-), p-value, corrected p-value and significance (sig).
+    A verdict is better or worse (significant after the correction, and beyond --margin
+    when one is given), equivalent (the interval inside plus or minus --margin), or
+    inconclusive (neither; the minimum detectable effect says what the queries could have
+    shown). The table is compact, one panel per measure; --long and --wide print every
+    column, as CSV and JSON do (one row per run and measure unless --wide).
 
     Per-query values are paired by query id. The correction applies per measure over the
-    runs tested against the baseline. --round and --highlight shape the table output; CSV
-    and JSON keep every digit.
+    runs tested against the baseline. --all-pairs compares every pair of runs instead.
+    --round and --highlight shape the table output; CSV and JSON keep every digit.
     """
-    from ...compare import COLUMNS, NUMBER_COLUMNS, CompareOptions, comparison, experiment_rows
+    from ...compare import COLUMNS as LONG_COLUMNS
+    from ...compare import CompareOptions
+    from ...compare.margins import margins_from_texts
     from ...errors import RankhouseError
     from ...evaluation.checks import check_argument_order
-    from ...measures.best import best_positions
 
     rounding = _rounding(round)
     shown = [n.strip() for item in names or [] for n in item.split(",") if n.strip()]
+    shapes = [flag for flag, given in (("--per-query", per_query), ("--long", long)) if given]
+    shapes += ["--wide"] if wide else []
+    if len(shapes) > 1:
+        raise RankhouseError(f"{' and '.join(shapes)} are different tables; choose one")
+    if all_pairs and (wide or per_query or drift):
+        raise RankhouseError("--all-pairs prints its own tables: drop --wide, --per-query, --drift")
     check_argument_order(qrels, runs)  # before a missing warehouse is reported
     # --read-only serves stored values; only files may create the warehouse
     wh = open_warehouse(ctx, write=False, create=all_files(qrels, *runs))
+    chosen = test.value if test is not None else ("tukey" if all_pairs else "t")
     options = CompareOptions(
         names=shown or None,
         baseline=baseline,
-        test=test.value,
-        correction=correction,
+        test=chosen,
+        correction=correction if correction is not None or all_pairs else "none",
         alpha=alpha,
         permutations=permutations,
         seed=seed,
+        level=level,
+        interval=interval.value,
+        margin=margins_from_texts(margin or []),
+        drift=drift,
+        depth=drift_depth,
+        persistence=drift_persistence,
         relevance_level=relevance_level,
         missing_queries=missing_queries.value,
         queries=queries,
     )
+    if all_pairs:
+        from ...compare import all_pairs as analyse_all_pairs
+
+        found_pairs = analyse_all_pairs(wh, qrels, runs, measures, options)
+        print_all_pairs(found_pairs, fmt, long, rounding.get(None))
+        return
+    from ...compare import comparison
+
     found = comparison(wh, qrels, runs, measures, options)
-    if per_query and long:
-        raise RankhouseError("--per-query and --long are two different tables; choose one")
     if per_query:
         values = found.values
         columns = ["run", "query", "measure", "value"]
@@ -166,36 +258,13 @@ def compare_command(
             keys=["run", "query"],
             numeric=[False, False, False, True],
         )
-        return
-    if long:
-        print_rows(
-            COLUMNS,
-            [[row[name] for name in COLUMNS] for row in found.rows],
-            fmt,
-            title="compare",
-            digits=_column_digits(rounding, COLUMNS),
-            keys=["run", "measure"],
-            numeric=[name in NUMBER_COLUMNS for name in COLUMNS],
-        )
-        return
-    columns, table, numeric = experiment_rows(found.rows)
-    marked = {}
-    if highlight != Highlight.none:
-        for measure in dict.fromkeys(row["measure"] for row in found.rows):
-            position = columns.index(measure)
-            marked[measure] = best_positions([line[position] for line in table], measure)
-    title = "compare" if baseline is None else f"compare against {baseline} ({test} test)"
-    print_rows(
-        columns,
-        table,
-        fmt,
-        title=title,
-        digits=_column_digits(rounding, columns),
-        keys=["run"],
-        numeric=numeric,
-        emphasis=marked,
-        emphasis_style="bold" if highlight == Highlight.bold else "bold green",
-    )
+    elif wide:
+        digits = _column_digits(rounding, wide_columns(found))
+        print_wide(found, fmt, digits, highlight.value)
+    elif long or fmt != OutputFormat.table:
+        print_long(found, fmt, _column_digits(rounding, LONG_COLUMNS))
+    else:
+        print_compact(found, rounding, highlight.value)
 
 
 def _rounding(items: list[str] | None) -> dict[str | None, int]:
