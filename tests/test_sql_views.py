@@ -1,6 +1,6 @@
 """The analysts' views, the five documented SQL questions, and ``rankhouse sql``.
 
-The questions are read from README.md and run on both backends without rankhouse: on the
+The questions are read from docs/history.md and run on both backends without rankhouse: on the
 warehouse file opened with the ``duckdb`` module alone, as the ``duckdb`` shell would open it,
 and on a PostgreSQL warehouse through plain psycopg, as any SQL tool would.
 """
@@ -21,7 +21,7 @@ from series_helpers import make_runs, qrels_path
 from rankhouse import Warehouse
 from rankhouse.regress import regress
 
-DOCS = Path(__file__).resolve().parents[1] / "README.md"
+DOCS = Path(__file__).resolve().parents[1] / "docs" / "history.md"
 MEASURES = ["nDCG@10", "AP"]
 RUNS = ["bm25-old", "bm25-new", "splade", "night-1", "night-2", "night-3"]
 VIEWS = ["run_catalog", "qrels_catalog", "latest_evaluations", "query_values", "regress_results"]
