@@ -77,11 +77,16 @@ def test_history_orders_measure_columns_naturally_or_as_requested(many_measures,
 
 def test_compare_headers_are_never_cut(run_cli, run_cli_tty):
     args = ["compare", QRELS, BM25, DENSE, "-m", "nDCG@10", "-m", "AP", "-m", "P@5"]
-    shown = run_cli_tty(*args, "--baseline", "bm25", columns=80)
+    compact = run_cli_tty(*args, "--baseline", "bm25", columns=80)
+    assert compact.exit_code == 0, compact.stderr
+    _no_clipping(compact.stdout, 80)
+    for measure in ("nDCG@10", "AP", "P@5"):
+        assert f" {measure} " in compact.stdout
+    shown = run_cli_tty(*args, "--baseline", "bm25", "--wide", columns=80)
     assert shown.exit_code == 0, shown.stderr
     _no_clipping(shown.stdout, 80)
     for measure in ("nDCG@10", "AP", "P@5"):
-        for suffix in ("", " delta", " +", " -", " p", " p corr", " sig"):
+        for suffix in ("", " delta", " +", " -", " p", " p corr", " verdict"):
             assert f" {measure}{suffix} " in shown.stdout
     long = run_cli_tty(*args, "--baseline", "bm25", "--long", columns=80)
     _no_clipping(long.stdout, 80)
@@ -186,11 +191,11 @@ def clear_winner(tmp_path):
 
 def test_small_p_values_are_scientific_in_tables(clear_winner, run_cli):
     args = ["compare", "qrels.txt", "first.run", "later.run", "-m", "RR", "--baseline", "first"]
-    done = run_cli(*args, "-f", "json")
+    done = run_cli(*args, "--wide", "-f", "json")
     assert done.exit_code == 0, done.stderr
     p_value = json.loads(done.stdout)[1]["RR p"]
     assert 0 < p_value < 1e-4
-    table = run_cli(*args).stdout
+    table = run_cli(*args, "--wide").stdout
     assert f" {p_value:.1e} " in table  # e.g. 1.2e-29, never 0.0000
     assert "0.0000" not in table.splitlines()[-1]
 

@@ -189,7 +189,7 @@ def test_compare_shows_the_drift_of_each_run(warehouse, run_files, shared_dir):
     wh.ingest_qrels(qrels_path(shared_dir), name="dl19")
     for name in [BASELINE, *RUNS]:
         wh.ingest_run(run_files[name], name=name)
-    frame = wh.compare("dl19", RUNS, ["AP"], baseline=BASELINE, drift=True, depth=30)
+    frame = wh.compare("dl19", RUNS, ["AP"], baseline=BASELINE, drift=True, drift_depth=30)
     assert list(frame.drift.columns) == list(DRIFT_COLUMNS)
     assert frame.drift["run"].tolist() == RUNS
     expected = wh.drift(RUNS, BASELINE, k=30)
@@ -200,7 +200,7 @@ def test_compare_shows_the_drift_of_each_run(warehouse, run_files, shared_dir):
         wh.compare("dl19", RUNS, ["AP"], drift=True)
     subset = sorted(_rankings(run_files[BASELINE]))[:5]
     part = wh.compare(
-        "dl19", RUNS, ["AP"], baseline=BASELINE, drift=True, depth=30, queries=subset
+        "dl19", RUNS, ["AP"], baseline=BASELINE, drift=True, drift_depth=30, queries=subset
     ).drift
     base, mine = _rankings(run_files[BASELINE]), _rankings(run_files["better"])
     rbo = [_reference(mine[q], base[q], 30, 0.9)["rbo"] for q in subset]

@@ -46,8 +46,8 @@ class Analysis:
         interval: str = "t",
         margin: Any = None,
         drift: bool = False,
-        depth: int = DEFAULT_DEPTH,
-        persistence: float = DEFAULT_PERSISTENCE,
+        drift_depth: int = DEFAULT_DEPTH,
+        drift_persistence: float = DEFAULT_PERSISTENCE,
         relevance_level: int = 1,
         missing_queries: str = "zero",
         queries: Any = None,
@@ -80,8 +80,8 @@ class Analysis:
                 ``"2%"`` of the baseline's mean, or a dict measure -> either.
             drift: also the order drift of each run from the baseline (the frame's
                 ``drift``; stored).
-            depth: the drift's depth k.
-            persistence: RBO's persistence p.
+            drift_depth: the drift's depth k.
+            drift_persistence: RBO's persistence p.
             relevance_level: as for :meth:`evaluate`.
             missing_queries: as for :meth:`evaluate`.
             queries: only these query ids (a list, a topics DataFrame, or a file of ids).
@@ -104,8 +104,8 @@ class Analysis:
             interval=interval,
             margin=margin,
             drift=drift,
-            depth=depth,
-            persistence=persistence,
+            depth=drift_depth,
+            persistence=drift_persistence,
             relevance_level=relevance_level,
             missing_queries=missing_queries,
             queries=queries,
