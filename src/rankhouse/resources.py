@@ -14,6 +14,7 @@ from pathlib import Path
 _REPO_ROOT = Path(__file__).resolve().parents[2]
 
 
+@cache
 def _folder(name: str) -> Path:
     packaged = Path(str(resources.files("rankhouse"))) / name
     if packaged.is_dir():
