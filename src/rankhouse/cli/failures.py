@@ -15,9 +15,11 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import sys
+import threading
 
 EXIT_INTERRUPTED = 130
 """The shell's status for a command ended by SIGINT (128 + 2)."""
@@ -38,6 +40,15 @@ def watch_interrupts() -> None:
     Python's default handler: a shell that runs the command in the background ignores it)."""
     if signal.getsignal(signal.SIGINT) is signal.default_int_handler:
         signal.signal(signal.SIGINT, _on_interrupt)
+        sys.unraisablehook = _unraisable_but_interrupts
+
+
+def _unraisable_but_interrupts(unraisable, report=sys.unraisablehook) -> None:
+    """Python's report of an exception it cannot raise (one in a callback of the garbage
+    collector or of the import lock), except a KeyboardInterrupt: the signal is noted
+    (:func:`interrupted`), and the command ends with one line, not that traceback."""
+    if not isinstance(unraisable.exc_value, KeyboardInterrupt):
+        report(unraisable)
 
 
 def _on_interrupt(signum, frame) -> None:
@@ -52,8 +63,20 @@ def interrupted(exc: BaseException | None = None) -> bool:
 
 
 def leave_interrupted() -> None:
-    """Say that the command was interrupted, and exit 130."""
+    """Say that the command was interrupted, and exit 130.
+
+    A thread still at work (reading a file in DuckDB beside the main thread) would meet the
+    interpreter's shutdown inside DuckDB's C++ code, which aborts the process ("FATAL:
+    exception not rethrown"); with such a thread alive the process ends at once instead. The
+    warehouse is safe either way: what was not committed is not in it, and a waiter's place in
+    the file's queue goes with the process.
+    """
     print(INTERRUPTED, file=sys.stderr)
+    if threading.active_count() > 1:
+        for stream in (sys.stdout, sys.stderr):
+            with contextlib.suppress(Exception):
+                stream.flush()
+        os._exit(EXIT_INTERRUPTED)
     sys.exit(EXIT_INTERRUPTED)
 
 
