@@ -16,6 +16,7 @@ class SourceFormat(StrEnum):
     tsv = "tsv"
     parquet = "parquet"
     jsonl = "jsonl"
+    msmarco = "msmarco"
 
 
 class RunOrder(StrEnum):
