@@ -352,12 +352,12 @@ def read_delimited(
     delimiter = {"tab": "\t"}.get(delimiter, delimiter)
     found = records(text, delimiter)
     header, rows = found[0], found[1:]
-    if kind == "run" and delimiter == "\t" and len(header) == 3:
-        if all(field.isascii() and field.isdigit() for field in header):
-            # MS MARCO's run format, no header: qid, docid, rank, ranked by rank only
-            if order != "rank":
-                raise Refused("MS MARCO's run format has no scores")
-            header, rows = ["qid", "docid", "rank"], found
+    msmarco = len(header) == 3 and all(f.isascii() and f.isdigit() for f in header)
+    if kind == "run" and delimiter == "\t" and msmarco:
+        # MS MARCO's run format, no header: qid, docid, rank, ranked by rank only
+        if order != "rank":
+            raise Refused("MS MARCO's run format has no scores")
+        header, rows = ["qid", "docid", "rank"], found
     if any(len(row) != len(header) for row in rows):
         raise Refused("a record has another number of fields than the header")
     return table_rows(rows, kind, order, resolve(header, kind, order), default_tag)

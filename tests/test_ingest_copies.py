@@ -159,3 +159,14 @@ def test_python_gets_the_stored_run_and_a_warning(any_warehouse, files):
     assert str(caught[0].message) == (
         "the DataFrame holds the same rows as run 'bm25' (id 1): reusing it"
     )
+
+
+def test_another_tag_under_the_name_is_said(tmp_path):
+    (tmp_path / "run.bm25.txt").write_bytes(RUN)
+    (tmp_path / "other.run").write_bytes(RUN.replace(b"bm25", b"other"))
+    assert _cli("w.duckdb", tmp_path, "ingest", "run", "run.bm25.txt").exit_code == 0
+    done = _cli("w.duckdb", tmp_path, "ingest", "run", "other.run", "--name", "bm25")
+    assert done.stderr == (
+        "Error: run name 'bm25' is already used by different content (id 1, tag 'bm25': the same "
+        "rows); pass --replace to overwrite it, or --name to choose another name\n"
+    )

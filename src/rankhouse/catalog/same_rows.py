@@ -120,18 +120,19 @@ def same_rows(conn: Connection, name: str, incoming: Incoming) -> dict | None:
 
 def how_they_differ(conn: Connection, holder_id: int, incoming: Incoming) -> str:
     """A few words on how ``incoming`` differs from the stored run or qrels set
-    ``holder_id``: its tag, its order, its rows."""
-    said = []
+    ``holder_id``, to follow its id: ``, tag 'x': 2 rows differ, in 1 query, ...`` (its tag
+    and order when they are not the new rows', then the rows)."""
+    said = ""
     if incoming.kind == "run":
         tag, order = conn.execute(
             "SELECT system_tag, order_by FROM runs WHERE id = :id", {"id": holder_id}
         ).one()
         if tag != incoming.tag:
-            said.append(f"its tag is {tag!r}, the new rows' {incoming.tag!r}")
+            said += f", tag {tag!r}"
         if order != incoming.order:
-            said.append(f"it is ranked by {order}, the new rows by {incoming.order}")
-    said.append(difference(conn, incoming, holder_id).describe(_UNIT[incoming.kind]))
-    return "; ".join(said)
+            said += f", ranked by {order}"
+    rows = difference(conn, incoming, holder_id).describe(_UNIT[incoming.kind])
+    return f"{said}: {rows}"
 
 
 def _candidates(conn: Connection, name: str, incoming: Incoming) -> list[dict]:

@@ -88,7 +88,7 @@ def claim_name(
     A name held by other content is deleted with its holder when ``replace``; with
     ``new_version`` (runs only) the new run takes the next version name (:func:`next_version`).
     ``differs``, given the holder's id, says in a few words how the new content differs from
-    it (:func:`.same_rows.how_they_differ`), for the error.
+    it, for the error, after the holder's id (:func:`.same_rows.how_they_differ`).
 
     Raises:
         ConflictError: the name holds different content and neither option is set.
@@ -101,7 +101,7 @@ def claim_name(
         return next_version(conn, name)
     if not replace:
         label = "qrels set" if kind == "qrels" else "run"
-        how = f": {differs(holder)}" if differs is not None else ""
+        how = differs(holder) if differs is not None else ""
         raise ConflictError(
             Message(
                 f"{label} name {name!r} is already used by different content (id {holder}{how}); "
