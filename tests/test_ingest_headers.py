@@ -8,6 +8,8 @@ from __future__ import annotations
 import pytest
 from cli_helpers import finish, start
 
+from rankhouse.errors import InputError
+
 MSMARCO = b"1048585\t7187158\t1\n1048585\t7187157\t2\n2\t5\t1\n"
 
 
@@ -114,7 +116,16 @@ def test_format_msmarco_reads_any_file_name(tmp_path):
     assert done.stderr == "stored run 'ms' (id 1): 2 queries, 3 rows\n"
     assert _rows(tmp_path)[1] == "ms\t1048585\t7187157\t2\t-2.0"
     qrels = _cli(tmp_path, "ingest", "qrels", "ms.txt", "--format", "msmarco")
-    assert qrels.stderr == (
-        "Error: MS MARCO's format (query id, passage id, rank) is a run format (ms.txt); MS "
-        "MARCO's qrels are TREC qrels: pass --format trec\n"
+    assert qrels.exit_code == 2  # not one of the qrels' formats
+    assert "'msmarco' is not one of 'trec', 'csv', 'tsv', 'parquet', 'jsonl'" in qrels.stderr
+
+
+def test_msmarco_qrels_are_refused_in_python(warehouse, tmp_path):
+    (tmp_path / "ms.txt").write_bytes(MSMARCO)
+    message = (
+        "MS MARCO's format (query id, passage id, rank) is a run format (ms.txt); MS MARCO's "
+        "qrels are TREC qrels: pass format='trec'"
     )
+    with pytest.raises(InputError) as refused:
+        warehouse.ingest_qrels(tmp_path / "ms.txt", format="msmarco")
+    assert str(refused.value).replace(str(tmp_path / "ms.txt"), "ms.txt") == message
