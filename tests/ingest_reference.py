@@ -349,8 +349,15 @@ def read_delimited(
         raise Refused("empty")
     if delimiter is None:
         delimiter = sniff(header_line, fmt)
-    found = records(text, {"tab": "\t"}.get(delimiter, delimiter))
+    delimiter = {"tab": "\t"}.get(delimiter, delimiter)
+    found = records(text, delimiter)
     header, rows = found[0], found[1:]
+    msmarco = len(header) == 3 and all(f.isascii() and f.isdigit() for f in header)
+    if kind == "run" and delimiter == "\t" and msmarco:
+        # MS MARCO's run format, no header: qid, docid, rank, ranked by rank only
+        if order != "rank":
+            raise Refused("MS MARCO's run format has no scores")
+        header, rows = ["qid", "docid", "rank"], found
     if any(len(row) != len(header) for row in rows):
         raise Refused("a record has another number of fields than the header")
     return table_rows(rows, kind, order, resolve(header, kind, order), default_tag)

@@ -223,7 +223,8 @@ class Warehouse(Analysis, Tracking):
             source: a path (plain or ``.gz``) or a DataFrame.
             name: the run's name (several tags: ``<name>/<tag>``; default: the tag).
             columns: column mapping ``"qid=Q,docid=D,score=S"`` (or a dict) for tabular sources.
-            format: trec, csv, tsv, parquet or jsonl (default: from the extension).
+            format: trec, csv, tsv, parquet, jsonl or msmarco (MS MARCO's headerless
+                ``qid pid rank``, with ``order="rank"``; default: from the extension).
             delimiter: a csv/tsv file's delimiter, ``,`` ``\t`` ``|`` or ``;`` (default:
                 sniffed from the header line).
             order: ``"score"`` (rank by score) or ``"rank"`` (the given ranks are the ranking).

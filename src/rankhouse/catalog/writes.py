@@ -7,6 +7,7 @@ trec-eval's copies); nothing here commits.
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from ..backends.schema import utc_now  # noqa: F401 (ingests stamp rows with it)
@@ -74,12 +75,20 @@ def content_ids(conn: Connection, kind: str, sha: str, options: str) -> list[int
 
 
 def claim_name(
-    conn: Connection, kind: str, name: str, *, replace: bool, new_version: bool = False
+    conn: Connection,
+    kind: str,
+    name: str,
+    *,
+    replace: bool,
+    new_version: bool = False,
+    differs: Callable[[int], str] | None = None,
 ) -> str:
     """Make ``name`` free for a new qrels set or run; returns the name to store it under.
 
     A name held by other content is deleted with its holder when ``replace``; with
     ``new_version`` (runs only) the new run takes the next version name (:func:`next_version`).
+    ``differs``, given the holder's id, says in a few words how the new content differs from
+    it, for the error, after the holder's id (:func:`.same_rows.how_they_differ`).
 
     Raises:
         ConflictError: the name holds different content and neither option is set.
@@ -92,9 +101,11 @@ def claim_name(
         return next_version(conn, name)
     if not replace:
         label = "qrels set" if kind == "qrels" else "run"
+        how = differs(holder) if differs is not None else ""
         raise ConflictError(
             Message(
-                f"{label} name {name!r} is already used by different content (id {holder}); pass ",
+                f"{label} name {name!r} is already used by different content (id {holder}{how}); "
+                "pass ",
                 Option("replace", True, cli_value=""),
                 " to overwrite it, or ",
                 Option("name"),

@@ -116,15 +116,21 @@ class Records:
     def error(self, line: int, text: str, field: str | None = None, hint=None) -> InputError:
         return InputError(text, source=self.source.label, line=line, field=field, hint=hint)
 
-    def read(self) -> tuple[list[str], Iterator[tuple[int, list[str]]]]:
+    def read(
+        self, header: list[str] | None = None
+    ) -> tuple[list[str], Iterator[tuple[int, list[str]]]]:
         """(header, rows): the column names and the records after them, each checked to have
-        as many fields as the header. InputError when the file holds no header."""
+        as many fields as the header. InputError when the file holds no header.
+
+        A ``header`` given names the columns of a file without one: its first line is data.
+        """
         records = iter(self)
         first = next(records, None)
         if first is None:
             raise InputError("no rows: the source is empty", source=self.source.label)
-        header = first[1]
-        return header, self._checked(records, len(header))
+        if header is not None:
+            return header, self._checked(itertools.chain([first], records), len(header))
+        return first[1], self._checked(records, len(first[1]))
 
     def _checked(self, records, width: int) -> Iterator[tuple[int, list[str]]]:
         for line, fields in records:

@@ -17,6 +17,8 @@ from ..backends.base import Backend
 from ..backends.sql import Connection
 from ..background import Background
 from ..catalog import writes
+from ..catalog.same_rows import how_they_differ, same_rows
+from . import copies
 from .hashing import BackgroundHash
 from .progress import IngestProgress
 from .repeats import first_duplicate, may_hold_numpy_rows, run_repeats
@@ -111,14 +113,12 @@ def _store(
     (which is rolled back unless a run was created)."""
     src, tag = run.src, run.tag
     run_name = name or tag
-    if writes.name_taken(conn, "run", run_name):
+    taken = writes.name_taken(conn, "run", run_name)
+    if taken:
         # same content under this name is no conflict: that needs the hash first
         stored = _stored(conn, hasher.result(), run)
         if stored is not None:
             return stored
-        run_name = writes.claim_name(
-            conn, "run", run_name, replace=replace, new_version=new_version
-        )
     run_id = conn.execute("SELECT nextval('run_ids')").scalar_one()
     duck = conn.duck
     bar.phase("reading and writing rows")
@@ -137,6 +137,20 @@ def _store(
         duplicate = first_duplicate(duck, run_id)
         if duplicate is not None:
             raise locate_duplicate(src, "run", (tag, *duplicate))
+    if taken:  # the same rows under other bytes are the stored run; else the name is claimed
+        incoming = copies.run_rows(run_id, written, repeats.num_queries, tag, run.order)
+        same = same_rows(conn, run_name, incoming)
+        if same is not None:
+            copies.say_reused("run", src.label, src.data_path, sha, same)
+            return already_stored("run", same, src, tag)
+        run_name = writes.claim_name(
+            conn,
+            "run",
+            run_name,
+            replace=replace,
+            new_version=new_version,
+            differs=lambda holder: how_they_differ(conn, holder, incoming),
+        )
     writes.insert_run(
         conn,
         {

@@ -27,7 +27,7 @@ from .trec import locate, sql_stage
 from .trec.exact import Unreadable
 
 #: Formats read record by record in Python (:mod:`.text_tables`).
-TEXT_FORMATS = ("csv", "tsv", "jsonl")
+TEXT_FORMATS = ("csv", "tsv", "jsonl", "msmarco")
 
 
 @dataclass

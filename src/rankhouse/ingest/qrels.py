@@ -11,7 +11,8 @@ from typing import TYPE_CHECKING
 
 from ..backends.base import Backend, store_of
 from ..catalog import writes
-from . import staging
+from ..catalog.same_rows import how_they_differ, same_rows
+from . import copies, staging
 from .parse import parse
 from .progress import progress_for
 from .result import IngestResult, already_stored, default_qrels_name, default_tag, source_text
@@ -83,7 +84,22 @@ def _ingest_qrels(
                     return already_stored("qrels", existing, src)
                 [summary] = staging.summarize(duck, "qrels")
                 qrels_name = name or default_qrels_name(src, parsed.sha256)
-                writes.claim_name(conn, "qrels", qrels_name, replace=replace)
+                incoming = None
+                if writes.name_taken(conn, "qrels", qrels_name):  # the same rows?
+                    incoming = copies.staged("qrels", summary.num_rows, summary.num_queries)
+                    same = same_rows(conn, qrels_name, incoming)
+                    if same is not None:
+                        copies.say_reused(
+                            "qrels", src.label, copies.path_of(src), parsed.sha256, same
+                        )
+                        return already_stored("qrels", same, src)
+                writes.claim_name(
+                    conn,
+                    "qrels",
+                    qrels_name,
+                    replace=replace,
+                    differs=incoming and (lambda holder: how_they_differ(conn, holder, incoming)),
+                )
                 bar.phase("writing judgments")
                 qrels_id = writes.insert_qrels_set(
                     conn,

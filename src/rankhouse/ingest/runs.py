@@ -14,8 +14,9 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 from ..backends.base import Backend, store_of
 from ..backends.sql import Connection
 from ..catalog import writes
+from ..catalog.same_rows import how_they_differ, same_rows
 from ..errors import InputError, Message, Option
-from . import direct_run, staging
+from . import copies, direct_run, staging
 from .parse import Parsed, parse
 from .progress import progress_for
 from .rank_order import warn_if_ranks_disagree
@@ -76,7 +77,8 @@ def ingest_run(
             Default: the tag (a DataFrame or tabular file without a tag column gets tag
             ``run`` and name ``dataframe-<sha8>`` or the file's base name).
         columns: column mapping ``"qid=Q,docid=D,score=S"`` (or a dict) for tabular sources.
-        format: trec, csv, tsv, parquet or jsonl (default: from the extension; other = trec).
+        format: trec, csv, tsv, parquet, jsonl or msmarco (default: from the extension;
+            other = trec).
         delimiter: the field delimiter of a csv/tsv file: ``,`` ``\\t`` ``|`` or ``;``
             (default: sniffed from the header line).
         order: ``'score'`` (rank by score) or ``'rank'`` (the given ranks are the ranking;
@@ -208,12 +210,23 @@ def _catalogue_runs(
         if existing is not None:
             results.append(already_stored("run", existing, src, summary.tag))
             continue
+        wanted, incoming = names[summary.tag], None
+        if writes.name_taken(conn, "run", wanted):  # the same rows under other bytes?
+            incoming = copies.staged(
+                "run", summary.num_rows, summary.num_queries, summary.tag, request.order
+            )
+            same = same_rows(conn, wanted, incoming)
+            if same is not None:
+                copies.say_reused("run", src.label, copies.path_of(src), parsed.sha256, same)
+                results.append(already_stored("run", same, src, summary.tag))
+                continue
         run_name = writes.claim_name(
             conn,
             "run",
-            names[summary.tag],
+            wanted,
             replace=request.replace,
             new_version=request.new_version,
+            differs=incoming and (lambda holder, i=incoming: how_they_differ(conn, holder, i)),
         )
         run_id = writes.insert_run(
             conn,

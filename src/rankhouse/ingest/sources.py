@@ -21,7 +21,7 @@ from .files import duckdb_readable, strip_compression_suffix
 if TYPE_CHECKING:
     import pandas as pd
 
-FORMATS = ("trec", "csv", "tsv", "parquet", "jsonl")
+FORMATS = ("trec", "csv", "tsv", "parquet", "jsonl", "msmarco")
 _FORMAT_BY_EXTENSION = {".csv": "csv", ".tsv": "tsv", ".parquet": "parquet", ".jsonl": "jsonl"}
 DATA_EXTENSIONS = (".txt", ".tsv", ".csv", ".parquet", ".jsonl", ".json", ".trec", ".qrels", ".run")
 
@@ -40,7 +40,7 @@ FIELDS_BY_KIND = {
 }
 ORDERS = ("score", "rank")
 DELIMITERS = (",", "\t", "|", ";")
-_DEFAULT_DELIMITERS = {"csv": ",", "tsv": "\t"}
+_DEFAULT_DELIMITERS = {"csv": ",", "tsv": "\t", "msmarco": "\t"}
 _DELIMITER_SPELLINGS = {"tab": "\t", "\\t": "\t", "comma": ",", "pipe": "|", "semicolon": ";"}
 
 

@@ -12,9 +12,9 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 from ..duck import register
-from ..errors import InputError, Message
+from ..errors import InputError, Message, Option
 from ..lazy import pyarrow as pa
-from . import delimited, jsonlines
+from . import delimited, headers, jsonlines
 from .checks import duplicate_error, integer_of, integer_problem, score_problem
 from .sources import Source, columns_option, resolve_columns
 from .staging import STAGE
@@ -120,14 +120,39 @@ class TextTable:
         self.kind = kind
         self.order = order
         self.default_tag = default_tag
+        msmarco = source.format == "msmarco"
+        if msmarco and kind == "qrels":
+            raise InputError(
+                "MS MARCO's format (query id, passage id, rank) is a run format",
+                source=source.label,
+                hint=Message("MS MARCO's qrels are TREC qrels: pass ", Option("format", "trec")),
+            )
         self.reader = (
             jsonlines.Records(source)
             if source.format == "jsonl"
-            else delimited.Records(source, delimiter)
+            else delimited.Records(source, "\t" if msmarco else delimiter)
         )
-        self.names, self._records = self.reader.read()
-        self.columns = resolve_columns(self.names, mapping, kind, order, source.label)
+        self._header = headers.MSMARCO_COLUMNS if msmarco else None
+        self.names, self._records = self._read()
+        if not msmarco and kind == "run" and not mapping:
+            msmarco = headers.is_msmarco(self.names, self.delimiter)
+            if msmarco:  # MS MARCO's run format without a header: the first line is data
+                headers.msmarco_needs_rank(source.label, self.names, order, given=False)
+                self._header = headers.MSMARCO_COLUMNS
+                self.names, self._records = self._read()
+        elif msmarco:
+            headers.msmarco_needs_rank(source.label, self.names, order, given=True)
+        try:
+            self.columns = resolve_columns(self.names, mapping, kind, order, source.label)
+        except InputError as exc:
+            if self.delimiter is None or not headers.looks_like_data(self.names):
+                raise
+            raise headers.missing_header(exc, self.names, self.delimiter, kind) from None
         self._steps = self._plan()
+
+    def _read(self):
+        """The reader's (header, records), the header given for a file without one."""
+        return self.reader.read() if self._header is None else self.reader.read(self._header)
 
     @property
     def delimiter(self) -> str | None:
@@ -157,10 +182,11 @@ class TextTable:
                 if get is None:
                     values.append(None)
                     continue
+                value = get(record)
                 try:
-                    values.append(rule(get(record)))
+                    values.append(rule(value))
                 except _Bad as bad:
-                    raise self._value_error(line, field, str(bad)) from None
+                    raise self._value_error(line, field, str(bad), value) from None
             if self.kind == "run":
                 self._derive(values)
             yield line, tuple(values)
@@ -181,9 +207,10 @@ class TextTable:
         if self.order == "rank":
             values[4] = -float(values[3])
 
-    def _value_error(self, line: int, field: str, problem: str) -> InputError:
+    def _value_error(self, line: int, field: str, problem: str, value: Any) -> InputError:
         column = self.columns[field]
-        hint = Message(
+        hint = headers.decimal_comma_hint(value) if field in ("rel", "rank", "score") else None
+        hint = hint or Message(
             f"column {column!r} is used as {field}; map another with ",
             columns_option({field: "<column>"}),
         )
@@ -212,7 +239,7 @@ class TextTable:
         """The error for a (tag,) query, doc key seen twice: a fresh read finds both lines."""
         again = TextTable.__new__(TextTable)
         again.__dict__.update(self.__dict__)
-        again.names, again._records = self.reader.read()
+        again.names, again._records = self._read()
         places = []
         for line, row in again.rows():
             found = row[:2] if self.kind == "qrels" else row[:3]

@@ -15,10 +15,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from dataclasses import replace as with_changes
+from pathlib import Path
 
 from ...catalog import writes
+from ...catalog.same_rows import COLUMNS, Incoming, how_they_differ, same_rows
 from ...catalog.writes import TREC_EVAL_COPY
 from ...duck import load_package, register
+from ...ingest.copies import say_reused
 from ...lazy import pandas as pd
 from ..base import Backend
 from ..duckdb_file import DuckDBFile
@@ -70,13 +73,27 @@ def publish(
             row = rows[result.id]
             existing = _stored_content(conn, kind, row)
             if existing is not None:
-                published.append(with_changes(result, created=False, **existing))
+                published.append(with_changes(result, **existing))
                 continue
             if row["parse_options"] == TREC_EVAL_COPY:  # named as on a file: <tag>@<sha8>
                 name = writes.free_name(conn, table, row["name"], row["content_sha256"])
             else:
+                incoming = None
+                if writes.name_taken(conn, kind, row["name"]):  # the same rows, other bytes?
+                    incoming = _incoming(conn, staging, kind, result.id, row)
+                    same = same_rows(conn, row["name"], incoming)
+                    if same is not None:
+                        _say_reused(kind, result, row, same)
+                        published.append(with_changes(result, **_described(kind, same)))
+                        continue
                 name = writes.claim_name(
-                    conn, kind, row["name"], replace=replace, new_version=new_version
+                    conn,
+                    kind,
+                    row["name"],
+                    replace=replace,
+                    new_version=new_version,
+                    differs=incoming
+                    and (lambda holder, i=incoming: how_they_differ(conn, holder, i)),
                 )
             values = {k: v for k, v in row.items() if k != "id"} | {"name": name}
             if kind == "qrels":
@@ -188,20 +205,72 @@ def _content_key(kind: str, row: dict) -> str:
 def _stored_content(conn, kind: str, row: dict) -> dict | None:
     if kind == "qrels":
         found = writes.same_qrels(conn, row["content_sha256"], row["parse_options"])
-        keys = {"num_rows": "num_judgments"}
     else:
         found = writes.same_run(
             conn, row["content_sha256"], row["parse_options"], row["system_tag"]
         )
-        keys = {"num_rows": "num_rows"}
-    if found is None:
-        return None
+    return None if found is None else _described(kind, found)
+
+
+def _described(kind: str, found: dict) -> dict:
+    """The fields of a result that a stored qrels set's or run's catalogue row gives."""
     return {
         "id": found["id"],
         "name": found["name"],
+        "created": False,
         "num_queries": found["num_queries"],
-        "num_rows": found[keys["num_rows"]],
+        "num_rows": found["num_judgments" if kind == "qrels" else "num_rows"],
     }
+
+
+#: The server's temporary table holding rows to compare with stored ones (dropped at commit).
+_INCOMING = "_rankhouse_incoming"
+_INCOMING_COLUMNS = {
+    "run": 'query_id TEXT COLLATE "C", doc_id TEXT COLLATE "C", rank INTEGER, '
+    "score DOUBLE PRECISION",
+    "qrels": 'query_id TEXT COLLATE "C", doc_id TEXT COLLATE "C", grade INTEGER',
+}
+
+
+def _incoming(conn, staging: DuckDBFile, kind: str, staged_id: int, row: dict) -> Incoming:
+    """The staged rows of ``row`` as the server will compare them: uploaded to a temporary
+    table the first time a comparison needs them."""
+    table, (id_column, *_) = _RUN_COPY if kind == "run" else _JUDGMENT_COPY
+    uploaded = []
+
+    def upload() -> None:
+        if uploaded:
+            return
+        conn.execute(f"DROP TABLE IF EXISTS {_INCOMING}")  # another tag's, this transaction
+        conn.execute(
+            f"CREATE TEMPORARY TABLE {_INCOMING} ({_INCOMING_COLUMNS[kind]}) ON COMMIT DROP"
+        )
+        load_package()  # the rows are read through the relation API
+        with staging.connect() as source:
+            rows = source.duck.sql(
+                f"SELECT {COLUMNS[kind]} FROM {table} WHERE {id_column} = $id",
+                params={"id": staged_id},
+            )
+            copy_into(conn, _INCOMING, rows.to_arrow_reader(batch_size=100_000))
+        uploaded.append(True)
+
+    return Incoming(
+        kind,
+        f"SELECT {COLUMNS[kind]} FROM {_INCOMING}",
+        {},
+        row["num_judgments" if kind == "qrels" else "num_rows"],
+        row["num_queries"],
+        row.get("system_tag"),
+        row.get("order_by"),
+        upload,
+    )
+
+
+def _say_reused(kind: str, result, row: dict, same: dict) -> None:
+    """Warn that the ingested source holds the rows of the stored ``same``."""
+    path = None if row["source"] == "dataframe" else Path(row["source"])
+    label = getattr(result, "source", row["source"])
+    say_reused(kind, label, path, row["content_sha256"], same)
 
 
 def _copy_stored(conn, staging: DuckDBFile, copy: tuple, old_id: int, new_id: int) -> None:

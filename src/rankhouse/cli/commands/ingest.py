@@ -10,12 +10,23 @@ import typer
 from .common import META_OPTION, open_warehouse, parse_meta
 
 
-class SourceFormat(StrEnum):
+class QrelsFormat(StrEnum):
     trec = "trec"
     csv = "csv"
     tsv = "tsv"
     parquet = "parquet"
     jsonl = "jsonl"
+
+
+class SourceFormat(StrEnum):
+    """A run's formats: the qrels' and MS MARCO's headerless ``qid pid rank``."""
+
+    trec = "trec"
+    csv = "csv"
+    tsv = "tsv"
+    parquet = "parquet"
+    jsonl = "jsonl"
+    msmarco = "msmarco"
 
 
 class RunOrder(StrEnum):
@@ -52,7 +63,7 @@ def register(app: typer.Typer) -> None:
         file: str = typer.Argument(..., help="Qrels file (plain or .gz)."),
         name: str = _NAME,
         columns: str = _COLUMNS,
-        format: SourceFormat = _FORMAT,
+        format: QrelsFormat = _FORMAT,
         delimiter: str = DELIMITER_OPTION,
         replace: bool = _REPLACE,
     ) -> None:

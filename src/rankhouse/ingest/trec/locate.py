@@ -70,6 +70,14 @@ def _line_problem(
             )
         elif len(fields) == 5:
             hint = Message(hint, "; a line without a score needs ", Option("order", "rank"))
+        elif len(fields) == 3 and all(f.isascii() and f.isdigit() for f in fields):
+            hint = Message(
+                hint,
+                "; this looks like MS MARCO's 'qid pid rank': pass ",
+                Option("format", "msmarco"),
+                " with ",
+                Option("order", "rank"),
+            )
         return InputError(
             f"expected at least {count(least, 'field')}, found {len(fields)}", **where, hint=hint
         )
