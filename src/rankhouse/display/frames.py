@@ -98,7 +98,8 @@ def _frame_classes() -> dict[str, type]:
         set marked, failed gates in red."""
 
         def _render(self, **options: Any) -> str:
-            return history_html(pd.DataFrame(self), **options)
+            level = self.attrs.get("history", {}).get("level")
+            return history_html(pd.DataFrame(self), level=level, **options)
 
     class ExperimentFrame(_DisplayFrame):
         """PyTerrier's ``pt.Experiment`` frame (``rankhouse.experiment(...,
