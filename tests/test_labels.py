@@ -82,7 +82,9 @@ def test_history_shows_each_setting_under_its_own_label(stored):
     """The reproducer: `eval -m AP -l 2` then `history -m AP` showed the rel=2 value as AP."""
     at_two = stored("eval", "dl19", "bm25", "-m", "AP", "-l", "2", "-f", "csv")
     assert at_two.exit_code == 0, at_two.stderr
-    assert at_two.stdout.splitlines() == ["run,AP(rel=2)", f"bm25,{1 / 3!r}"]
+    header, row = at_two.stdout.splitlines()
+    assert header == "run,num_q,AP(rel=2),AP(rel=2) low,AP(rel=2) high"
+    assert row.split(",")[:3] == ["bm25", "3", f"{1 / 3!r}"]
     plain = stored("history", "--run", "bm25", "-m", "AP", "-f", "json")
     assert _json(plain) == []
     assert "note: no stored value of AP; stored at other settings: AP(rel=2)" in plain.stderr
