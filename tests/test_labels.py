@@ -99,7 +99,12 @@ def test_history_shows_each_setting_under_its_own_label(stored):
     assert row["AP(rel=2)"] == pytest.approx(1 / 3)
     assert row["AP [missing_queries=skip]"] == pytest.approx(1.0)
     [row] = _json(stored("history", "-m", "AP", "--missing-queries", "skip", "-f", "json"))
-    assert list(row)[-2:] == ["AP [missing_queries=skip]", "gate"]
+    assert list(row)[-4:] == [
+        "AP [missing_queries=skip]",
+        "AP [missing_queries=skip] low",
+        "AP [missing_queries=skip] high",
+        "gate",
+    ]
 
 
 def test_history_does_not_depend_on_which_evaluation_is_newest(files, db_path):
