@@ -196,3 +196,18 @@ def test_cli_history_gives_the_bounds_and_folds_them_in_a_table(run_cli, per_que
     low, high = scipy_interval(per_query["dense"]["AP"], 0.95)
     assert f" ±{(high - low) / 2:.4f}" in table.stdout
     assert "AP low" not in table.stdout
+
+
+def test_eval_and_history_give_compares_interval_to_the_bit(any_warehouse):
+    """One computation: the values in query-id order, summarized as compare summarizes them
+    (whatever the store, or the order its threads return rows in)."""
+    result = any_warehouse.evaluate(QRELS, list(RUNS.values()), list(MEASURES))
+    compared = any_warehouse.compare(QRELS, list(RUNS), list(MEASURES)).set_index(
+        ["run", "measure"]
+    )
+    history = any_warehouse.history().set_index("run")
+    for row in result.aggregates.itertuples():
+        expected = compared.loc[(row.run, row.measure)]
+        assert (row.mean_low, row.mean_high) == (expected["mean_low"], expected["mean_high"])
+        assert history.at[row.run, f"{row.measure} low"] == row.mean_low
+        assert history.at[row.run, f"{row.measure} high"] == row.mean_high

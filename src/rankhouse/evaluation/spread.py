@@ -7,11 +7,14 @@ values, NaN values (trec_eval's ``-nan``) left out, as ``compare`` leaves them o
 (``num_rel_ret``) or a geometric mean (``gm_map``) is not a mean of the per-query values and
 gets none (NaN bounds), nor does a mean over fewer than two values.
 
-For stored evaluations n, the mean and s are computed by the database (``count``, ``avg``,
-``stddev_samp``), in one pass over the values whatever their number: they agree with
-:func:`scipy.stats.t.interval` and ``ttest_1samp(...).confidence_interval()`` to about
-1e-15 (the order of summation differs). Values held in memory (``rankhouse.evaluate`` on
-data) are summarized by :func:`rankhouse.stats.summarize`, as ``compare`` does.
+The values are summarized by :func:`rankhouse.stats.summarize` in query-id byte order,
+whether they are stored (read back from ``evaluation_values``) or held in memory
+(``rankhouse.evaluate`` on data): the same numbers, to the bit, whatever the store, the
+database's threads or the order it returns rows in, and the same as ``compare``'s interval
+of the mean. They agree with :func:`scipy.stats.t.interval` and
+``ttest_1samp(...).confidence_interval()`` to about 1e-16. (The database's own ``avg`` and
+``stddev_samp`` were tried first: summed by parallel threads, their last bits changed from
+one run to the next.)
 
 History (:func:`with_spread`): for every run and qrels set and every label shown, the
 columns ``<label> low`` and ``<label> high`` follow each label, and ``num_q`` (the number of
@@ -37,20 +40,18 @@ INTERVAL_KEYS = ("mean_low", "mean_high")
 NUM_Q = "num_q"
 """History's column of the number of queries."""
 
-_STORED_SPREAD = """
-    SELECT v.evaluation_id, count(v.value) AS n, avg(v.value) AS mean,
-           stddev_samp(v.value) AS sd
+_STORED_VALUES = """
+    SELECT v.evaluation_id, v.query_id, v.value
     FROM evaluation_values v
     JOIN evaluations e ON e.id = v.evaluation_id
     WHERE v.evaluation_id = ANY(:ids) AND e.aggregate = 'mean'
-      AND v.value <> CAST('NaN' AS DOUBLE PRECISION)
-    GROUP BY v.evaluation_id
     """
 
 
 def stored_summaries(conn, evaluation_ids: Iterable[int]) -> dict[int, Summary]:
     """Per stored evaluation averaged over the queries: n, mean and sample standard deviation
-    of its per-query values (NaN left out). Evaluations of other aggregates are absent.
+    of its per-query values (NaN left out), in query-id byte order. Evaluations of other
+    aggregates are absent.
 
     Args:
         conn: a connection of the store (:meth:`Backend.connect`).
@@ -59,17 +60,15 @@ def stored_summaries(conn, evaluation_ids: Iterable[int]) -> dict[int, Summary]:
     ids = sorted({int(i) for i in evaluation_ids})
     if not ids:
         return {}
-    found = conn.execute(_STORED_SPREAD, {"ids": ids}).all()
-    return {int(row[0]): _summary(row[1], row[2], row[3]) for row in found}
-
-
-def _summary(n: Any, mean: Any, sd: Any) -> Summary:
-    count = int(n or 0)
-    return Summary(
-        count,
-        math.nan if mean is None else float(mean),
-        math.nan if sd is None or count < 2 else float(sd),
-    )
+    grouped: dict[int, list[tuple[bytes, float]]] = {}
+    for evaluation_id, query, value in conn.execute(_STORED_VALUES, {"ids": ids}).all():
+        if value is not None and not math.isnan(value):
+            key = str(query).encode("utf-8", "surrogatepass")
+            grouped.setdefault(int(evaluation_id), []).append((key, float(value)))
+    return {
+        evaluation_id: summarize([value for _, value in sorted(pairs)])
+        for evaluation_id, pairs in grouped.items()
+    }
 
 
 def value_summaries(
