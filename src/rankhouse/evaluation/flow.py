@@ -20,7 +20,7 @@ from ..stats import DEFAULT_LEVEL, check_level
 from .checks import check_argument_order, check_overlap, refuse_read_only
 from .counts import query_counts
 from .inputs import resolve_qrels, resolve_runs
-from .spread import stored_summaries, with_intervals
+from .spread import stored_summaries, value_summaries, with_intervals
 from .stored import (
     EvaluationKey,
     compute_and_store,
@@ -198,11 +198,16 @@ def _evaluate(
         for run in run_rows
         if with_query_counts
     }
-    with store.connect() as conn:
-        spread = stored_summaries(conn, [row["evaluation_id"] for row in rows])
-    rows = with_intervals(rows, spread, lambda row: row["evaluation_id"], level)
     measure_names = [m.name for m in measure_list]
     per_query = stored_values(store, rows) if with_per_query else None
+    if per_query is not None:  # read already: summarized where they are
+        kinds = {m.name: m.aggregate for m in measure_list}
+        spread = value_summaries(per_query, kinds)
+        rows = with_intervals(rows, spread, lambda row: (row["run"], row["measure"]), level)
+    else:
+        with store.connect() as conn:
+            spread = stored_summaries(conn, [row["evaluation_id"] for row in rows])
+        rows = with_intervals(rows, spread, lambda row: row["evaluation_id"], level)
     return EvaluationResult(
         rows, per_query, measure_names, counts, qrels_row["name"], labels, level=level
     )

@@ -60,27 +60,36 @@ def stored_summaries(conn, evaluation_ids: Iterable[int]) -> dict[int, Summary]:
     ids = sorted({int(i) for i in evaluation_ids})
     if not ids:
         return {}
-    grouped: dict[int, list[tuple[bytes, float]]] = {}
+    grouped: dict[int, list[tuple[str, float]]] = {}
     for evaluation_id, query, value in conn.execute(_STORED_VALUES, {"ids": ids}).all():
         if value is not None and not math.isnan(value):
-            key = str(query).encode("utf-8", "surrogatepass")
-            grouped.setdefault(int(evaluation_id), []).append((key, float(value)))
-    return {
-        evaluation_id: summarize([value for _, value in sorted(pairs)])
-        for evaluation_id, pairs in grouped.items()
-    }
+            grouped.setdefault(int(evaluation_id), []).append((str(query), float(value)))
+    return {key: summarize(_in_query_order(pairs)) for key, pairs in grouped.items()}
 
 
 def value_summaries(
     values: PerQueryValues, aggregates: Mapping[str, str]
 ) -> dict[tuple[str, str], Summary]:
-    """(run, measure) -> the summary of its per-query values held in memory, for the
-    measures ``aggregates`` (measure -> ``mean``, ``sum``, ``gmean``) says are averaged."""
-    grouped: dict[tuple[str, str], list[float]] = {}
-    for run, measure, value in zip(values.run, values.measure, values.value, strict=True):
+    """(run, measure) -> the summary of its per-query values held in memory, in query-id
+    byte order, for the measures ``aggregates`` (measure -> ``mean``, ``sum``, ``gmean``)
+    says are averaged."""
+    grouped: dict[tuple[str, str], list[tuple[str, float]]] = {}
+    for run, query, measure, value in zip(
+        values.run, values.query, values.measure, values.value, strict=True
+    ):
         if aggregates.get(measure) == "mean" and value is not None and not math.isnan(value):
-            grouped.setdefault((run, measure), []).append(value)
-    return {key: summarize(found) for key, found in grouped.items()}
+            grouped.setdefault((run, measure), []).append((query, value))
+    return {key: summarize(_in_query_order(pairs)) for key, pairs in grouped.items()}
+
+
+def _in_query_order(pairs: list[tuple[str, float]]) -> list[float]:
+    """The values of (query id, value) pairs in query-id byte order (a server's collation
+    may have returned them in another)."""
+    keys = [query.encode("utf-8", "surrogatepass") for query, _ in pairs]
+    if all(a < b for a, b in zip(keys, keys[1:], strict=False)):
+        return [value for _, value in pairs]
+    order = sorted(range(len(pairs)), key=keys.__getitem__)
+    return [pairs[i][1] for i in order]
 
 
 def interval_bounds(summary: Summary | None, level: float) -> tuple[float, float]:
