@@ -180,10 +180,13 @@ class Browser:
         )
         return result["result"].get("value")
 
-    def screenshot(self, *, full_page: bool = False) -> bytes:
-        """A PNG of the viewport, or of the whole page."""
-        params = {"format": "png", "captureBeyondViewport": full_page}
-        if full_page:
+    def screenshot(self, *, full_page: bool = False, clip: dict | None = None) -> bytes:
+        """A PNG of the viewport, of the whole page, or of ``clip`` (``x, y, width, height``
+        in page coordinates)."""
+        params = {"format": "png", "captureBeyondViewport": full_page or clip is not None}
+        if clip is not None:
+            params["clip"] = {**clip, "scale": 1}
+        elif full_page:
             size = self.call("Page.getLayoutMetrics", session=self.session)["cssContentSize"]
             params["clip"] = {
                 "x": 0,

@@ -43,3 +43,43 @@ def read_trec(path: Path, columns: int) -> dict[str, dict[str, float]]:
         else:
             table.setdefault(fields[0], {})[fields[2]] = float(fields[4])
     return table
+
+
+TEN_MEASURES = ["nDCG@10", "AP", "P@5", "RR", "R@1000"]
+TEN_NIGHTS = [f"nightly-2026-11-{day:02d}" for day in range(1, 11)]
+
+
+def ten_night_runs(folder: Path) -> list[Path]:
+    """Ten nights of one system (tag ``nightly``): bm25's rankings with scores blurred by a
+    seeded noise that grows and shrinks, night 6 broken (its scores reversed)."""
+    import random
+
+    lines = [
+        line.split()
+        for line in (EXAMPLES / "run.bm25.txt").read_text(encoding="utf-8").splitlines()
+        if line.strip()
+    ]
+    paths = []
+    for night, name in enumerate(TEN_NIGHTS, 1):
+        rng = random.Random(night)
+        noise = 0.4 * abs(5 - night) + 0.2
+        rows = []
+        for query, _, doc, _, score, _ in lines:
+            value = float(score) + rng.gauss(0, noise)
+            rows.append(f"{query} Q0 {doc} 0 {-value if night == 6 else value:.4f} nightly")
+        path = folder / f"{name}.txt"
+        path.write_text("\n".join(rows) + "\n", encoding="utf-8")
+        paths.append(path)
+    return paths
+
+
+def build_ten_night_warehouse(path: Path, folder: Path) -> Path:
+    """Ten nights of ``nightly`` evaluated on 5 measures, each gated against the previous."""
+    with Warehouse(path) as wh:
+        wh.ingest_qrels(QRELS, name="qrels.txt")
+        for night, (run, name) in enumerate(zip(ten_night_runs(folder), TEN_NIGHTS, strict=True)):
+            wh.ingest_run(run, name=name, meta={"commit": f"{0x3F2A9C1 + 977 * night:07x}"})
+            wh.evaluate(qrels="qrels.txt", runs=[name], measures=TEN_MEASURES)
+            if night:
+                regress(wh, name, baseline="previous", qrels="qrels.txt", measures=TEN_MEASURES)
+    return path

@@ -277,6 +277,8 @@ def test_a_relevance_level_labels_the_columns(evaluate, run_cli):
         "eval", QRELS, EXAMPLES / "run.bm25.txt", "-m", "AP", "-m", "P@5", "-m", "nDCG@10",
         "-l", "2", "--format", "csv",
     )  # fmt: skip
-    assert done.stdout.splitlines()[0] == ",".join(["run", *labels])
+    bounded = [f"{name}{end}" for name in labels for end in ("", " low", " high")]
+    assert done.stdout.splitlines()[0] == ",".join(["run", "num_q", *bounded])
+    assert list(result.intervals.columns) == ["run", "num_q", *bounded]
     unlabelled = evaluate(QRELS, EXAMPLES / "run.bm25.txt", ["AP"])
     assert list(unlabelled.summary.columns) == ["run", "AP"]  # the defaults: the plain name

@@ -20,7 +20,11 @@ def example_wh(tmp_path_factory):
 
 
 def _cells(html: str) -> list[tuple[str, str]]:
-    return re.findall(r'<td(?: class="([^"]*)")?>([^<]*)</td>', html)
+    """(class, text) of each cell; a mean without the half-width of its interval."""
+    return [
+        (css, text.split(" ±")[0])
+        for css, text in re.findall(r'<td(?: class="([^"]*)")?>([^<]*)</td>', html)
+    ]
 
 
 def test_evaluation_result(example_wh):
@@ -42,7 +46,8 @@ def test_evaluation_result(example_wh):
 
 def test_evaluate_frames_result_displays():
     result = rankhouse.evaluate(run=EXAMPLES / "run.bm25.txt", qrels=QRELS, measures=["P@5"])
-    assert ">bm25</td><td>0.2250</td>" in result._repr_html_()  # one run: nothing marked
+    # one run: nothing marked; the mean with the half-width of its 95% t interval
+    assert '>bm25</td><td class="text">8</td><td>0.2250 ±0.1657</td>' in result._repr_html_()
 
 
 def test_comparison(example_wh):

@@ -252,8 +252,8 @@ def test_cli_eval_errors(run_cli):
 def test_cli_eval_csv_is_full_precision(run_cli):
     result = run_cli("eval", QRELS, BM25, "-m", "nDCG@10", "--format", "csv")
     header, row = result.stdout.splitlines()
-    assert header == "run,nDCG@10"
-    value = float(row.split(",")[1])
+    assert header == "run,num_q,nDCG@10,nDCG@10 low,nDCG@10 high"
+    value = float(row.split(",")[2])
     expected = sum(v["ndcg_cut_10"] for v in _reference(BM25).values()) / 8
     assert math.isclose(value, expected, abs_tol=1e-15)
 

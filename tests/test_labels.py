@@ -82,7 +82,9 @@ def test_history_shows_each_setting_under_its_own_label(stored):
     """The reproducer: `eval -m AP -l 2` then `history -m AP` showed the rel=2 value as AP."""
     at_two = stored("eval", "dl19", "bm25", "-m", "AP", "-l", "2", "-f", "csv")
     assert at_two.exit_code == 0, at_two.stderr
-    assert at_two.stdout.splitlines() == ["run,AP(rel=2)", f"bm25,{1 / 3!r}"]
+    header, row = at_two.stdout.splitlines()
+    assert header == "run,num_q,AP(rel=2),AP(rel=2) low,AP(rel=2) high"
+    assert row.split(",")[:3] == ["bm25", "3", f"{1 / 3!r}"]
     plain = stored("history", "--run", "bm25", "-m", "AP", "-f", "json")
     assert _json(plain) == []
     assert "note: no stored value of AP; stored at other settings: AP(rel=2)" in plain.stderr
@@ -97,7 +99,12 @@ def test_history_shows_each_setting_under_its_own_label(stored):
     assert row["AP(rel=2)"] == pytest.approx(1 / 3)
     assert row["AP [missing_queries=skip]"] == pytest.approx(1.0)
     [row] = _json(stored("history", "-m", "AP", "--missing-queries", "skip", "-f", "json"))
-    assert list(row)[-2:] == ["AP [missing_queries=skip]", "gate"]
+    assert list(row)[-4:] == [
+        "AP [missing_queries=skip]",
+        "AP [missing_queries=skip] low",
+        "AP [missing_queries=skip] high",
+        "gate",
+    ]
 
 
 def test_history_does_not_depend_on_which_evaluation_is_newest(files, db_path):

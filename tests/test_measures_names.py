@@ -240,7 +240,8 @@ def test_cli_measure_names(run_cli):
     )
     listed = run_cli("eval", *files, "-m", "nDCG@10,AP", "-f", "csv")
     assert listed.exit_code == 0, listed.stderr
-    assert listed.stdout.splitlines()[0] == "run,nDCG@10,AP"
+    header = listed.stdout.splitlines()[0]
+    assert header == "run,num_q,nDCG@10,nDCG@10 low,nDCG@10 high,AP,AP low,AP high"
 
 
 def test_python_errors_point_to_python():

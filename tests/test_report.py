@@ -106,7 +106,8 @@ def test_report_against_a_baseline(example_wh, reference):
     bm25 = {m: sum(v.values()) / 8 for m, v in reference["bm25"].items()}
     dense = {m: sum(v.values()) / 8 for m, v in reference["dense"].items()}
     best = [text for css, text in page.cells if "best-bold" in css]
-    assert best == [f"{dense['nDCG@10']:.4f}", f"{dense['AP']:.4f}"]
+    marked = [f"{dense['nDCG@10']:.4f}", f"{dense['AP']:.4f}"]
+    assert best == marked * 2  # in compare's panels, then in the table of every column
     assert f"{bm25['nDCG@10']:.4f}" in [t for _, t in page.cells]
     delta = dense["nDCG@10"] - bm25["nDCG@10"]
     assert f"+{delta:.4f}" in [t for _, t in page.cells]
@@ -275,8 +276,9 @@ def test_cli_report(run_cli, tmp_path, example_db):
     assert "<h4>bm25-night3 vs bm25</h4>" in text and "<h4>dense" not in text
     assert "best-color" in text
     row = text.split('<td class="text">bm25 (baseline)</td>', 1)[1].split("</tr>", 1)[0]
-    cells = re.findall(r"<td[^>]*>([^<]*)</td>", row)  # AP: mean and 5 empty, then P@5
-    assert re.fullmatch(r"0\.\d{3}", cells[0]) and re.fullmatch(r"0\.\d", cells[6])
+    # AP: mean, its interval and 8 empty test cells, then P@5
+    cells = re.findall(r"<td[^>]*>([^<]*)</td>", row)
+    assert re.fullmatch(r"0\.\d{3}", cells[0]) and re.fullmatch(r"0\.\d", cells[10])
 
 
 def test_cli_report_errors(run_cli, db_path, tmp_path):

@@ -8,6 +8,7 @@ skip, except under ``CI=true``, where they fail.
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -77,3 +78,77 @@ def test_example_report_opens_offline(browser, tmp_path):
     shot = browser.screenshot()
     assert shot.startswith(b"\x89PNG\r\n\x1a\n") and len(shot) > 20_000
     (tmp_path / "report.png").write_bytes(shot)
+
+
+#: Set to 1 to write the screenshot the docs show (docs/report-10-runs.png):
+#: RANKHOUSE_UPDATE_SCREENSHOT=1 python -m pytest tests/test_report_browser.py -k ten_runs
+UPDATE_SCREENSHOT = os.environ.get("RANKHOUSE_UPDATE_SCREENSHOT") == "1"
+SCREENSHOT = ROOT / "docs" / "report-10-runs.png"
+
+#: Elements that stick out of the page's main column (ignoring what a closed <details> holds)
+#: and scroll boxes that would have to scroll.
+_OVERFLOW = """(() => {
+  const main = document.querySelector('main').getBoundingClientRect();
+  const shown = e => !e.closest('details:not([open])') && e.getBoundingClientRect().width > 0;
+  const out = [...document.querySelectorAll('main *')].filter(shown)
+    .filter(e => e.getBoundingClientRect().right > main.right + 0.5
+              || e.getBoundingClientRect().left < main.left - 0.5)
+    .map(e => e.tagName + '.' + e.className.baseVal + e.className);
+  const scrolled = [...document.querySelectorAll('.scroll, .figure')].filter(shown)
+    .filter(e => e.scrollWidth > e.clientWidth + 1).map(e => e.className);
+  return [document.documentElement.scrollWidth, window.innerWidth, out.slice(0, 10), scrolled];
+})()"""
+
+
+def test_ten_runs_and_five_measures_fit_the_page(browser, tmp_path):
+    """A nightly series of 10 runs on 5 measures: nothing is wider than the page, every
+    trend panel has its interval band and states its axis, and the per-query sections
+    beyond the first three are collapsed."""
+    from report_helpers import TEN_MEASURES, TEN_NIGHTS, build_ten_night_warehouse
+
+    from rankhouse import Warehouse
+    from rankhouse.report import write_report
+    from rankhouse.report.page import OPEN_PAIRS
+
+    db = build_ten_night_warehouse(tmp_path / "ten.duckdb", tmp_path)
+    report = tmp_path / "ten.html"
+    with Warehouse(db) as wh:
+        write_report(wh, report, baseline=TEN_NIGHTS[0], measures=TEN_MEASURES)
+    found = browser.load(report.as_uri())
+    assert found.errors == [] and found.requests == [report.as_uri()]
+    width, viewport, outside, scrolled = browser.evaluate(_OVERFLOW)
+    assert width <= viewport and outside == [] and scrolled == []
+    # one band per trend panel, drawn with an area, and each panel's axis stated
+    bands = browser.evaluate(
+        "[...document.querySelectorAll('#s0-trends ~ .figure svg g[id*=\"-band\"] path')]"
+        ".map(p => [p.closest('g[id]').id, p.getBBox().width, p.getBBox().height])"
+    )
+    assert sorted(b[0] for b in bands) == [f"s0t0-band{i}-0" for i in range(5)]
+    assert all(w > 100 and h > 10 for _, w, h in bands), bands
+    axes = browser.evaluate(
+        "[...document.querySelectorAll('.figure svg text')].map(t => t.textContent)"
+        ".filter(t => t.startsWith('axis '))"
+    )
+    assert len(axes) == 5 and all(re.fullmatch(r"axis \d\.\d+–\d\.\d+", a) for a in axes), axes
+    # compare's panels: one table per measure, each run's verdict in words
+    verdicts = browser.evaluate(
+        "[...document.querySelectorAll('.rh-panels table')].map(t => t.rows.length)"
+    )
+    assert verdicts == [1 + 10] * 5  # the header and ten runs in each
+    pairs = browser.evaluate(
+        "[...document.querySelectorAll('details.pair')].map(d => "
+        "[d.open, d.querySelector('summary').innerText, d.getBoundingClientRect().height])"
+    )
+    assert len(pairs) == 9
+    assert [is_open for is_open, _, _ in pairs] == [True] * OPEN_PAIRS + [False] * (9 - OPEN_PAIRS)
+    assert pairs[-1][1] == f"{TEN_NIGHTS[-1]} vs {TEN_NIGHTS[0]}"
+    assert all(height < 60 for is_open, _, height in pairs if not is_open)  # the title only
+    top = browser.evaluate(
+        "document.getElementById('s0-trends').getBoundingClientRect().top + window.scrollY"
+    )
+    shot = browser.screenshot(clip={"x": 0, "y": top - 12, "width": 1280, "height": 1500})
+    assert shot.startswith(b"\x89PNG\r\n\x1a\n") and len(shot) > 50_000
+    if UPDATE_SCREENSHOT:
+        SCREENSHOT.write_bytes(shot)
+    else:
+        assert SCREENSHOT.exists(), "RANKHOUSE_UPDATE_SCREENSHOT=1 writes the docs' screenshot"

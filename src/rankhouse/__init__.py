@@ -50,6 +50,7 @@ def evaluate(
     columns=None,
     qrels_columns=None,
     allow_no_overlap: bool = False,
+    level: float = 0.95,
 ):
     """Evaluate one run or several against qrels in a throw-away in-memory warehouse.
 
@@ -74,10 +75,12 @@ def evaluate(
         qrels_columns: qrels column mapping, e.g. ``{"rel": "grade"}``.
         allow_no_overlap: evaluate a run with no query in common with the qrels (every
             value 0) instead of raising InputError.
+        level: the confidence level of each mean's interval (``aggregates``' ``mean_low``,
+            ``mean_high``; Student's t over the per-query values).
 
     Returns:
         An :class:`~rankhouse.results.EvaluationResult` (``summary``, ``per_query``,
-        ``aggregates``).
+        ``aggregates``, ``intervals``).
     """
     from .callers import warnings_at_caller
     from .evaluation import evaluate_frames
@@ -93,6 +96,7 @@ def evaluate(
             columns=columns,
             qrels_columns=qrels_columns,
             allow_no_overlap=allow_no_overlap,
+            level=level,
         )
 
 

@@ -8,12 +8,21 @@ AGGREGATE_COLUMNS = [
     "run_id",
     "measure",
     "value",
+    "mean_low",
+    "mean_high",
     "num_q",
     "evaluation_id",
     "reused",
     "label",
 ]
-"""Columns of :attr:`~rankhouse.results.EvaluationResult.aggregates`, in order."""
+"""Columns of :attr:`~rankhouse.results.EvaluationResult.aggregates`, in order.
+
+``mean_low``/``mean_high`` bound the t interval of the mean (compare's names and meaning; NaN
+for a measure not averaged over the queries, or over fewer than two)."""
+
+INTERVAL_SUFFIXES = (" low", " high")
+"""A wide table's interval columns: ``AP low`` and ``AP high`` beside ``AP`` (compare's
+``--wide`` names), in eval's and history's CSV and JSON."""
 
 COMPARE_COLUMNS = (
     "run",

@@ -19,10 +19,12 @@ from .columns import HIDDEN_METADATA
 from .columns import HISTORY_FIXED_COLUMNS as FIXED_COLUMNS
 from .display import frames
 from .errors import NotFoundError, RankhouseError
+from .evaluation.spread import NUM_Q, interval_columns, with_spread
 from .labels import requested_labels
 from .lazy import numpy as np
 from .lazy import pandas as pd
 from .rows import Rows
+from .stats import DEFAULT_LEVEL
 
 if TYPE_CHECKING:
     from .backends.sql import Connection
@@ -58,11 +60,15 @@ def history(wh, **selection: Any) -> pd.DataFrame:
         relevance_level: the level ``measures`` were evaluated at (``AP`` with 2 is the
             column ``AP(rel=2)``).
         missing_queries: the policy ``measures`` were evaluated with.
+        level: the confidence level of each mean's interval (default 0.95).
 
     Returns:
         A DataFrame (a :class:`~rankhouse.display.HistoryFrame`, which a notebook shows as
-        an HTML table) with columns ``ingested_at, run, system, qrels``, the metadata keys, the
-        measures, then ``gate``.
+        an HTML table) with columns ``ingested_at, run, system, qrels``, the metadata keys,
+        ``num_q`` (the queries the means are over), each measure followed by ``<measure>
+        low`` and ``<measure> high`` (the bounds of the interval of its mean: Student's t
+        over the evaluation's per-query values, :mod:`rankhouse.evaluation.spread`), then
+        ``gate``.
 
     Raises:
         NotFoundError: ``run``, ``qrels`` or ``system`` is not stored.
@@ -70,7 +76,10 @@ def history(wh, **selection: Any) -> pd.DataFrame:
         RankhouseError: ``since`` is not a date.
     """
     found = history_rows(wh, **selection)
-    return frames.HistoryFrame(_frame(found.rows, found.measures))
+    numbers = [*found.measures, *interval_columns(found.measures)]
+    frame = frames.HistoryFrame(_counted(_frame(found.rows, numbers)))
+    frame.attrs["history"] = {"level": selection.get("level", DEFAULT_LEVEL)}
+    return frame
 
 
 class HistoryRows(NamedTuple):
@@ -93,6 +102,7 @@ def history_rows(
     relevance_level: int = 1,
     missing_queries: str = "zero",
     all_measures: bool = False,
+    level: float = DEFAULT_LEVEL,
 ) -> HistoryRows:
     """:func:`history` as plain rows (a missing value is None), its measure columns and the
     labels it leaves out."""
@@ -135,6 +145,8 @@ def history_rows(
         unasked = set() if wanted or all_measures else _unasked_labels(conn)
     hidden = sorted({row["measure"] for row in rows} & unasked, key=natural_order)
     found, shown = _shape(rows, wanted, gates, set(hidden))
+    with store.connect() as conn:
+        found = with_spread(conn, found, shown, level)
     return HistoryRows(found, shown, hidden)
 
 
@@ -295,6 +307,15 @@ def _frame(found: Rows, measure_columns: list[str]) -> pd.DataFrame:
             columns[name] = pd.Series(values, dtype=object)
     # built in one step: a column at a time fragments a frame of many measures
     return pd.DataFrame(columns)
+
+
+def _counted(frame: pd.DataFrame) -> pd.DataFrame:
+    """``num_q`` as nullable integers (None where no measure is stored)."""
+    if NUM_Q in frame.columns:
+        frame[NUM_Q] = pd.array(
+            [None if value is None else int(value) for value in frame[NUM_Q]], dtype="Int64"
+        )
+    return frame
 
 
 def natural_order(label: str) -> list[Any]:

@@ -6,10 +6,12 @@ presentation shows them (:mod:`rankhouse.display`); neither imports the other fo
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any
 
+from .columns import AGGREGATE_COLUMNS, INTERVAL_SUFFIXES
 from .display.tables import HtmlTable, evaluation_html
 from .errors import RankhouseError
 from .lazy import pandas as pd
@@ -58,19 +60,6 @@ class PerQueryValues:
         )
 
 
-#: Columns of :attr:`EvaluationResult.aggregates`, in order.
-AGGREGATE_COLUMNS = [
-    "run",
-    "run_id",
-    "measure",
-    "value",
-    "num_q",
-    "evaluation_id",
-    "reused",
-    "label",
-]
-
-
 class EvaluationResult:
     """What :func:`evaluate` returns. DataFrames have fixed columns whatever was asked; they
     are built when first read (the command line prints the plain :attr:`rows`).
@@ -86,6 +75,9 @@ class EvaluationResult:
         labels: per canonical measure name, its label: the name with the settings it was
             computed under (``AP`` with ``relevance_level=2`` is ``AP(rel=2)``; see
             :mod:`rankhouse.labels`). ``aggregates`` has it as column ``label``.
+        level: the confidence level of the intervals of the means (``mean_low``,
+            ``mean_high`` in each row: Student's t over the per-query values,
+            :mod:`rankhouse.evaluation.spread`).
     """
 
     def __init__(
@@ -96,8 +88,10 @@ class EvaluationResult:
         query_counts: dict[str, QueryCounts] | None = None,
         qrels: str = "",
         labels: dict[str, str] | None = None,
+        level: float = 0.95,
     ) -> None:
         self.rows = rows
+        self.level = level
         self.per_query_values = per_query_values
         self.measures = measures
         self.query_counts = query_counts or {}
@@ -126,8 +120,43 @@ class EvaluationResult:
 
     @cached_property
     def aggregates(self) -> pd.DataFrame:
-        """Columns ``run, run_id, measure, value, num_q, evaluation_id, reused, label``."""
-        return pd.DataFrame(self.rows, columns=AGGREGATE_COLUMNS)
+        """Columns ``run, run_id, measure, value, mean_low, mean_high, num_q, evaluation_id,
+        reused, label``: ``mean_low`` and ``mean_high`` bound the :attr:`level` interval of
+        the mean (NaN for a measure not averaged over the queries)."""
+        return pd.DataFrame(
+            [{name: row.get(name, math.nan) for name in AGGREGATE_COLUMNS} for row in self.rows],
+            columns=AGGREGATE_COLUMNS,
+        )
+
+    @cached_property
+    def intervals(self) -> pd.DataFrame:
+        """Wide form with the intervals: ``run``, ``num_q`` (the queries the means are over),
+        then per measure its label, ``<label> low`` and ``<label> high`` (the bounds of the
+        :attr:`level` interval of the mean), as ``rankhouse eval --format csv`` prints them."""
+        columns, rows = self.interval_rows()
+        frame = pd.DataFrame(rows, columns=columns)
+        numbers = [c for c in columns if c not in ("run", "num_q")]
+        return frame.astype({name: "float64" for name in numbers})
+
+    def interval_rows(self) -> tuple[list[str], list[list[Any]]]:
+        """:attr:`intervals` as plain rows: (the columns, one row per run)."""
+        labels = [self.labels.get(m, m) for m in self.measures]
+        columns = ["run", "num_q"]
+        for name in labels:
+            columns += [name, *(name + suffix for suffix in INTERVAL_SUFFIXES)]
+        found = {(row["run"], row["measure"]): row for row in self.rows}
+        table = []
+        for run in self.runs:
+            mine = [found.get((run, measure)) for measure in self.measures]
+            counts = [row["num_q"] for row in mine if row is not None]
+            line: list[Any] = [run, max(counts) if counts else None]
+            for row in mine:
+                if row is None:
+                    line += [None, None, None]
+                else:
+                    line += [row["value"], row.get("mean_low"), row.get("mean_high")]
+            table.append(line)
+        return columns, table
 
     @cached_property
     def summary(self) -> pd.DataFrame:

@@ -39,6 +39,7 @@ class Tracking:
         relevance_level: int = 1,
         missing_queries: str = "zero",
         all_measures: bool = False,
+        level: float = 0.95,
     ) -> pd.DataFrame:
         """Stored evaluations over time, one row per run (``rankhouse history``).
 
@@ -54,6 +55,8 @@ class Tracking:
             missing_queries: the policy ``measures`` were evaluated with.
             all_measures: without ``measures``, every stored label, also the
                 precision-recall points a report stored for its curves.
+            level: the confidence level of each mean's interval (``<measure> low``,
+                ``<measure> high``: Student's t over the per-query values).
 
         See :func:`rankhouse.history.history` for the columns and the errors.
         """
@@ -68,6 +71,7 @@ class Tracking:
                 relevance_level=relevance_level,
                 missing_queries=missing_queries,
                 all_measures=all_measures,
+                level=level,
             )
 
     def regress(

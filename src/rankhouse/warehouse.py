@@ -266,6 +266,7 @@ class Warehouse(Analysis, Tracking):
         name: str | None = None,
         meta: dict[str, str] | None = None,
         allow_no_overlap: bool = False,
+        level: float = 0.95,
     ) -> EvaluationResult:
         """Evaluate runs against a qrels set, storing every evaluation (``rankhouse eval``).
 
@@ -284,6 +285,8 @@ class Warehouse(Analysis, Tracking):
             meta: metadata pairs stored with a run given as a file or DataFrame.
             allow_no_overlap: evaluate a run with no query in common with the qrels (else
                 InputError).
+            level: the confidence level of each mean's interval (``aggregates``'
+                ``mean_low``, ``mean_high``; Student's t over the per-query values).
 
         See :func:`rankhouse.evaluation.evaluate` for the result and the errors.
         """
@@ -302,4 +305,5 @@ class Warehouse(Analysis, Tracking):
                 name=name,
                 meta=meta,
                 allow_no_overlap=allow_no_overlap,
+                level=level,
             )

@@ -20,10 +20,25 @@ from typing import Any
 from ..lazy import pandas as pd
 from .all_pairs import drift_html
 from .experiment import experiment_table
+from .panels import comparison_panels_html, frame_rows
 from .pyterrier import experiment_html
 from .tables import DEFAULT_ROUND, HtmlTable, comparison_html, history_html
 
 _FRAMES = ("ComparisonFrame", "ExperimentFrame", "HistoryFrame")
+
+DEFAULT_SETTINGS = {
+    "level": 0.95,
+    "interval": "t",
+    "test": "t",
+    "correction": "none",
+    "alpha": 0.05,
+}
+"""compare's settings, for a frame that lost its ``attrs["comparison"]``."""
+
+EVERY_COLUMN = (
+    "every column: PyTerrier's Experiment table (p-values, queries improved and degraded)"
+)
+"""The summary of the wide table under the panels."""
 
 
 def __getattr__(name: str) -> type:
@@ -70,8 +85,10 @@ def _frame_classes() -> dict[str, type]:
             return self.styled().html
 
     class ComparisonFrame(_DisplayFrame):
-        """:func:`rankhouse.compare.compare`'s result: shown as PyTerrier's Experiment table,
-        with intervals, effect sizes and verdicts (and the order drift when asked for)."""
+        """:func:`rankhouse.compare.compare`'s result: shown as compare's compact panels (one
+        table per measure: mean, difference with its interval, g_z, verdict), PyTerrier's
+        Experiment table with every column folded under them, and the order drift when
+        asked for."""
 
         _metadata = ["_drift"]
 
@@ -82,8 +99,11 @@ def _frame_classes() -> dict[str, type]:
             return getattr(self, "_drift", None)
 
         def _render(self, **options: Any) -> str:
-            settings = self.attrs.get("comparison")
-            found = comparison_html(pd.DataFrame(self), settings=settings, **options)
+            settings = {**DEFAULT_SETTINGS, **self.attrs.get("comparison", {})}
+            frame = pd.DataFrame(self)
+            found = comparison_panels_html(frame_rows(frame), settings, **options)
+            wide = comparison_html(frame, settings=settings, **options)
+            found += f"<details><summary>{EVERY_COLUMN}</summary>{wide}</details>"
             if self.drift is not None:
                 digits = options["round"] if isinstance(options["round"], int) else 4
                 found += drift_html(self.drift, round=digits)
@@ -98,7 +118,8 @@ def _frame_classes() -> dict[str, type]:
         set marked, failed gates in red."""
 
         def _render(self, **options: Any) -> str:
-            return history_html(pd.DataFrame(self), **options)
+            level = self.attrs.get("history", {}).get("level")
+            return history_html(pd.DataFrame(self), level=level, **options)
 
     class ExperimentFrame(_DisplayFrame):
         """PyTerrier's ``pt.Experiment`` frame (``rankhouse.experiment(...,

@@ -153,6 +153,7 @@ def measure_table(
     groups: Sequence[Any] | None = None,
     caption: str | None = None,
     extra: Mapping[str, Any] | None = None,
+    intervals: bool = False,
 ) -> str:
     """Rows of labels then one column per measure, the best value of each measure marked.
 
@@ -166,6 +167,8 @@ def measure_table(
         caption: the table's caption.
         extra: column name -> function(value) -> (text, classes) for special columns that
             follow the measures (history's ``gate``).
+        intervals: each measure's cell also shows the half-width of its interval
+            (``0.1326 ±0.1335``), from the columns ``<measure> low`` and ``<measure> high``.
     """
     check_display(round, highlight)
     groups = list(groups) if groups is not None else [None] * len(frame)
@@ -188,13 +191,32 @@ def measure_table(
     for i, record in enumerate(frame.to_dict("records")):
         parts = [cell(_text(record[c]), classes=["text"]) for c in label_columns]
         for measure in measures:
-            text = number(record[measure], digits_for(round, measure))
+            digits = digits_for(round, measure)
+            text = number(record[measure], digits)
+            if intervals:
+                text = _with_half_width(text, record, measure, digits)
             parts.append(cell(text, classes=[mark] if i in best[measure] else []))
         for name, render in extra.items():
             text, classes = render(record[name])
             parts.append(cell(text, classes=["text", *classes]))
         rows.append("".join(parts))
     return table(head, rows, caption=caption)
+
+
+def _with_half_width(text: str, record: Mapping[str, Any], measure: str, digits: int) -> str:
+    low, high = record.get(f"{measure} low"), record.get(f"{measure} high")
+    if not text or _missing(low) or _missing(high):
+        return text
+    return f"{text} ±{(float(high) - float(low)) / 2:.{digits}f}"
+
+
+def _missing(value: Any) -> bool:
+    return value is None or value is pd.NA or (isinstance(value, float) and math.isnan(value))
+
+
+def interval_caption(level: float) -> str:
+    """What a cell with a half-width holds."""
+    return f"mean ±{level * 100:g}% CI (Student's t over the queries)"
 
 
 def _text(value: Any) -> str:
@@ -217,15 +239,23 @@ def evaluation_html(
     round: int | Mapping[str, int] = DEFAULT_ROUND,  # noqa: A002
     highlight: str | None = "bold",
 ) -> str:
-    """An :class:`~rankhouse.results.EvaluationResult` as a table of means per run."""
-    summary = result.summary
-    measures = [c for c in summary.columns if c != "run"]
+    """An :class:`~rankhouse.results.EvaluationResult` as a table of means per run, each
+    with the half-width of its interval, and the number of queries."""
+    frame = result.intervals
+    measures = [result.labels.get(m, m) for m in result.measures]
     caption = f"qrels {result.qrels}" if result.qrels else None
     if caption and result.query_counts:
         counts = sorted({c.evaluated for c in result.query_counts.values()})
         caption += f"; {'/'.join(map(str, counts))} {noun(max(counts), 'query')} evaluated"
+    caption = "; ".join(filter(None, [caption, interval_caption(result.level)]))
     return measure_table(
-        summary, ["run"], measures, round=round, highlight=highlight, caption=caption
+        frame,
+        ["run", "num_q"],
+        measures,
+        round=round,
+        highlight=highlight,
+        caption=caption,
+        intervals=True,
     )
 
 
@@ -236,16 +266,22 @@ def history_html(
     highlight: str | None = "bold",
     measures: Sequence[str] | None = None,
     caption: str | None = None,
+    level: float | None = None,
 ) -> str:
     """:func:`rankhouse.history.history`'s frame: the best value per measure and qrels set
-    marked, failed gates in red."""
+    marked, each mean with the half-width of its interval (``level``, as the frame was
+    made), failed gates in red."""
     if measures is None:
         measures = [
             c for c in frame.columns if c not in HISTORY_FIXED_COLUMNS and _is_measure(frame[c])
         ]
-        measures = [m for m in measures if m != "gate"]
-    labels = [c for c in frame.columns if c not in measures and c != "gate"]
+        measures = [m for m in measures if m != "gate" and not _is_bound(m, frame.columns)]
+    bounds = {f"{m} {side}" for m in measures for side in ("low", "high")}
+    labels = [c for c in frame.columns if c not in measures and c not in bounds and c != "gate"]
     extra = {"gate": gate_cell} if "gate" in frame.columns else None
+    with_bounds = bool(measures) and all(b in frame.columns for b in bounds)
+    if with_bounds and caption is None:
+        caption = interval_caption(0.95 if level is None else level)
     return measure_table(
         frame,
         labels,
@@ -255,11 +291,17 @@ def history_html(
         groups=frame["qrels"].tolist() if "qrels" in frame.columns else None,
         caption=caption,
         extra=extra,
+        intervals=with_bounds,
     )
 
 
 def _is_measure(column: pd.Series) -> bool:
     return column.dtype.kind == "f"
+
+
+def _is_bound(name: str, columns: Iterable[str]) -> bool:
+    """``AP low`` or ``AP high`` beside an ``AP`` column."""
+    return any(name.endswith(s) and name[: -len(s)] in columns for s in (" low", " high"))
 
 
 def comparison_html(

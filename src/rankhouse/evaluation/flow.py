@@ -16,9 +16,11 @@ from ..errors import RankhouseError
 from ..labels import label
 from ..measures import measure_texts, parse_measures
 from ..results import EvaluationResult, QueryCounts
+from ..stats import DEFAULT_LEVEL, check_level
 from .checks import check_argument_order, check_overlap, refuse_read_only
 from .counts import query_counts
 from .inputs import resolve_qrels, resolve_runs
+from .spread import stored_summaries, value_summaries, with_intervals
 from .stored import (
     EvaluationKey,
     compute_and_store,
@@ -48,6 +50,7 @@ def evaluate(
     allow_no_overlap: bool = False,
     asked_for: bool = True,
     ingested: Ingested | None = None,
+    level: float = DEFAULT_LEVEL,
 ) -> EvaluationResult:
     """Evaluate runs against a qrels set, storing per-query values and aggregates.
 
@@ -81,6 +84,8 @@ def evaluate(
         ingested: the record of a caller that removes what it ingested when it fails
             (:func:`rankhouse.catalog.removed_on_failure`); without it, a call that fails
             removes the files it ingested itself.
+        level: the confidence level of each mean's interval (the result's ``mean_low``,
+            ``mean_high``: Student's t over the per-query values, :mod:`.spread`).
 
     Returns:
         An :class:`EvaluationResult`.
@@ -93,6 +98,7 @@ def evaluate(
         RankhouseError: a read-only warehouse asked for values it does not hold.
     """
     store = store_of(wh)
+    check_level(level)
     options = dict(sorted((options or {}).items()))
     measure_list, labels = requested(measures, relevance_level, missing_queries, options)
     check_argument_order(qrels, runs)
@@ -114,6 +120,7 @@ def evaluate(
             with_per_query=with_per_query,
             allow_no_overlap=allow_no_overlap,
             asked_for=asked_for,
+            level=level,
         )
 
 
@@ -132,6 +139,7 @@ def _evaluate(
     with_per_query: bool,
     allow_no_overlap: bool,
     asked_for: bool,
+    level: float = DEFAULT_LEVEL,
 ) -> EvaluationResult:
     """:func:`evaluate` once its qrels set and runs are stored."""
     if not run_rows:
@@ -192,7 +200,17 @@ def _evaluate(
     }
     measure_names = [m.name for m in measure_list]
     per_query = stored_values(store, rows) if with_per_query else None
-    return EvaluationResult(rows, per_query, measure_names, counts, qrels_row["name"], labels)
+    if per_query is not None:  # read already: summarized where they are
+        kinds = {m.name: m.aggregate for m in measure_list}
+        spread = value_summaries(per_query, kinds)
+        rows = with_intervals(rows, spread, lambda row: (row["run"], row["measure"]), level)
+    else:
+        with store.connect() as conn:
+            spread = stored_summaries(conn, [row["evaluation_id"] for row in rows])
+        rows = with_intervals(rows, spread, lambda row: row["evaluation_id"], level)
+    return EvaluationResult(
+        rows, per_query, measure_names, counts, qrels_row["name"], labels, level=level
+    )
 
 
 def requested(measures, relevance_level: int, missing_queries: str, options: dict):

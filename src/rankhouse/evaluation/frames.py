@@ -13,10 +13,12 @@ from ..ingest.engine_load import load_into_engine
 from ..ingest.shapes import qrels_source, run_sources
 from ..ingest.sources import parse_columns
 from ..results import EvaluationResult
+from ..stats import DEFAULT_LEVEL, check_level
 from .checks import check_argument_order, check_overlap, columns_keyword
 from .counts import QUERY_COUNTS_SQL, counts_of
 from .flow import requested
 from .inputs import positional_names
+from .spread import value_summaries, with_intervals
 from .stored import engine_values
 
 
@@ -31,6 +33,7 @@ def evaluate_frames(
     columns: str | dict[str, str] | None = None,
     qrels_columns: str | dict[str, str] | None = None,
     allow_no_overlap: bool = False,
+    level: float = DEFAULT_LEVEL,
 ) -> EvaluationResult:
     """Evaluate runs given as data (or files) without a warehouse file: notebooks, quick checks.
 
@@ -53,11 +56,13 @@ def evaluate_frames(
         columns: column mapping for the runs, e.g. ``{"qid": "query", "score": "sim"}``.
         qrels_columns: column mapping for the qrels.
         allow_no_overlap: as for :func:`evaluate`.
+        level: as for :func:`evaluate`: the confidence level of each mean's interval.
 
     Returns:
         An :class:`EvaluationResult` (``evaluation_id`` is empty: nothing is stored).
     """
     check_argument_order(qrels, run)
+    check_level(level)
     measure_list, labels = requested(measures, relevance_level, missing_queries, {})
     with scratch_cursor() as duck:
         qrels_data, implied = qrels_source(qrels)
@@ -121,5 +126,9 @@ def evaluate_frames(
             for a in values.aggregates()
         ]
         per_query = engine_values(duck, [r.id for r in runs], names, values.measures)
+    spread = value_summaries(per_query, {m.name: m.aggregate for m in measure_list})
+    rows = with_intervals(rows, spread, lambda row: (row["run"], row["measure"]), level)
     measure_names = [m.name for m in measure_list]
-    return EvaluationResult(rows, per_query, measure_names, counts, qrels_set.name, labels)
+    return EvaluationResult(
+        rows, per_query, measure_names, counts, qrels_set.name, labels, level=level
+    )

@@ -21,7 +21,6 @@ from collections.abc import Sequence
 from ..lazy import numpy as np
 from ..lazy import pandas as pd
 from ..words import count
-from .gather import Trend
 
 MAX_LABELLED = 60
 """Up to this many queries, every delta bar carries its query id."""
@@ -101,75 +100,8 @@ _ATTRIBUTE = re.compile(r'(\s(?:d|x|y|width|height|transform)=")([^"]*)"')
 _DECIMALS = re.compile(r"(\d\.\d\d)\d+")
 
 
-def trend_figure(trend: Trend, measures: Sequence[str], index: int, salt: str) -> str:
-    """One panel per measure: the mean of each of the system's runs, oldest first; a point
-    whose gate failed on that measure in red, a passed one ringed in green."""
-    import matplotlib
-
-    count = len(trend.runs)
-    n = len(measures)
-    columns = 1 if n <= 2 else 3 if n % 3 == 0 or n >= 5 else 2
-    rows = -(-n // columns)
-    label_runs = count <= 12
-    with matplotlib.rc_context(_RC):
-        width = 10.5 if columns == 3 else 8.0
-        fig = _figure(width, 0.6 + rows * 2.1 + (0.9 if label_runs else 0.2))
-        axes = fig.subplots(rows, columns, squeeze=False).ravel()
-        titles = {}
-        x = np.arange(count)
-        for panel, measure in enumerate(measures):
-            ax = axes[panel]
-            values = trend.means[measure].to_numpy(dtype=float)
-            ax.plot(x, values, color=color(index), linewidth=1.4, zorder=1)
-            for i, info in enumerate(trend.runs):
-                verdict = trend.verdicts.get((info.id, measure))
-                face, edge, size = color(index), color(index), 5
-                if verdict == "fail":
-                    face, edge, size = RED, RED, 8
-                elif verdict == "pass":
-                    face, edge, size = "white", GREEN, 7
-                gid = f"{salt}-p{panel}-{i}"
-                ax.plot(
-                    [x[i]],
-                    [values[i]],
-                    marker="o",
-                    markersize=size,
-                    markerfacecolor=face,
-                    markeredgecolor=edge,
-                    markeredgewidth=1.6,
-                    linestyle="none",
-                    zorder=2,
-                    gid=gid,
-                )
-                titles[gid] = _point_title(info, measure, values[i], verdict, trend)
-            ax.set_title(measure, loc="left")
-            ax.set_xlim(-0.5, count - 0.5)
-            ax.set_xticks(x)
-            last_in_column = panel + columns >= len(measures)
-            if last_in_column and label_runs:
-                ax.set_xticklabels(
-                    [_short(i.name) for i in trend.runs], rotation=30, ha="right", fontsize=8
-                )
-            elif last_in_column:
-                ax.set_xticklabels([str(i + 1) for i in x], fontsize=7)
-                ax.set_xlabel("run (ingest order)")
-            else:
-                ax.set_xticklabels([])
-        for ax in axes[len(measures) :]:
-            ax.set_visible(False)
-        return to_svg(fig, salt, titles)
-
-
 def _short(name: str, width: int = 22) -> str:
     return name if len(name) <= width else name[: width - 1] + "…"
-
-
-def _point_title(info, measure: str, value: float, verdict: str | None, trend: Trend) -> str:
-    lines = [f"{info.name}: {measure} = {value:.4f}", f"ingested {info.ingested_at}"]
-    lines += [f"{key} = {val}" for key, val in info.metadata.items()]
-    if verdict:
-        lines.append(f"gate {verdict} against {trend.baselines.get(info.id, '?')}")
-    return "\n".join(lines)
 
 
 def comparison_figure(

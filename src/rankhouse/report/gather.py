@@ -19,6 +19,7 @@ from ..backends.base import store_of
 from ..catalog import get_qrels, get_run, removed_on_failure
 from ..columns import HIDDEN_METADATA
 from ..compare import comparison
+from ..compare.comparing import settings_shown
 from ..errors import NotFoundError, RankhouseError
 from ..evaluation import evaluate, resolve_qrels, resolve_runs
 from ..labels import requested_labels
@@ -27,6 +28,7 @@ from ..measures import measure_texts, parse_measures
 from ..pairing import paired_frames
 from ..stats import check_alpha, check_correction, check_test
 from ..version import __version__
+from .series import RunInfo, Trend, trends
 
 RECALL_POINTS = tuple(i / 10 for i in range(11))
 IPREC_MEASURES = tuple(f"IPrec@{r:.1f}" for r in RECALL_POINTS)
@@ -34,40 +36,6 @@ IPREC_MEASURES = tuple(f"IPrec@{r:.1f}" for r in RECALL_POINTS)
 
 DEFAULT_MAX_MEASURES = 8
 """Without ``measures``, at most this many stored measures (the first stored) are shown."""
-
-
-@dataclass
-class RunInfo:
-    """A run as the report's header lists it."""
-
-    id: int
-    name: str
-    system: str
-    ingested_at: Any
-    num_queries: int
-    metadata: dict[str, Any]
-
-
-@dataclass
-class Trend:
-    """One system's runs in ingest order, with their means and gate verdicts.
-
-    Attributes:
-        system: the system tag.
-        runs: its runs, oldest first.
-        means: one row per run (same order), one column per measure.
-        verdicts: (run id, measure) -> ``'fail'`` or ``'pass'``, from the newest
-            ``regress`` check of that run against this qrels set that judged the measure.
-        baselines: run id -> the name of the run that check compared it with.
-        first_runs: ids of the runs the gate passed as the first of their series.
-    """
-
-    system: str
-    runs: list[RunInfo]
-    means: pd.DataFrame
-    verdicts: dict[tuple[int, str], str] = field(default_factory=dict)
-    baselines: dict[int, str] = field(default_factory=dict)
-    first_runs: set[int] = field(default_factory=set)
 
 
 @dataclass
@@ -85,6 +53,10 @@ class QrelsSection:
     precision_recall: pd.DataFrame
     """Columns ``run, recall, precision``: mean interpolated precision per recall point."""
     notes: list[str] = field(default_factory=list)
+    rows: list[dict[str, Any]] = field(default_factory=list)
+    """compare's rows (:attr:`rankhouse.compare.Comparison.rows`): the comparison panels."""
+    settings: dict[str, Any] = field(default_factory=dict)
+    """compare's settings as its tables show them (level, interval, test, correction...)."""
 
 
 @dataclass
@@ -258,9 +230,11 @@ def _section(
         comparison=comparison_frame,
         baseline=found.baseline,
         pairs=pairs,
-        trends=_trends(store, qrels_id, infos, comparison_frame, shown),
+        trends=trends(store, qrels_id, infos, comparison_frame, shown),
         precision_recall=precision_recall,
         notes=notes,
+        rows=found.rows,
+        settings=settings_shown(found),
     )
 
 
@@ -341,52 +315,3 @@ def _run_info(row: dict[str, Any]) -> RunInfo:
         num_queries=int(row.get("num_queries") or 0),
         metadata=shown,
     )
-
-
-_VERDICTS = """
-    SELECT c.id AS check_id, c.run_id, b.name AS baseline, v.measure, v.regressed
-    FROM regress_checks c
-    JOIN regress_verdicts v ON v.check_id = c.id
-    JOIN runs b ON b.id = c.baseline_run_id
-    WHERE c.qrels_id = :qrels_id
-    ORDER BY c.created_at, c.id
-    """
-
-_FIRST_RUNS = (
-    "SELECT run_id FROM regress_checks WHERE qrels_id = :qrels_id AND baseline_run_id IS NULL"
-)
-
-
-def _trends(
-    store, qrels_id: int, runs: list[RunInfo], comparison: pd.DataFrame, measures: list[str]
-) -> list[Trend]:
-    """Every system with at least two of the selected runs: its series, oldest first."""
-    by_system: dict[str, list[RunInfo]] = {}
-    for info in runs:
-        by_system.setdefault(info.system, []).append(info)
-    means = comparison.pivot_table(index="run", columns="measure", values="mean", sort=False)
-    with store.connect() as conn:
-        rows = conn.execute(_VERDICTS, {"qrels_id": qrels_id}).mappings().all()
-        first_runs = set(conn.execute(_FIRST_RUNS, {"qrels_id": qrels_id}).scalars())
-    verdicts: dict[tuple[int, str], str] = {}
-    baselines: dict[int, str] = {}
-    for row in rows:  # oldest first: the newest check of a run and measure wins
-        verdicts[(int(row["run_id"]), row["measure"])] = "fail" if row["regressed"] else "pass"
-        baselines[int(row["run_id"])] = row["baseline"]
-    trends = []
-    for system, members in by_system.items():
-        if len(members) < 2:
-            continue
-        table = means.reindex(index=[m.name for m in members], columns=measures)
-        ids = {m.id for m in members}
-        trends.append(
-            Trend(
-                system=system,
-                runs=members,
-                means=table.reset_index(drop=True),
-                verdicts={k: v for k, v in verdicts.items() if k[0] in ids},
-                baselines={k: v for k, v in baselines.items() if k in ids},
-                first_runs=first_runs & ids,
-            )
-        )
-    return trends

@@ -9,12 +9,19 @@ import html
 from collections.abc import Mapping
 
 from ..display import tables
+from ..display.frames import EVERY_COLUMN
+from ..display.panels import PANELS_STYLE, comparison_panels_html
 from ..lazy import pandas as pd
 from ..words import count
 from . import figures
 from .gather import QrelsSection, ReportData
+from .trend_figure import MIN_FRACTION, MIN_SPAN, trend_figure
 
 WORST_LISTED = 10
+
+OPEN_PAIRS = 3
+"""The per-query sections (a run against the baseline) shown open; the others are collapsed
+(``<details>``), their figures drawn when opened."""
 
 STYLE = """
 body{font:14px/1.45 system-ui,-apple-system,"Segoe UI",Roboto,"DejaVu Sans",sans-serif;
@@ -43,7 +50,10 @@ nav ul{margin:4px 0;padding-left:20px}
 .worst{display:flex;flex-wrap:wrap;gap:6px 26px}
 .note{color:#57606a;font-style:italic}
 .legend-fail{color:#c0182a;font-weight:700}.legend-pass{color:#1a7f37;font-weight:700}
+details{margin:6px 0}details>summary{cursor:pointer}details>summary h4{display:inline;margin:0}
+details.pair{border-top:1px solid #d8dee4;padding-top:6px;margin-top:14px}
 """
+STYLE += PANELS_STYLE
 
 
 def render(
@@ -167,15 +177,20 @@ def _trends(section: QrelsSection, anchor: str, *, round, highlight) -> str:  # 
             "of runs with the same system tag (one per night, say).</p>"
         )
         return "\n".join(parts)
+    level = f"{section.settings.get('level', 0.95) * 100:g}%"
     parts.append(
         '<p class="meta">Each system\'s runs in ingest order; a point is the mean over the '
-        'queries. Regression gate of the run on that measure: <span class="legend-fail">'
+        f"queries, the band its {level} interval (Student's t over the per-query values). "
+        "Each panel states its axis range; an axis spans at least "
+        f"{MIN_SPAN:g} or {MIN_FRACTION:.0%} of the largest value shown, so that a small change "
+        "does not fill the panel. A dashed rule marks a change of inputs: the line does not "
+        'cross it. Regression gate of the run on that measure: <span class="legend-fail">'
         '● failed</span>, <span class="legend-pass">○ passed</span>. Hover a point for its '
-        "run and metadata.</p>"
+        "run, interval and metadata.</p>"
     )
     for index, trend in enumerate(section.trends):
         parts.append(f"<h4>system {html.escape(trend.system)}</h4>")
-        svg = figures.trend_figure(trend, section.measures, index, f"{anchor}t{index}")
+        svg = trend_figure(trend, section.measures, index, f"{anchor}t{index}")
         parts.append(f'<div class="figure">{svg}</div>')
         parts.append(_trend_table(trend, section.measures, round=round, highlight=highlight))
     return "\n".join(parts)
@@ -221,23 +236,42 @@ def _comparison(section: QrelsSection, anchor: str, *, round, highlight) -> str:
     if section.baseline is None:
         parts.append(
             '<p class="note">Means only: name a baseline (--baseline RUN) for the differences, '
-            "significance tests and per-query pictures.</p>"
+            "verdicts and per-query pictures.</p>"
         )
     else:
         parts.append(
-            '<p class="meta">Against the baseline: difference of the means, queries improved '
-            "(+) and degraded (−), p-value and corrected p-value; * marks a significant "
-            "difference (green better, red worse). The best mean of each measure is marked.</p>"
+            '<p class="meta">Against the baseline, as <code>rankhouse compare</code> prints it: '
+            "per measure, each run's mean, its difference from the baseline with the interval "
+            "of the paired difference, Hedges' g_z and the verdict. The best mean of each "
+            "measure is marked.</p>"
         )
-    experiment = tables.comparison_html(section.comparison, round=round, highlight=highlight)
-    parts.append(f'<div class="scroll">{experiment}</div>')
+    parts.append(
+        comparison_panels_html(
+            section.rows, section.settings, round=round, highlight=highlight, style=False
+        )
+    )
+    experiment = tables.comparison_html(
+        section.comparison, round=round, highlight=highlight, settings=section.settings
+    )
+    parts.append(
+        f'<details class="wide"><summary>{html.escape(EVERY_COLUMN)}</summary>'
+        f'<div class="scroll">{experiment}</div></details>'
+    )
     for index, (run, pairs) in enumerate(section.pairs.items()):
-        parts.append(f"<h4>{html.escape(run)} vs {html.escape(section.baseline)}</h4>")
+        title = f"{html.escape(run)} vs {html.escape(section.baseline)}"
+        opened = " open" if index < OPEN_PAIRS else ""
+        parts.append(f'<details class="pair"{opened}><summary><h4>{title}</h4></summary>')
         svg = figures.comparison_figure(
             run, section.baseline, pairs, index + 1, f"{anchor}c{index}"
         )
         parts.append(f'<div class="figure">{svg}</div>')
         parts.append(_worst_tables(run, section.baseline, pairs, round=round))
+        parts.append("</details>")
+    if len(section.pairs) > OPEN_PAIRS:
+        parts.append(
+            f'<p class="note">The first {OPEN_PAIRS} runs against the baseline are open; '
+            "click the others to open them.</p>"
+        )
     return "\n".join(parts)
 
 

@@ -81,6 +81,13 @@ RELEVANCE_LEVEL_OPTION = typer.Option(
     help="Grade from which a document counts as relevant for binary measures.",
 )
 
+LEVEL_OPTION = typer.Option(
+    0.95,
+    "--level",
+    help="Confidence level of each mean's interval (Student's t over the per-query values), "
+    "strictly between 0 and 1.",
+)
+
 
 def parse_meta(pairs: list[str] | None) -> dict[str, str]:
     """``--meta KEY=VALUE`` options as a dict; raises InputError on a pair without '='."""

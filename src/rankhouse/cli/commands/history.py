@@ -7,7 +7,7 @@ import sys
 import typer
 
 from ...cells import is_missing
-from .common import MissingQueries, open_warehouse
+from .common import LEVEL_OPTION, MissingQueries, open_warehouse
 from .output import FORMAT_OPTION, OutputFormat, print_rows
 
 
@@ -48,14 +48,17 @@ def history_command(
         "--missing-queries",
         help="The missing-query policy the measures were evaluated with.",
     ),
+    level: float = LEVEL_OPTION,
     fmt: OutputFormat = FORMAT_OPTION,
 ) -> None:
     """Stored evaluations over time: one row per run (newest last), one column per label.
 
-    Columns: ingest time (UTC), run, system tag, qrels set, the run's --meta keys, one
-    column per label (the measure with the settings it was computed under: -m AP -l 2 is
-    the column AP(rel=2)), and gate (the newest regress verdict). History reads; it never
-    evaluates.
+    Columns: ingest time (UTC), run, system tag, qrels set, the run's --meta keys, num_q
+    (the queries the means are over), one column per label (the measure with the settings
+    it was computed under: -m AP -l 2 is the column AP(rel=2)) with its interval, and gate
+    (the newest regress verdict). A table shows each mean with the half-width of its
+    interval (Student's t over the per-query values, --level); csv, tsv and json give the
+    bounds as LABEL low and LABEL high. History reads; it never evaluates.
     """
     from ...history import history_rows
 
@@ -70,6 +73,7 @@ def history_command(
         relevance_level=relevance_level,
         missing_queries=missing_queries.value,
         all_measures=all_measures,
+        level=level,
     )
     if hidden:
         from ...words import count
@@ -82,11 +86,17 @@ def history_command(
     if measures:
         _note_other_settings(wh, found, measures, relevance_level, missing_queries.value)
     rows = found.rows
-    if fmt == OutputFormat.table:  # to the second: the rest is in csv/json
-        rows = [(str(row[0])[:19], *row[1:]) for row in rows]
+    if fmt != OutputFormat.table:
+        print_rows(found.columns, rows, fmt, keys=["run"])
+        return
+    from .intervals import folded, level_words
+
+    rows = [(str(row[0])[:19], *row[1:]) for row in rows]  # to the second: the rest in csv
+    columns, rows, numeric = folded(found.columns, rows, measure_columns)
     # measures are numbers even where none is stored (an empty listing aligns nothing)
-    numeric = [bool(rows) and name in measure_columns for name in found.columns]
-    print_rows(found.columns, rows, fmt, title="history", keys=["run"], numeric=numeric)
+    numeric = [bool(rows) and is_number for is_number in numeric]
+    title = f"history: {level_words(level)}" if measure_columns else "history"
+    print_rows(columns, rows, fmt, title=title, keys=["run"], numeric=numeric)
 
 
 def _note_other_settings(wh, found, measures, relevance_level, missing_queries) -> None:
