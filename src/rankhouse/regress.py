@@ -45,7 +45,7 @@ from .regress_inputs import (
     reference_evaluations,
     refuse_input_change,
 )
-from .regress_store import remove_check, store_check
+from .regress_store import computed_ids, forgotten_on_failure, remove_check, store_check
 from .regress_verdicts import MODES, gated_measures, measure_verdicts
 from .stats import (
     DEFAULT_LEVEL,
@@ -233,12 +233,16 @@ def regress(
     rule = baseline if isinstance(baseline, str) and baseline in BASELINE_RULES else None
     options = {"relevance_level": relevance_level, "missing_queries": missing_queries}
     # a gate that fails removes the files it ingested: it leaves the warehouse as it found it
-    with removed_on_failure(store) as ingested:
+    # and so does one that stops before its verdict: what it computed is removed too
+    with removed_on_failure(store) as ingested, forgotten_on_failure(store) as computed:
         run_row = _one_run(resolve_runs(store, run, ingested=ingested), run)
         qrels_row = resolve_qrels(store, qrels, ingested=ingested)
         ours = evaluate(store, qrels_row["id"], [run_row["id"]], gated.texts, **options).rows
+        computed += computed_ids(ours)
         try:
-            baseline_row = _baseline(store, run_row, qrels_row, baseline, rule, ours, options)
+            baseline_row = _baseline(
+                store, run_row, qrels_row, (baseline, rule), ours, options, computed
+            )
         except NoBaselineError:
             if not allow_missing_baseline:
                 raise
@@ -264,6 +268,7 @@ def regress(
             theirs = evaluate(
                 store, qrels_row["id"], [baseline_row["id"]], gated.texts, **options
             ).rows
+            computed += computed_ids(theirs)
             change = _input_change(store, baseline_row, qrels_row, ours, theirs)
             if change and not allow_input_change:
                 raise refuse_input_change(baseline_row["name"], change)
@@ -313,7 +318,8 @@ def _check(mode, alpha, level, max_drop, test, correction, permutations, seed) -
         raise InputError(f"max_drop must be zero or positive, got {max_drop}", field="max_drop")
 
 
-def _baseline(store, run_row, qrels_row, baseline, rule, ours, options) -> dict[str, Any]:
+def _baseline(store, run_row, qrels_row, given, ours, options, computed) -> dict[str, Any]:
+    baseline, rule = given
     if rule == PREVIOUS:
         return previous_run(store, run_row)
     if rule == LAST_PASSED:
@@ -325,7 +331,7 @@ def _baseline(store, run_row, qrels_row, baseline, rule, ours, options) -> dict[
                 "SELECT input_signature FROM evaluations WHERE id = :id",
                 {"id": int(first["evaluation_id"])},
             ).scalar()
-        return best_run(store, run_row, qrels_row, first["measure"], options, signature)
+        return best_run(store, run_row, qrels_row, first["measure"], (options, signature), computed)
     return _one_run(resolve_runs(store, baseline), baseline)
 
 

@@ -114,19 +114,24 @@ def best_run(
     run_row: dict[str, Any],
     qrels_row: dict[str, Any],
     measure: Any,
-    options: dict[str, Any],
-    run_signature: str | None,
+    settings: tuple[dict[str, Any], str | None],
+    computed: list[int],
 ) -> dict[str, Any]:
     """The earlier passed run with the highest mean of ``measure`` on ``qrels_row`` (ties:
-    the newest), among those judged on ``run_signature``'s inputs when any is.
+    the newest), among those judged on the run's inputs when any is.
+
+    ``settings``: evaluate's options and the signature of the run's evaluation of
+    ``measure``; the evaluations this computes are noted in ``computed``.
 
     Raises:
         NoBaselineError: the run is the first of its system.
         NoPassedRunError: no earlier run passed its gate.
     """
     found = passed_runs(wh, run_row, qrels_row["id"])
+    options, run_signature = settings
     store = store_of(wh)
     result = evaluate(store, qrels_row["id"], [run_id for run_id, _ in found], [measure], **options)
+    computed += [int(row["evaluation_id"]) for row in result.rows if not row["reused"]]
     means = {row["run_id"]: row["value"] for row in result.rows}
     label = result.rows[0]["label"]
     with store.connect() as conn:

@@ -1,9 +1,11 @@
 """A gate's check stored (``regress_checks``, ``regress_verdicts``, ``regress_drift``) in one
-transaction, and removed."""
+transaction, and removed; the evaluations a gate that fails computed, removed with it."""
 
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
+from contextlib import contextmanager
 from datetime import UTC, datetime
 from typing import Any
 
@@ -18,6 +20,28 @@ def remove_check(wh, check_id: int) -> None:
         for table in ("regress_verdicts", "regress_drift"):
             conn.execute(f"DELETE FROM {table} WHERE check_id = :id", {"id": int(check_id)})
         conn.execute("DELETE FROM regress_checks WHERE id = :id", {"id": int(check_id)})
+
+
+@contextmanager
+def forgotten_on_failure(wh) -> Iterator[list[int]]:
+    """A list for the block to note the evaluations it computed (not reused) in; when the
+    block raises, they are deleted and the error goes on: a gate that stops (a baseline on
+    other inputs, no baseline) leaves the warehouse as it found it."""
+    computed: list[int] = []
+    try:
+        yield computed
+    except (Exception, KeyboardInterrupt):
+        if computed:
+            ids = {"ids": sorted(set(computed))}
+            with store_of(wh).transaction() as conn:
+                conn.execute("DELETE FROM evaluation_values WHERE evaluation_id = ANY(:ids)", ids)
+                conn.execute("DELETE FROM evaluations WHERE id = ANY(:ids)", ids)
+        raise
+
+
+def computed_ids(rows: list[dict[str, Any]]) -> list[int]:
+    """The evaluations of evaluate's ``rows`` that it computed rather than reused."""
+    return [int(row["evaluation_id"]) for row in rows if not row["reused"]]
 
 
 _CHECK_COLUMNS = (

@@ -264,8 +264,10 @@ def _leave(wh, result) -> None:
             f"PASS: no measure of {result.run} regressed against {result.baseline}", file=sys.stderr
         )
         raise typer.Exit(EXIT_PASSED)
-    failed = [*result.regressed, *(f"order drift {m}" for m in result.drifted)]
-    print(f"FAIL: {', '.join(failed)} regressed against {result.baseline}", file=sys.stderr)
+    failed = [f"{', '.join(result.regressed)} regressed"] if result.regressed else []
+    if result.drifted:
+        failed.append(f"order drift {', '.join(result.drifted)} below its bound")
+    print(f"FAIL: {'; '.join(failed)} against {result.baseline}", file=sys.stderr)
     raise typer.Exit(EXIT_REGRESSED)
 
 
