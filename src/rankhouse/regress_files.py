@@ -188,7 +188,8 @@ def to_junit(result: RegressResult) -> ET.ElementTree:
         "qrels": result.qrels,
         **result.settings,
     }.items():
-        ET.SubElement(properties, "property", name=key, value=str(value))
+        shown = json.dumps(value, sort_keys=True) if isinstance(value, dict) else str(value)
+        ET.SubElement(properties, "property", name=key, value=shown)
     for row in result.verdict_rows:
         case = ET.SubElement(
             suite,

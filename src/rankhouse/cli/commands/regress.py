@@ -266,7 +266,8 @@ def _leave(wh, result) -> None:
         raise typer.Exit(EXIT_PASSED)
     failed = [f"{', '.join(result.regressed)} regressed"] if result.regressed else []
     if result.drifted:
-        failed.append(f"order drift {', '.join(result.drifted)} below its bound")
+        bounds = "its bound" if len(result.drifted) == 1 else "their bounds"
+        failed.append(f"order drift {', '.join(result.drifted)} below {bounds}")
     print(f"FAIL: {'; '.join(failed)} against {result.baseline}", file=sys.stderr)
     raise typer.Exit(EXIT_REGRESSED)
 
