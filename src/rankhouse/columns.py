@@ -108,8 +108,8 @@ PER_QUERY_COLUMNS = ("run", "query", "measure", "value")
 """Columns of the per-query values ``compare(..., perquery=True)`` returns."""
 
 HISTORY_FIXED_COLUMNS = ("ingested_at", "run", "system", "qrels")
-"""The leading columns of :func:`rankhouse.history.history`; metadata columns, measures and
-``gate`` follow."""
+"""The leading columns of :func:`rankhouse.history.history`; metadata columns, measures,
+``inputs``, ``new_inputs`` and ``gate`` follow."""
 
 HIDDEN_METADATA = frozenset({"source", "content_sha256"})
 """Metadata keys every run has; left out of history's and the report's columns (they are in

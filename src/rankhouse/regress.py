@@ -241,7 +241,7 @@ def regress(
         computed += computed_ids(ours)
         try:
             baseline_row = _baseline(
-                store, run_row, qrels_row, (baseline, rule), ours, options, computed
+                store, run_row, qrels_row, (baseline, rule, ingested), ours, options, computed
             )
         except NoBaselineError:
             if not allow_missing_baseline:
@@ -319,7 +319,7 @@ def _check(mode, alpha, level, max_drop, test, correction, permutations, seed) -
 
 
 def _baseline(store, run_row, qrels_row, given, ours, options, computed) -> dict[str, Any]:
-    baseline, rule = given
+    baseline, rule, ingested = given
     if rule == PREVIOUS:
         return previous_run(store, run_row)
     if rule == LAST_PASSED:
@@ -332,7 +332,7 @@ def _baseline(store, run_row, qrels_row, given, ours, options, computed) -> dict
                 {"id": int(first["evaluation_id"])},
             ).scalar()
         return best_run(store, run_row, qrels_row, first["measure"], (options, signature), computed)
-    return _one_run(resolve_runs(store, baseline), baseline)
+    return _one_run(resolve_runs(store, baseline, ingested=ingested), baseline)
 
 
 def _input_change(store, baseline_row, qrels_row, ours, theirs) -> list[str]:
