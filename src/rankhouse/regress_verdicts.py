@@ -11,8 +11,9 @@ Two modes (``regress --mode``):
   real drop the queries cannot show to be significant still fails, and an improvement
   whose interval reaches far below -margin fails too: the gate asks for evidence that
   nothing got worse, not for the absence of evidence that it did.
-* ``significance`` (the gate before 0.x): a measure fails when its mean drops by more than
-  the tolerance **and** the drop is significant (corrected p-value at most alpha).
+* ``significance`` (the only gate before migration 0011): a measure fails when its mean
+  drops by more than the tolerance **and** the drop is significant (corrected p-value at
+  most alpha).
 
 The margin of a measure is given after its name (``nDCG@10:0.01`` in the measure's units,
 ``AP:2%`` as a share of the baseline's mean), else ``max_drop`` (absolute, or a fraction of
@@ -120,8 +121,10 @@ def measure_verdicts(
         margin = setting.absolute(baseline_value)
         delta = run_value - baseline_value
         diff = run_values - baseline_values
+        averaged = _averaged(mine["measure"])
         summary = summarize(diff)
-        interval = t_interval(summary, settings["level"])
+        # the difference of two sums or geometric means is no mean of the differences
+        interval = t_interval(summary if averaged else summarize([]), settings["level"])
         rows.append(
             {
                 "measure": label,
@@ -134,7 +137,7 @@ def measure_verdicts(
                 "tolerance": setting.value,
                 "margin": math.nan if margin is None else margin,
                 "bound": math.nan,
-                "hedges_gz": effect_size(summary).hedges_gz,
+                "hedges_gz": effect_size(summary).hedges_gz if averaged else math.nan,
                 "num_q": paired.num_paired,
                 "improved": paired.improved,
                 "degraded": paired.degraded,
@@ -144,7 +147,7 @@ def measure_verdicts(
                 "verdict": None,
             }
         )
-        differences.append((diff, _averaged(mine["measure"]), direction(label)))
+        differences.append((diff, averaged, direction(label)))
     corrected, reject = correct(
         [row["p_value"] for row in rows], settings["correction"], alpha=settings["alpha"]
     )
