@@ -130,3 +130,32 @@ def test_history_shows_the_inputs_and_where_they_change(files, warehouse, run_cl
         (fewer, True),
         (every, True),
     ]
+
+
+def test_an_unknown_signature_is_a_boundary_and_stops_the_gate(files, warehouse):
+    """NULL (a row written by other means) equals nothing: history breaks on both sides of
+    it, and a gate against a baseline judged on it stops (exit 2 on the command line)."""
+    from rankhouse.regress import InputChangeError
+
+    warehouse.ingest_qrels(files / "qrels.txt", name="q")
+    for i, name in enumerate(("one", "two", "three")):
+        (files / f"{name}.run").write_text(FULL.replace(" 3 sys", f" {3 + i} sys"))
+        warehouse.ingest_run(files / f"{name}.run", name=name)
+    warehouse.regress("one", baseline="last-passed", qrels="q", measures=["AP:1"],
+                      allow_missing_baseline=True)  # fmt: skip
+    warehouse.regress("two", baseline="last-passed", qrels="q", measures=["AP:1"])
+    warehouse.evaluate("q", "three", ["AP"])
+    with warehouse.transaction() as conn:
+        conn.execute(
+            "UPDATE evaluations SET input_signature = NULL WHERE run_id = "
+            "(SELECT id FROM runs WHERE name = 'two')"
+        )
+    history = warehouse.history(measures=["AP"])
+    assert history["inputs"].tolist()[1] is None
+    assert list(history["new_inputs"]) == [False, True, True]
+    with pytest.raises(InputChangeError, match="AP: the baseline's inputs are unknown"):
+        warehouse.regress("three", baseline="last-passed", qrels="q", measures=["AP:1"])
+    passed = warehouse.regress(
+        "three", baseline="last-passed", qrels="q", measures=["AP:1"], allow_input_change=True
+    )
+    assert passed.baseline == "two" and passed.input_change.startswith("AP: the baseline's")
