@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Nightly evaluation gate: ingest tonight's run with its metadata, evaluate it, and fail the
-# job when it regressed against the previous night's run of the same system.
+# job when it regressed against the last night of the same system whose gate passed (a night
+# that failed is never the next night's yardstick).
 #
 #   examples/nightly.sh RUN_FILE QRELS_FILE
 #
@@ -13,10 +14,12 @@
 #   RUN_NAME       name of the stored run                [<file name>-<UTC time>]
 #   COMMIT         recorded as --meta commit=...         [git rev-parse HEAD, or "unknown"]
 #   MEASURES       space-separated measures to gate on   ["nDCG@10 AP"]
-#   MAX_DROP       tolerated drop of each mean           [0.01]
+#   MAX_DROP       margin of each mean: a run must be shown no worse than the last
+#                  passed night minus this (non-inferiority)  [0.01]
+#   MODE           non-inferiority or significance       [non-inferiority]
 #   REPORT_DIR     where regress.md / regress.json / regress.xml go  [./reports]
 #   HTML_REPORT    the HTML report of the qrels set's runs (trends with the gate verdicts,
-#                  tonight against the previous night); empty: none  [REPORT_DIR/report.html]
+#                  tonight against its baseline); empty: none  [REPORT_DIR/report.html]
 #   RANKHOUSE      how to call rankhouse                 [rankhouse]
 #
 # Exit status: 0 passed (or first run of the series), 1 regressed, 2 anything else that stops
@@ -65,8 +68,9 @@ done
 # regression.
 status=0
 rm -f "$report_dir/regress.json"  # a first night writes none: never read an older night's
-"${rankhouse[@]}" regress "$run_name" --baseline previous --qrels "$qrels_file" \
-    "${measure_args[@]}" --max-drop "${MAX_DROP:-0.01}" --allow-missing-baseline \
+"${rankhouse[@]}" regress "$run_name" --baseline last-passed --qrels "$qrels_file" \
+    "${measure_args[@]}" --max-drop "${MAX_DROP:-0.01}" --mode "${MODE:-non-inferiority}" \
+    --allow-missing-baseline \
     --markdown "$report_dir/regress.md" --json "$report_dir/regress.json" \
     --junit "$report_dir/regress.xml" || status=$?
 if [[ $status -eq $EXIT_REGRESSED ]] && ! grep -q '^  "passed": false,$' "$report_dir/regress.json" 2>/dev/null; then
@@ -80,7 +84,7 @@ html_report=${HTML_REPORT-$report_dir/report.html}
 if [[ -n "$html_report" ]]; then
     baseline_args=()
     if [[ -s "$report_dir/regress.json" && $status -le $EXIT_REGRESSED ]]; then
-        # the baseline regress chose (the previous night), when there was one
+        # the baseline regress chose (the last night that passed), when there was one
         baseline=$(sed -n 's/^  "baseline": "\(.*\)",$/\1/p' "$report_dir/regress.json")
         [[ -n "$baseline" ]] && baseline_args=(--baseline "$baseline")
     fi

@@ -26,7 +26,9 @@ def build_example_warehouse(path: Path) -> Path:
             name = f"bm25-night{night}"
             wh.ingest_run(path_, name=name, meta={"commit": commit})
             wh.evaluate(qrels="qrels.txt", runs=[name], measures=MEASURES)
-            regress(wh, name, baseline="previous", qrels="qrels.txt", measures=MEASURES)
+            regress(  # 8 queries: non-inferiority is shown to within 0.1 at best
+                wh, name, baseline="previous", qrels="qrels.txt", measures=MEASURES, max_drop=0.1
+            )
     return path
 
 

@@ -66,7 +66,10 @@ def test_removing_a_baseline_keeps_the_checks_that_used_it(run_cli, tmp_path):
     assert run_cli("ingest", "qrels", "qrels.txt", "--name", "q").exit_code == 0
     assert run_cli("ingest", "run", "old.run", "--name", "old").exit_code == 0
     assert run_cli("ingest", "run", "new.run", "--name", "new").exit_code == 0
-    gate = run_cli("regress", "new", "--baseline", "previous", "--qrels", "q", "-m", "AP")
+    gate = run_cli(
+        "regress", "new", "--baseline", "previous", "--qrels", "q", "-m", "AP",
+        "--mode", "significance",
+    )  # fmt: skip
     assert gate.exit_code == 0, gate.stderr
     assert run_cli("runs", "rm", "old").exit_code == 0
 
@@ -78,7 +81,8 @@ def test_removing_a_baseline_keeps_the_checks_that_used_it(run_cli, tmp_path):
     assert kept.exit_code == 0, kept.stderr
     assert kept.stdout.splitlines()[1:] == ["new,old,previous,true,AP,0.5,1.0,improved"]
     history = run_cli("history", "--run", "new", "-m", "AP", "--format", "csv")
-    assert history.stdout.splitlines()[1].endswith(",1.0,pass")
+    row = history.stdout.splitlines()[1].split(",")
+    assert (row[-4], row[-2:]) == ("1.0", ["false", "pass"])  # the value, no boundary, the gate
 
     # deleting the run under test deletes its own checks
     assert run_cli("runs", "rm", "new").exit_code == 0
@@ -102,7 +106,7 @@ def judged(run_cli):
     runs = [str(EXAMPLES / "run.bm25.txt"), str(EXAMPLES / "run.dense.txt")]
     assert run_cli("ingest", "qrels", EXAMPLES / "qrels.txt", "--name", "ex").exit_code == 0
     assert run_cli("eval", "ex", *runs, "-m", "AP", "-m", "P@5").exit_code == 0
-    gate = run_cli("regress", "dense", "--baseline", "bm25", "--qrels", "ex", "-m", "AP")
+    gate = run_cli("regress", "dense", "--baseline", "bm25", "--qrels", "ex", "-m", "AP:0.2")
     assert gate.exit_code == 0, gate.stderr
 
 

@@ -78,6 +78,8 @@ def test_history_orders_measure_columns_naturally_or_as_requested(many_measures,
         "AP@1000",
         "AP@15",
         "AP@100",
+        "inputs",
+        "new_inputs",
         "gate",
     ]
 
@@ -121,7 +123,7 @@ def test_sql_rows_split_to_fit_and_one_row_turns_vertical(run_cli, run_cli_tty):
     assert shown.exit_code == 0, shown.stderr
     _no_clipping(shown.stdout, 80)
     columns = run_cli("sql", query, "-f", "csv").stdout.splitlines()[0].split(",")
-    assert len(columns) == 16
+    assert len(columns) == 17  # with input_signature (0011)
     for name in columns:
         assert f" {name} " in shown.stdout or shown.stdout.startswith(f" {name} "), name
 

@@ -210,6 +210,8 @@ TOUR = sequence(
 NIGHTS = [f"examples/nights/bm25.night{n}.txt" for n in (1, 2, 3, 4)]
 COMMITS = ["3f2a9c1", "8d41e07", "c95b2fa", "1e7d3b4"]
 GATE = "--qrels ex -m nDCG@10 -m AP"
+#: The nights' gate: 8 queries show non-inferiority to within 0.1 at best
+NIGHT_GATE = "--baseline last-passed --qrels ex -m nDCG@10:0.1 -m AP:0.1"
 
 NIGHTLY = sequence(
     "nightly",
@@ -220,25 +222,25 @@ NIGHTLY = sequence(
         ),
         (
             "regress-first-allowed",
-            w(f"regress bm25-night1 --baseline previous {GATE} --allow-missing-baseline"),
+            w(f"regress bm25-night1 {NIGHT_GATE} --allow-missing-baseline"),
         ),
         (
             "regress-night2-junit",
             w(
-                f"regress bm25-night2 --baseline previous {GATE} --junit gate2.xml",
+                f"regress bm25-night2 {NIGHT_GATE} --junit gate2.xml",
                 show=("gate2.xml",),
             ),
         ),
         (
             "regress-night3-junit",
             w(
-                f"regress bm25-night3 --baseline previous {GATE} --junit gate3.xml",
+                f"regress bm25-night3 {NIGHT_GATE} --junit gate3.xml",
                 show=("gate3.xml",),
             ),
         ),
         (
             "regress-night4-markdown",
-            w(f"regress bm25-night4 --baseline previous {GATE} --markdown -"),
+            w(f"regress bm25-night4 {NIGHT_GATE} --markdown -"),
         ),
         (
             "regress-json",
@@ -274,6 +276,18 @@ NIGHTLY = sequence(
         ),
         ("sql-regress-results", w('sql "SELECT * FROM regress_results ORDER BY ALL" --format csv')),
         ("sql-migrations", w('sql "SELECT * FROM schema_migrations ORDER BY ALL" --format json')),
+        ("regress-best", w(f"regress bm25-night4 {NIGHT_GATE.replace('last-passed', 'best')}")),
+        (
+            "regress-significance",
+            w(f"regress bm25-night1 --baseline bm25 {GATE} --mode significance"),
+        ),
+        (
+            "regress-drift",
+            w(
+                f"regress bm25-night4 {NIGHT_GATE} --max-drift rbo@10:0.9 "
+                "--max-drift overlap@10:0.95 --markdown -"
+            ),
+        ),
     ],
     warehouse=True,
     # two runs of one system tag, from files that eval stores as nightly, nightly@2
@@ -429,6 +443,11 @@ ERRORS = [
     error("compare-bad-margin", w("compare ex bm25 dense -m AP -b bm25 --margin AP=x")),
     error("regress-first-run", w("regress bm25 --baseline previous --qrels ex -m AP")),
     error("regress-unknown-baseline", w("regress dense --baseline nosuch --qrels ex -m AP")),
+    error("regress-bad-margin", w("regress dense --baseline bm25 --qrels ex -m AP:-1")),
+    error(
+        "regress-bad-drift",
+        w("regress dense --baseline bm25 --qrels ex -m AP --max-drift rbo@100:2"),
+    ),
     error(
         "regress-negative-max-drop",
         w("regress dense --baseline bm25 --qrels ex -m AP --max-drop -1"),

@@ -45,6 +45,8 @@ def test_a_series_in_ingest_order_with_metadata_and_values(warehouse, shared_dir
         "nDCG@10",
         "nDCG@10 low",
         "nDCG@10 high",
+        "inputs",
+        "new_inputs",
         "gate",
     ]
     assert list(history["run"]) == NIGHTS
@@ -60,11 +62,13 @@ def test_a_series_in_ingest_order_with_metadata_and_values(warehouse, shared_dir
 def test_measure_columns_follow_the_request_in_any_spelling(warehouse, shared_dir, run_files):
     _load(warehouse, shared_dir, run_files)
     history = warehouse.history(measures=["map", "ndcg_cut_10", "P@10"])
-    assert [c for c in history.columns[-11:] if not c.endswith(("low", "high"))] == [
+    assert [c for c in history.columns[-13:] if not c.endswith(("low", "high"))] == [
         "num_q",
         "AP",
         "nDCG@10",
         "P@10",
+        "inputs",
+        "new_inputs",
         "gate",
     ]
     assert history["P@10"].isna().all()  # never evaluated: an empty column, not an error
@@ -133,22 +137,25 @@ def _header(done) -> list[str]:
 
 def test_history_shows_the_measures_asked_for_and_the_rest_on_request(reported, run_cli):
     default = run_cli("history", "-f", "csv")
-    assert _header(default) == ["ingested_at", "run", "system", "qrels", "AP", "nDCG@10", "gate"]
+    assert _header(default) == [
+        *("ingested_at", "run", "system", "qrels", "AP", "nDCG@10"),
+        *("inputs", "new_inputs", "gate"),
+    ]
     assert default.stderr == (
         "note: 11 stored labels not shown (IPrec@0.0 ... IPrec@1.0: no command asked for "
         "them, a report stored them for its curves); --all-measures shows them\n"
     )
     every = run_cli("history", "--all-measures", "-f", "csv")
-    assert _header(every)[4:-1] == ["AP", *IPREC, "nDCG@10"] and every.stderr == ""
+    assert _header(every)[4:-3] == ["AP", *IPREC, "nDCG@10"] and every.stderr == ""
     asked = run_cli("history", "-m", "IPrec@0.5", "-f", "csv")
-    assert _header(asked)[4:-1] == ["IPrec@0.5"] and asked.stderr == ""
+    assert _header(asked)[4:-3] == ["IPrec@0.5"] and asked.stderr == ""
 
 
 def test_a_measure_asked_for_later_becomes_a_default_column(reported, run_cli):
     again = run_cli("eval", "qrels", "bm25", "-m", "IPrec@0.5")
     assert again.exit_code == 0, again.stderr
     assert "1 of 1 result reused from storage" in again.stderr  # reused, not computed again
-    assert _header(run_cli("history", "-f", "csv"))[4:-1] == ["AP", "IPrec@0.5", "nDCG@10"]
+    assert _header(run_cli("history", "-f", "csv"))[4:-3] == ["AP", "IPrec@0.5", "nDCG@10"]
 
 
 def test_the_python_api_has_the_same_default(reported, db_path):
@@ -158,7 +165,7 @@ def test_the_python_api_has_the_same_default(reported, db_path):
 
 
 def _measures(frame) -> list[str]:
-    return [c for c in frame.columns[5:-1] if not c.endswith((" low", " high"))]
+    return [c for c in frame.columns[5:-3] if not c.endswith((" low", " high"))]
 
 
 def test_an_unknown_system_names_the_known_ones(reported, run_cli, db_path):

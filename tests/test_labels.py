@@ -99,10 +99,12 @@ def test_history_shows_each_setting_under_its_own_label(stored):
     assert row["AP(rel=2)"] == pytest.approx(1 / 3)
     assert row["AP [missing_queries=skip]"] == pytest.approx(1.0)
     [row] = _json(stored("history", "-m", "AP", "--missing-queries", "skip", "-f", "json"))
-    assert list(row)[-4:] == [
+    assert list(row)[-6:] == [
         "AP [missing_queries=skip]",
         "AP [missing_queries=skip] low",
         "AP [missing_queries=skip] high",
+        "inputs",
+        "new_inputs",
         "gate",
     ]
 
@@ -184,7 +186,13 @@ def test_compare_and_regress_label_their_measures(files, any_warehouse):
     from rankhouse.regress import regress
 
     result = regress(
-        warehouse, "bm25@2", baseline="bm25", qrels=qrels, measures=["AP"], relevance_level=2
+        warehouse,
+        "bm25@2",
+        baseline="bm25",
+        qrels=qrels,
+        measures=["AP"],
+        relevance_level=2,
+        mode="significance",
     )
     assert result.verdicts["measure"].tolist() == ["AP(rel=2)"]
     assert result.verdicts["status"].tolist() == ["improved"]

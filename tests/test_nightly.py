@@ -77,12 +77,12 @@ def tour_warehouse(tmp_path: Path) -> Path:
 
 
 @needs_bash
-def test_nights_in_the_tours_warehouse_are_gated_against_the_previous_night(
+def test_nights_in_the_tours_warehouse_are_gated_against_the_last_passed_night(
     tour_warehouse, tmp_path
 ):
-    # night -> (exit status, the previous run regress chose); night 3 regresses
+    # night -> (exit status, the baseline regress chose); night 3 regresses
     expected = {1: (0, "bm25-1121"), 2: (0, "bm25-night1"), 3: (1, "bm25-night2")}
-    expected[4] = (0, "bm25-night3")
+    expected[4] = (0, "bm25-night2")  # the last night that passed, not night 3
     for night, (code, baseline) in expected.items():
         done = _nightly(
             tmp_path,
@@ -90,6 +90,7 @@ def test_nights_in_the_tours_warehouse_are_gated_against_the_previous_night(
             EXAMPLES / "qrels.txt",
             RUN_NAME=f"bm25-night{night}",
             COMMIT=f"c{night}",
+            MAX_DROP="0.1",  # 8 queries: non-inferiority is shown to within 0.1 at best
         )
         assert done.returncode == code, done.stderr
         report = json.loads((tmp_path / "reports" / "regress.json").read_text())

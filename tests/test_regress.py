@@ -62,6 +62,7 @@ def test_exit_code_and_verdicts(
     _prepare(db_path, shared_dir, run_files, "night-2", run)
     report = tmp_path / "report.json"
     args = ["regress", run, "--baseline", "night-2", "--qrels", "dl19", "--json", report]
+    args += ["--mode", "significance"]  # the gate of these statuses
     for measure in MEASURES:
         args += ["-m", measure]
     result = run_cli(*args, *options)
@@ -162,8 +163,8 @@ def test_every_check_is_stored_and_shown_in_history(shared_dir, run_files, wareh
             " FROM regress_results ORDER BY check_id, measure"
         ).all()
     assert [tuple(r) for r in rows] == [
-        (first.check_id, "night-2", "night-1", "previous", "AP", "improved", True),
-        (first.check_id, "night-2", "night-1", "previous", "nDCG@10", "improved", True),
+        (first.check_id, "night-2", "night-1", "previous", "AP", "non_inferior", True),
+        (first.check_id, "night-2", "night-1", "previous", "nDCG@10", "non_inferior", True),
         (second.check_id, "night-3", "night-2", "previous", "AP", "regressed", False),
         (second.check_id, "night-3", "night-2", "previous", "nDCG@10", "regressed", False),
     ]

@@ -90,19 +90,18 @@ def test_a_tiny_change_is_drawn_on_the_stated_minimum_span():
 
 
 def test_history_frame_inputs_break_the_trend(example_wh):
-    """The real history frame: without an ``inputs`` column one line; where a column of that
-    name changes value, the line and its band break."""
+    """The real history frame marks no change of inputs in the bm25 series: one line; where
+    its ``new_inputs`` says the inputs changed, the line and its band break."""
     frame = example_wh.history(qrels="qrels.txt", system="bm25")
     runs = list(frame["run"])
     assert len(runs) == 5
+    assert not frame["new_inputs"].any()
     assert input_segments(frame, runs) == [(0, 4)]
-    changed = frame.assign(inputs=["a1", "a1", "b2", "b2", "b2"])
+    changed = frame.assign(new_inputs=[False, False, True, False, False])
     assert input_segments(changed, runs) == [(0, 1), (2, 4)]
     assert input_segments(changed, runs[2:]) == [(0, 2)]
-    assert input_segments(changed.assign(inputs=[None, "a", "a", "b", None]), runs) == [
-        (0, 2),
-        (3, 4),
-    ]
+    unknown = frame.assign(new_inputs=[False, True, False, True, True])  # an unknown in 2nd
+    assert input_segments(unknown, runs) == [(0, 0), (1, 2), (3, 3), (4, 4)]
     (section,) = gather(example_wh, systems=["bm25"]).sections
     (trend,) = section.trends
     assert trend.segments == [(0, 4)]  # what history says today

@@ -117,8 +117,8 @@ PER_QUERY_COLUMNS = ("run", "query", "measure", "value")
 """Columns of the per-query values ``compare(..., perquery=True)`` returns."""
 
 HISTORY_FIXED_COLUMNS = ("ingested_at", "run", "system", "qrels")
-"""The leading columns of :func:`rankhouse.history.history`; metadata columns, measures and
-``gate`` follow."""
+"""The leading columns of :func:`rankhouse.history.history`; metadata columns, measures,
+``inputs``, ``new_inputs`` and ``gate`` follow."""
 
 HIDDEN_METADATA = frozenset({"source", "content_sha256"})
 """Metadata keys every run has; left out of history's and the report's columns (they are in
@@ -129,24 +129,38 @@ VERDICT_COLUMNS = (
     "baseline_value",
     "run_value",
     "delta",
+    "delta_low",
+    "delta_high",
     "drop",
     "tolerance",
+    "margin",
+    "bound",
+    "hedges_gz",
     "num_q",
     "improved",
     "degraded",
     "p_value",
     "p_corrected",
     "significant",
+    "verdict",
     "status",
     "regressed",
     "run_evaluation_id",
     "baseline_evaluation_id",
 )
-"""Columns of a :class:`~rankhouse.regress.RegressResult`'s verdicts, one row per measure."""
+"""Columns of a :class:`~rankhouse.regress.RegressResult`'s verdicts, one row per measure.
+
+``delta_low``/``delta_high`` bound the interval of the paired difference (run minus
+baseline) at the check's level; ``drop`` is how much worse the run is, in the unit of
+``tolerance`` (the margin as given: absolute, or a share of the baseline's mean);
+``margin`` is that margin in the measure's units; ``bound`` the non-inferiority bound (the
+lower limit of the (1 - 2 alpha) interval; NaN in the significance mode); ``hedges_gz`` the
+standardized effect size; ``num_q`` the queries paired; ``verdict`` the word of
+:data:`rankhouse.stats.VERDICTS`; ``status`` what the gate made of it."""
 
 VERDICT_NUMBERS = tuple(
     name
     for name in VERDICT_COLUMNS
-    if name not in ("measure", "significant", "status", "regressed")
+    if name not in ("measure", "significant", "verdict", "status", "regressed")
 )
 """The verdict columns that hold numbers."""

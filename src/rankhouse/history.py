@@ -19,6 +19,7 @@ from .columns import HIDDEN_METADATA
 from .columns import HISTORY_FIXED_COLUMNS as FIXED_COLUMNS
 from .display import frames
 from .errors import NotFoundError, RankhouseError
+from .evaluation.signature import combined, short
 from .evaluation.spread import NUM_Q, interval_columns, with_spread
 from .labels import requested_labels
 from .lazy import numpy as np
@@ -45,6 +46,13 @@ def history(wh, **selection: Any) -> pd.DataFrame:
     that run against that qrels set (``'pass'``, ``'fail'``, ``'first run'`` when it was passed
     as the first run of its series, or None when it was never gated).
 
+    Before ``gate``, ``inputs`` is the short id (8 hex digits) of what the row's values were
+    computed from (:mod:`rankhouse.evaluation.signature`: qrels content, queries evaluated,
+    relevance level, missing-query policy, options; one id for the row's measures together),
+    None when unknown; ``new_inputs`` is True where it differs from the row before of the
+    same system and qrels set (a boundary: the values on either side are not comparable,
+    and a trend never joins them; an unknown id is a boundary on both sides).
+
     Args (``selection`` is keywords of :func:`history_rows`, all optional):
         wh: the :class:`~rankhouse.Warehouse`.
         system: only runs with this system tag.
@@ -68,7 +76,8 @@ def history(wh, **selection: Any) -> pd.DataFrame:
         ``num_q`` (the queries the means are over), each measure followed by ``<measure>
         low`` and ``<measure> high`` (the bounds of the interval of its mean: Student's t
         over the evaluation's per-query values, :mod:`rankhouse.evaluation.spread`), then
-        ``gate``.
+        ``inputs`` (the evaluations' input signature, short), ``new_inputs`` (where it changes
+        within a system's series) and ``gate``.
 
     Raises:
         NotFoundError: ``run``, ``qrels`` or ``system`` is not stored.
@@ -129,8 +138,8 @@ def history_rows(
     )
     query = (
         "SELECT le.run_id, le.run_name, le.system_tag, le.run_ingested_at, le.run_metadata, "
-        "le.qrels_id, le.qrels_name, le.measure, le.value, le.created_at, le.evaluation_id "
-        "FROM latest_evaluations le"
+        "le.qrels_id, le.qrels_name, le.measure, le.value, le.created_at, le.evaluation_id, "
+        "le.input_signature FROM latest_evaluations le"
     )
     statement = query
     if wanted:
@@ -254,15 +263,19 @@ def _shape(
     without ``wanted``, a column per label except the ``hidden`` ones."""
     measure_columns = list(wanted) if wanted else []
     if not rows:
-        return Rows([*FIXED_COLUMNS, *measure_columns, "gate"], []), measure_columns
+        return Rows([*FIXED_COLUMNS, *measure_columns, *_TAIL], []), measure_columns
     if not wanted:
         measure_columns = sorted({row["measure"] for row in rows} - hidden, key=natural_order)
     runs: dict[tuple[int, int], dict[str, Any]] = {}
     values: dict[tuple[int, int, str], Any] = {}
+    signatures: dict[tuple[int, int], list[str | None]] = {}
+    shown = set(measure_columns)
     for row in rows:
         key = (row["run_id"], row["qrels_id"])
         runs.setdefault(key, row)
         values[(*key, row["measure"])] = row["value"]
+        if row["measure"] in shown:
+            signatures.setdefault(key, []).append(row["input_signature"])
     order = sorted(
         runs, key=lambda key: (runs[key]["run_ingested_at"], key[0], runs[key]["qrels_name"])
     )
@@ -270,12 +283,17 @@ def _shape(
     meta_keys = [
         key
         for key in dict.fromkeys(k for m in metadata.values() for k in m)
-        if key not in FIXED_COLUMNS and key not in measure_columns and key != "gate"
+        if key not in FIXED_COLUMNS and key not in measure_columns and key not in _TAIL
     ]
+    inputs = {key: short(combined(signatures.get(key, [None]))) for key in order}
     shaped = []
+    last: dict[tuple[str, int], str | None] = {}  # the inputs of each series' row before
     for key in order:
         run = runs[key]
         meta = metadata[key]
+        series = (run["system_tag"], key[1])
+        boundary = series in last and (inputs[key] is None or inputs[key] != last[series])
+        last[series] = inputs[key]
         shaped.append(
             (
                 run["run_ingested_at"],
@@ -284,11 +302,17 @@ def _shape(
                 run["qrels_name"],
                 *(None if meta.get(name) is None else str(meta[name]) for name in meta_keys),
                 *(values.get((*key, name)) for name in measure_columns),
+                inputs[key],
+                boundary,
                 gates.get(key),
             )
         )
-    columns = [*FIXED_COLUMNS, *meta_keys, *measure_columns, "gate"]
+    columns = [*FIXED_COLUMNS, *meta_keys, *measure_columns, *_TAIL]
     return Rows(columns, shaped), measure_columns
+
+
+#: The columns after the measures: the short input signature, the boundary, the gate.
+_TAIL = ("inputs", "new_inputs", "gate")
 
 
 def _frame(found: Rows, measure_columns: list[str]) -> pd.DataFrame:

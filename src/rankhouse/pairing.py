@@ -71,6 +71,14 @@ def _paired_arrays(
     return queries, run_values[kept], baseline_values[kept]
 
 
+def paired_arrays(
+    wh, run_evaluation: int, baseline_evaluation: int
+) -> tuple[list[str], np.ndarray, np.ndarray]:
+    """The per-query values of two stored evaluations paired by query id, NaN pairs dropped:
+    (query ids, the run's values, the baseline's), in query-id order, without pandas."""
+    return _paired_arrays(wh, run_evaluation, baseline_evaluation)
+
+
 def paired_comparison(
     run_values: np.ndarray,
     baseline_values: np.ndarray,

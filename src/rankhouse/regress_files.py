@@ -41,6 +41,11 @@ def to_dict(result: RegressResult) -> dict[str, Any]:
         "measures": [
             {key: json_value(value) for key, value in row.items()} for row in result.verdict_rows
         ],
+        "drift": [
+            {key: json_value(value) for key, value in row.items()} for row in result.drift_rows
+        ],
+        "drifted": result.drifted,
+        "input_change": result.input_change,
     }
 
 
@@ -60,13 +65,30 @@ def write_json(result: RegressResult, path: str | os.PathLike[str]) -> None:
 
 def describe(row: dict[str, Any], settings: dict[str, Any]) -> str:
     """One sentence on one measure's verdict."""
-    unit = " (relative)" if settings.get("relative") else ""
+    level = f"{settings.get('level', 0.95):.0%}"
+    judged = (
+        f"non-inferiority bound {_fmt(row['bound'])} against -{_fmt(row['margin'])}"
+        if settings.get("mode") == "non_inferiority"
+        else f"tolerated drop {_fmt(row['tolerance'])}"
+    )
     return (
         f"{row['measure']}: {_fmt(row['baseline_value'])} -> {_fmt(row['run_value'])} "
-        f"(delta {_fmt(row['delta'])}, tolerated drop {_fmt(row['tolerance'])}{unit}), "
+        f"(delta {_fmt(row['delta'])}, {level} interval [{_fmt(row['delta_low'])}, "
+        f"{_fmt(row['delta_high'])}], Hedges' g_z {_fmt(row['hedges_gz'], 3)}, "
+        f"{count(row['num_q'], 'query')} paired; {judged}), "
         f"p={_pvalue(row['p_value'])} ({settings.get('test')}), corrected "
         f"p={_pvalue(row['p_corrected'])} ({settings.get('correction')}), "
-        f"{count(row['improved'], 'query')} better, {row['degraded']} worse: {row['status']}"
+        f"{count(row['improved'], 'query')} better, {row['degraded']} worse: "
+        f"{row['verdict'] or 'no verdict'}, {row['status']}"
+    )
+
+
+def describe_drift(row: dict[str, Any]) -> str:
+    """One sentence on one drift bound."""
+    return (
+        f"order drift {row['measure']}: mean {_fmt(row['value'])} over "
+        f"{count(row['num_q'], 'query')}, at least {_fmt(row['bound'])} needed: "
+        + ("passed" if row["passed"] else "failed")
     )
 
 
@@ -80,18 +102,31 @@ def to_markdown(result: RegressResult) -> str:
             f"## Regression check passed: `{result.run}` is the first run of its series\n\n"
             f"Qrels `{result.qrels}`; there is no previous run to compare with.\n"
         )
+    level = f"{settings['level']:.0%}"
+    if settings["mode"] == "non_inferiority":
+        rule = (
+            f"non-inferiority: a measure fails when the lower limit of the "
+            f"{1 - 2 * settings['alpha']:.0%} interval of the difference lies below -margin "
+            f"(default margin {tolerance})"
+        )
+    else:
+        rule = f"significance: a significant drop beyond {tolerance} fails"
     lines = [
         f"## Regression check {verdict}: `{result.run}` vs `{result.baseline}`",
         "",
-        f"Qrels `{result.qrels}`; {settings['test']} test, correction {settings['correction']},"
-        f" alpha {settings['alpha']:g}, tolerated drop {tolerance}.",
+        f"Qrels `{result.qrels}`; {rule}; {settings['test']} test, correction "
+        f"{settings['correction']}, alpha {settings['alpha']:g}; {level} intervals.",
         "",
     ]
+    if result.input_change:
+        lines += [f"Inputs changed, compared anyway: {result.input_change}", ""]
     if result.regressed:
         lines += [f"Regressed: {', '.join(f'`{m}`' for m in result.regressed)}", ""]
     lines += [
-        "| measure | baseline | run | delta | queries +/- | p-value | corrected p | verdict |",
-        "| --- | ---: | ---: | ---: | ---: | ---: | ---: | --- |",
+        f"| measure | baseline | run | delta | {level} interval | g_z | n | queries +/- "
+        "| corrected p | bound | margin | verdict | status |",
+        "| --- | ---: | ---: | ---: | :---: | ---: | ---: | ---: | ---: | ---: | ---: | --- "
+        "| --- |",
     ]
     for row in result.verdict_rows:
         status = row["status"].replace("_", " ")
@@ -99,9 +134,24 @@ def to_markdown(result: RegressResult) -> str:
             status = f"**{status}**"
         lines.append(
             f"| `{row['measure']}` | {_fmt(row['baseline_value'])} | {_fmt(row['run_value'])} | "
-            f"{_fmt(row['delta'])} | {row['improved']}/{row['degraded']} | "
-            f"{_pvalue(row['p_value'])} | {_pvalue(row['p_corrected'])} | {status} |"
+            f"{_fmt(row['delta'])} | [{_fmt(row['delta_low'])}, {_fmt(row['delta_high'])}] | "
+            f"{_fmt(row['hedges_gz'], 3)} | {row['num_q']} | "
+            f"{row['improved']}/{row['degraded']} | {_pvalue(row['p_corrected'])} | "
+            f"{_fmt(row['bound'])} | {_fmt(row['margin'])} | {row['verdict'] or 'n/a'} | "
+            f"{status} |"
         )
+    if result.drift_rows:
+        lines += [
+            "",
+            "| order drift | mean | bound | n | passed |",
+            "| --- | ---: | ---: | ---: | --- |",
+        ]
+        for row in result.drift_rows:
+            passed = "yes" if row["passed"] else "**no**"
+            lines.append(
+                f"| `{row['measure']}` | {_fmt(row['value'])} | {_fmt(row['bound'])} | "
+                f"{row['num_q']} | {passed} |"
+            )
     return "\n".join(lines) + "\n"
 
 
@@ -112,11 +162,12 @@ def write_markdown(result: RegressResult, path: str | os.PathLike[str]) -> None:
 
 def to_junit(result: RegressResult) -> ET.ElementTree:
     """The check as JUnit XML: one suite, one test case per measure, a failure per regression."""
-    failures = len(result.regressed)
+    failures = len(result.regressed) + len(result.drifted)
+    tests = len(result.verdict_rows) + len(result.drift_rows)
     root = ET.Element(
         "testsuites",
         name="rankhouse regress",
-        tests=str(len(result.verdict_rows)),
+        tests=str(tests),
         failures=str(failures),
         errors="0",
     )
@@ -125,7 +176,7 @@ def to_junit(result: RegressResult) -> ET.ElementTree:
         "testsuite",
         name=f"regress {result.run} "
         + ("(first run)" if result.baseline is None else f"vs {result.baseline}"),
-        tests=str(len(result.verdict_rows)),
+        tests=str(tests),
         failures=str(failures),
         errors="0",
         skipped="0",
@@ -137,7 +188,8 @@ def to_junit(result: RegressResult) -> ET.ElementTree:
         "qrels": result.qrels,
         **result.settings,
     }.items():
-        ET.SubElement(properties, "property", name=key, value=str(value))
+        shown = json.dumps(value, sort_keys=True) if isinstance(value, dict) else str(value)
+        ET.SubElement(properties, "property", name=key, value=shown)
     for row in result.verdict_rows:
         case = ET.SubElement(
             suite,
@@ -150,6 +202,22 @@ def to_junit(result: RegressResult) -> ET.ElementTree:
         if row["regressed"]:
             failure = ET.SubElement(
                 case, "failure", type="regression", message=f"{row['measure']} regressed"
+            )
+            failure.text = text
+        else:
+            ET.SubElement(case, "system-out").text = text
+    for row in result.drift_rows:
+        case = ET.SubElement(
+            suite,
+            "testcase",
+            classname=f"rankhouse.regress.{result.qrels}.drift",
+            name=str(row["measure"]),
+            time="0",
+        )
+        text = describe_drift(row)
+        if not row["passed"]:
+            failure = ET.SubElement(
+                case, "failure", type="drift", message=f"order drift {row['measure']} failed"
             )
             failure.text = text
         else:

@@ -11,7 +11,8 @@ from typing import TYPE_CHECKING, Any
 
 from . import history, report
 from .defaults import DEFAULT_PERMUTATIONS, DEFAULT_SEED
-from .regress import PREVIOUS, RegressResult, regress
+from .regress import MODES, PREVIOUS, RegressResult, regress
+from .stats import DEFAULT_LEVEL
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -81,45 +82,59 @@ class Tracking:
         baseline: Any = PREVIOUS,
         qrels: Any,
         measures: Any,
+        mode: str = MODES[0],
         max_drop: float = 0.01,
         relative: bool = False,
         alpha: float = 0.05,
+        level: float = DEFAULT_LEVEL,
         test: str = "t",
         correction: str = "none",
         permutations: int = DEFAULT_PERMUTATIONS,
         seed: int = DEFAULT_SEED,
         relevance_level: int = 1,
         missing_queries: str = "zero",
+        max_drift: Any = None,
         allow_missing_baseline: bool = False,
+        allow_input_change: bool = False,
     ) -> RegressResult:
         """Gate ``run`` against a baseline and store the verdict (``rankhouse regress``).
 
-        A measure regresses when its mean drops by more than ``max_drop`` and the drop is
-        significant; improvements never fail. The result's ``passed`` is the CLI's exit
-        code 0 (1 when False); bad input raises, as the CLI's exit code 2.
+        In the default mode (``non_inferiority``) a measure regresses when the lower limit
+        of the (1 - 2 alpha) t interval of the paired difference lies below -margin; in
+        the ``significance`` mode when its mean drops by more than the margin and the drop
+        is significant. The result's ``passed`` is the CLI's exit code 0 (1 when False);
+        bad input raises, as the CLI's exit code 2.
 
         Args:
             run: the run under test: a stored name or id, a file or a DataFrame.
-            baseline: a run (name, id, file or DataFrame), or ``'previous'``: the latest
-                earlier run of the same system tag.
+            baseline: a run (name, id, file or DataFrame), or ``'previous'`` (the latest
+                earlier run of the same system tag), ``'last-passed'`` (the newest of those
+                whose gate passed) or ``'best'`` (the passed one with the highest mean of
+                the first measure).
             qrels: the qrels set (name, id, file or DataFrame).
-            measures: one measure or a list (names, ir_measures objects, nicknames).
-            max_drop: the tolerated drop of a mean (absolute, or a fraction with
-                ``relative``).
+            measures: one measure or a list (names, ir_measures objects, nicknames); a
+                name may carry its margin: ``'nDCG@10:0.01'``, ``'AP:2%'``.
+            mode: ``'non_inferiority'`` or ``'significance'``.
+            max_drop: the margin of the measures given without one (absolute, or a
+                fraction with ``relative``).
             relative: read ``max_drop`` as a fraction of the baseline's mean.
-            alpha: significance level of the (corrected) p-values.
+            alpha: significance level of the (corrected) p-values and of the one-sided
+                non-inferiority test.
+            level: confidence level of the intervals of the differences shown.
             test: ``"t"``, ``"wilcoxon"``, ``"randomization"`` or ``"bootstrap"``.
             correction: ``"none"`` or a statsmodels multipletests name, over the measures.
             permutations: resamples of the randomization and bootstrap tests.
             seed: seed of the randomization and bootstrap tests.
             relevance_level: grade from which a judgment counts as relevant.
             missing_queries: ``"zero"`` (trec_eval ``-c``) or ``"skip"``.
-            allow_missing_baseline: with ``baseline='previous'``, pass the first run of a
-                system (``history`` shows its gate as ``first run``).
+            max_drift: order-drift bounds, e.g. ``'rbo@100:0.9'`` (one or a list).
+            allow_missing_baseline: pass the first run of a system (``history`` shows its
+                gate as ``first run``).
+            allow_input_change: gate against a baseline judged on other inputs.
 
         Returns:
             A :class:`~rankhouse.regress.RegressResult` (``passed``, ``regressed``,
-            ``verdicts``); a notebook shows it as the verdict table.
+            ``verdicts``, ``drift``); a notebook shows it as the verdict table.
 
         See :func:`rankhouse.regress.regress` for the errors.
         """
@@ -130,16 +145,20 @@ class Tracking:
                 baseline=baseline,
                 qrels=qrels,
                 measures=measures,
+                mode=mode,
                 max_drop=max_drop,
                 relative=relative,
                 alpha=alpha,
+                level=level,
                 test=test,
                 correction=correction,
                 permutations=permutations,
                 seed=seed,
                 relevance_level=relevance_level,
                 missing_queries=missing_queries,
+                max_drift=max_drift,
                 allow_missing_baseline=allow_missing_baseline,
+                allow_input_change=allow_input_change,
             )
 
     def report(

@@ -36,13 +36,14 @@ def _delete_evaluations(conn: Connection, column: str, value: int) -> None:
 
 
 def _delete_checks(conn: Connection, column: str, value: int) -> None:
-    conn.execute(
-        (
-            "DELETE FROM regress_verdicts WHERE check_id IN "
-            f"(SELECT id FROM regress_checks WHERE {column} = :value)"
-        ),
-        {"value": value},
-    )
+    for table in ("regress_verdicts", "regress_drift"):
+        conn.execute(
+            (
+                f"DELETE FROM {table} WHERE check_id IN "
+                f"(SELECT id FROM regress_checks WHERE {column} = :value)"
+            ),
+            {"value": value},
+        )
     conn.execute(f"DELETE FROM regress_checks WHERE {column} = :value", {"value": value})
 
 

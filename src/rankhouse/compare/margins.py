@@ -29,6 +29,11 @@ class MarginSetting:
     value: float
     relative: bool
 
+    @property
+    def text(self) -> str:
+        """The margin as written: ``0.01`` or ``2%``."""
+        return f"{self.value * 100:g}%" if self.relative else f"{self.value:g}"
+
     def absolute(self, baseline_mean: float) -> float | None:
         """The margin in the measure's units (None when a relative margin has no mean)."""
         if not self.relative:

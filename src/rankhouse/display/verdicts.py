@@ -30,9 +30,9 @@ def verdicts_html(
     elif result.passed:
         caption = f"PASS: no measure of {result.run} regressed against {result.baseline}"
     else:
+        failed = [*result.regressed, *(f"order drift {m}" for m in result.drifted)]
         caption = (
-            f"FAIL: {', '.join(result.regressed)} regressed against {result.baseline} "
-            f"(qrels {result.qrels})"
+            f"FAIL: {', '.join(failed)} regressed against {result.baseline} (qrels {result.qrels})"
         )
     rows = []
     for row in result.verdict_rows:

@@ -18,6 +18,7 @@ from ..engine import VALUES_TABLE, compute
 from ..labels import label
 from ..results import PerQueryValues
 from ..version import __version__
+from .signature import EMPTY_QUERY_SET, QUERY_SETS, input_signature
 
 if TYPE_CHECKING:
     from ..backends.sql import Connection
@@ -136,8 +137,13 @@ def _compute_and_store(store, keys, measures, relevance_level, missing_queries, 
             missing_queries=missing_queries,
             **options,
         )
+        # what each evaluation was computed from: its queries, read where the values are
+        query_sets = {
+            (run_id, idx): found for run_id, idx, found in duck.execute(QUERY_SETS).fetchall()
+        }
     # the values stay in the engine's temporary table on `duck` after the block
     totals = {(a.run_id, a.measure.name): a for a in values.aggregates()}
+    index = {m.name: i for i, m in enumerate(values.measures)}
     now = datetime.now(UTC).replace(tzinfo=None)
     evaluations = []
     for key in keys:
@@ -155,9 +161,15 @@ def _compute_and_store(store, keys, measures, relevance_level, missing_queries, 
                 "version": __version__,
                 "created_at": now,
                 "requested": bool(asked_for),
+                "signature": input_signature(
+                    key.qrels_sha256,
+                    query_sets.get((key.run_id, index[key.measure]), EMPTY_QUERY_SET),
+                    key.relevance_level,
+                    key.missing_queries,
+                    key.options,
+                ),
             }
         )
-    index = {m.name: i for i, m in enumerate(values.measures)}
     with store.transaction() as conn:
         if store.many_writers:  # two processes storing one evaluation store it once
             store.lock_evaluations(conn, {(k.run_id, k.qrels_id) for k in keys})
@@ -187,8 +199,9 @@ _EVALUATION_COLUMNS = {
     "created_at": "created_at",
     "label": "label",
     "requested": "requested",
+    "input_signature": "signature",
 }
-#: Rows of one INSERT (15 binds a row: PostgreSQL takes at most 65,535 binds a statement).
+#: Rows of one INSERT (16 binds a row: PostgreSQL takes at most 65,535 binds a statement).
 _INSERT_ROWS = 1_000
 
 

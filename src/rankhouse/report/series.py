@@ -2,9 +2,10 @@
 the gate's verdicts, and where the inputs of the series change.
 
 A trend line joins the runs of one system in ingest order. Where history says the inputs
-changed (a column ``inputs`` of :func:`rankhouse.history.history`'s frame: a short signature
-of what an evaluation was computed from), the line is broken: points computed from other
-inputs are not comparable, and a line between them would say they are.
+changed (its column ``new_inputs``: the signature of what the values were computed from differs
+from the run before of the same system and qrels set, or is unknown), the line is broken:
+points computed from other inputs are not comparable, and a line between them would say they
+are.
 """
 
 from __future__ import annotations
@@ -13,12 +14,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..cells import is_missing
 from ..history import history
 from ..lazy import pandas as pd
 
-INPUTS_COLUMN = "inputs"
-"""History's column of the inputs' signature, when it has one: a trend breaks where it changes."""
+NEW_INPUTS_COLUMN = "new_inputs"
+"""History's column that marks a change of inputs: a trend breaks before such a run."""
 
 
 @dataclass
@@ -64,22 +64,22 @@ class Trend:
 
 def input_segments(frame: pd.DataFrame, runs: Sequence[str]) -> list[tuple[int, int]]:
     """Where a line may join ``runs`` (names, in the trend's order): (first, last) positions
-        of each stretch of runs whose ``inputs`` are the same in ``frame`` (history's frame for
-        one qrels set). Without an ``inputs`` column, one stretch; a run absent from it or without
-    a signature joins its neighbours.
+    of each stretch of runs between which history's frame for one qrels set (``frame``) marks
+    no change of inputs (``new_inputs``). A run absent from ``frame`` joins its neighbours.
 
-        >>> input_segments(pd.DataFrame({"run": ["a", "b", "c"], "inputs": [1, 1, 2]}), "abc")
+        >>> input_segments(pd.DataFrame({"run": list("abc"), "new_inputs": [0, 0, 1]}), "abc")
         [(0, 1), (2, 2)]
     """
     if not runs:
         return []
-    if INPUTS_COLUMN not in frame.columns:
-        return [(0, len(runs) - 1)]
-    signature = dict(zip(frame["run"], frame[INPUTS_COLUMN], strict=True))
+    changed = (
+        dict(zip(frame["run"], frame[NEW_INPUTS_COLUMN], strict=True))
+        if NEW_INPUTS_COLUMN in frame.columns
+        else {}
+    )
     segments, start = [], 0
     for position in range(1, len(runs)):
-        before, now = signature.get(runs[position - 1]), signature.get(runs[position])
-        if not is_missing(before) and not is_missing(now) and before != now:
+        if changed.get(runs[position]) is True or changed.get(runs[position]) == 1:
             segments.append((start, position - 1))
             start = position
     segments.append((start, len(runs) - 1))

@@ -14,8 +14,8 @@ points are.
 **The band** of a run is the interval of its mean (compare's, Student's t over the
 per-query values at 95% unless the report was told otherwise): the shaded area between the
 lower and upper bounds, joined from run to run as the line is. Where the inputs of the
-series change (:func:`rankhouse.report.series.input_segments`) the line and the band break,
-and a dashed rule marks the change.
+series change (history's ``new_inputs``, :func:`rankhouse.report.series.input_segments`) the
+line and the band break, and a dashed rule marks the change.
 """
 
 from __future__ import annotations

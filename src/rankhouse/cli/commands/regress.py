@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sys
+from enum import StrEnum
 
 import typer
 
@@ -24,6 +25,12 @@ from .compare import (
 )
 from .output import FORMAT_OPTION, OutputFormat, print_rows
 
+
+class Mode(StrEnum):
+    non_inferiority = "non-inferiority"
+    significance = "significance"
+
+
 EXIT_PASSED = 0
 EXIT_REGRESSED = 1
 EXIT_BAD_INPUT = 2
@@ -40,17 +47,45 @@ def regress_command(
         ...,
         "--baseline",
         "-b",
-        help="A run name or id, or 'previous': the latest earlier run of the same system tag.",
+        help="A run name or id, or a rule: 'previous' (the latest earlier run of the same "
+        "system tag), 'last-passed' (the newest of those whose gate passed), 'best' (the "
+        "passed one with the highest mean of the first measure).",
     ),
     qrels: str = typer.Option(..., "--qrels", help="Qrels: a stored name or id, or a file."),
-    measures: list[str] = typer.Option(..., "--measure", "-m", help="Measure, repeatable."),
+    measures: list[str] = typer.Option(
+        ...,
+        "--measure",
+        "-m",
+        help="Measure, repeatable, with its margin after a colon if it has its own: "
+        "nDCG@10:0.01 (the measure's units), AP:2% (of the baseline's mean).",
+    ),
+    mode: Mode = typer.Option(
+        Mode.non_inferiority,
+        "--mode",
+        help="non-inferiority: fail unless the lower limit of the (1 - 2 alpha) interval of "
+        "the difference is at least -margin; significance: fail when a drop beyond the "
+        "margin is significant.",
+    ),
     max_drop: float = typer.Option(
-        0.01, "--max-drop", help="Tolerated drop of a mean (absolute unless --relative).", min=0.0
+        0.01,
+        "--max-drop",
+        help="Margin of the measures without one (absolute unless --relative).",
+        min=0.0,
     ),
     relative: bool = typer.Option(
         False, "--relative", help="Read --max-drop as a fraction of the baseline's mean."
     ),
+    max_drift: list[str] = typer.Option(
+        None,
+        "--max-drift",
+        metavar="MEASURE@K:BOUND",
+        help="Fail when the run's mean order drift from the baseline is below BOUND: rbo, "
+        "tau, tau_ap or overlap over the top K (e.g. rbo@100:0.9). Repeatable.",
+    ),
     alpha: float = ALPHA_OPTION,
+    level: float = typer.Option(
+        0.95, "--level", help="Confidence level of the intervals shown, between 0 and 1."
+    ),
     test: Test = TEST_OPTION,
     correction: str = CORRECTION_OPTION,
     permutations: int = PERMUTATIONS_OPTION,
@@ -60,8 +95,14 @@ def regress_command(
     allow_missing_baseline: bool = typer.Option(
         False,
         "--allow-missing-baseline",
-        help="With --baseline previous: pass (exit 0) when the run is the first of its system; "
+        help="With a baseline rule: pass (exit 0) when the run is the first of its system; "
         "history shows its gate as 'first run'.",
+    ),
+    allow_input_change: bool = typer.Option(
+        False,
+        "--allow-input-change",
+        help="Gate against a baseline judged on other inputs (qrels content, queries, "
+        "settings) instead of stopping with exit 2.",
     ),
     markdown: str = typer.Option(
         None, "--markdown", metavar="FILE", help="Also write a Markdown report here ('-': stdout)."
@@ -74,11 +115,14 @@ def regress_command(
     ),
     fmt: OutputFormat = FORMAT_OPTION,
 ) -> None:
-    """Gate RUN against a baseline: exit 1 when a measure dropped, 0 when none did.
+    """Gate RUN against a baseline: exit 1 when a measure regressed, 0 when none did.
 
-    A measure regresses when its mean drops by more than --max-drop and the drop is
-    significant. Improvements never fail. Bad input, or anything else that stops the
-    gate, exits 2.
+    In the default non-inferiority mode a measure regresses unless the run is shown no
+    worse than the baseline by more than its margin: the lower limit of the (1 - 2 alpha)
+    t interval of the paired difference must be at least -margin. With --mode
+    significance it regresses when its mean drops by more than the margin and the drop is
+    significant. A baseline judged on other inputs than the run's, bad input, or anything
+    else that stops the gate, exits 2.
 
     Every check is stored; `rankhouse history` shows its verdict in the gate column.
     --format json prints the document --json writes. A report file given as '-' goes to
@@ -97,9 +141,12 @@ def regress_command(
             dict(
                 baseline=baseline,
                 measures=measures,
+                mode=mode.value.replace("-", "_"),
                 max_drop=max_drop,
                 relative=relative,
+                max_drift=max_drift or None,
                 alpha=alpha,
+                level=level,
                 test=test.value,
                 correction=correction,
                 permutations=permutations,
@@ -107,6 +154,7 @@ def regress_command(
                 relevance_level=relevance_level,
                 missing_queries=missing_queries.value,
                 allow_missing_baseline=allow_missing_baseline,
+                allow_input_change=allow_input_change,
             ),
         )
         _write_reports(wh, result, reports)
@@ -168,15 +216,30 @@ def _print_result(result, to_stdout: list[str], fmt: OutputFormat) -> None:
         rows = [tuple(row[name] for name in columns) for row in result.verdict_rows]
         print_rows(columns, rows, fmt, numeric=[name in VERDICT_NUMBERS for name in columns])
     elif result.baseline is not None:
-        columns = list(_SHOWN)
+        settings = result.settings
+        shown = dict(_SHOWN)
+        if settings["mode"] == "non_inferiority":  # its bound and margin before the words
+            del shown["p_corrected"], shown["verdict"], shown["status"]
+            shown |= {**_NON_INFERIORITY, "verdict": "verdict", "status": "status"}
+        columns = list(shown)
         rows = [tuple(row[name] for name in columns) for row in result.verdict_rows]
         print_rows(
-            [_SHOWN[name] for name in columns],
+            [shown[name] for name in columns],
             rows,
             fmt,
-            title=f"regress {result.run} vs {result.baseline}",
+            title=f"regress {result.run} vs {result.baseline}: {settings['mode']}, "
+            f"{settings['level']:.0%} intervals",
             numeric=[name in VERDICT_NUMBERS for name in columns],
         )
+        if result.drift_rows:
+            names = ["measure", "value", "bound", "num_q", "passed"]
+            print_rows(
+                ["drift", "mean", "bound", "n", "passed"],
+                [tuple(row[n] for n in names) for row in result.drift_rows],
+                fmt,
+                title="order drift",
+                numeric=[False, True, True, True, False],
+            )
 
 
 def _report(flag: str, result) -> str:
@@ -194,14 +257,18 @@ def _leave(wh, result) -> None:
             file=sys.stderr,
         )
         raise typer.Exit(EXIT_PASSED)
+    if result.input_change:
+        print(f"note: inputs changed, compared anyway: {result.input_change}", file=sys.stderr)
     if result.passed:
         print(
             f"PASS: no measure of {result.run} regressed against {result.baseline}", file=sys.stderr
         )
         raise typer.Exit(EXIT_PASSED)
-    print(
-        f"FAIL: {', '.join(result.regressed)} regressed against {result.baseline}", file=sys.stderr
-    )
+    failed = [f"{', '.join(result.regressed)} regressed"] if result.regressed else []
+    if result.drifted:
+        bounds = "its bound" if len(result.drifted) == 1 else "their bounds"
+        failed.append(f"order drift {', '.join(result.drifted)} below {bounds}")
+    print(f"FAIL: {'; '.join(failed)} against {result.baseline}", file=sys.stderr)
     raise typer.Exit(EXIT_REGRESSED)
 
 
@@ -216,9 +283,14 @@ _SHOWN = {
     "baseline_value": "baseline",
     "run_value": "run",
     "delta": "delta",
-    "improved": "+",
-    "degraded": "-",
-    "p_value": "p",
-    "p_corrected": "p corr",
+    "delta_low": "low",
+    "delta_high": "high",
+    "hedges_gz": "g_z",
+    "num_q": "n",
+    "p_corrected": "p",
+    "verdict": "verdict",
     "status": "status",
 }
+
+#: Instead of the p-value in the non-inferiority mode: its bound and the margin.
+_NON_INFERIORITY = {"bound": "bound", "margin": "margin"}
