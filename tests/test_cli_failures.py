@@ -155,7 +155,7 @@ def test_the_python_api_checks_the_report_path_first(stocked, db_path, tmp_path)
 #: Runs ``rankhouse regress`` with one of its steps replaced by one that raises.
 _BROKEN_GATE = """
 import sys
-import rankhouse.regress as regress
+import rankhouse.regress.gate as regress
 from rankhouse.cli.entry import main
 
 def broken(*args, **kwargs):

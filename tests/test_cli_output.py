@@ -389,7 +389,7 @@ def test_every_json_writer_spells_infinity_alike():
     from rankhouse.cells import json_value
     from rankhouse.cli.commands.output import OutputFormat, print_rows
     from rankhouse.regress import RegressResult
-    from rankhouse.regress_files import to_json
+    from rankhouse.regress.files import to_json
 
     out = io.StringIO()
     print_rows(["v"], [(math.inf,), (-math.inf,), (math.nan,)], OutputFormat.json, file=out)

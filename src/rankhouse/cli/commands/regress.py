@@ -205,7 +205,7 @@ def _write_reports(wh, result, reports: dict[str, str | None]) -> None:
 
 def _print_result(result, to_stdout: list[str], fmt: OutputFormat) -> None:
     from ...columns import VERDICT_COLUMNS, VERDICT_NUMBERS
-    from ...regress_files import to_json
+    from ...regress.files import to_json
 
     if to_stdout:
         sys.stdout.write(_report(to_stdout[0], result))
@@ -243,7 +243,7 @@ def _print_result(result, to_stdout: list[str], fmt: OutputFormat) -> None:
 
 
 def _report(flag: str, result) -> str:
-    from ... import regress_files
+    from ...regress import files as regress_files
 
     return getattr(regress_files, _WRITERS[flag])(result)
 
@@ -272,7 +272,7 @@ def _leave(wh, result) -> None:
     raise typer.Exit(EXIT_REGRESSED)
 
 
-#: The writer of each report file (:mod:`rankhouse.regress_files`), and a name to suggest.
+#: The writer of each report file (:mod:`rankhouse.regress.files`), and a name to suggest.
 _WRITERS = {"--markdown": "to_markdown", "--json": "to_json", "--junit": "to_junit_text"}
 _EXAMPLES = {"--markdown": "gate.md", "--json": "gate.json", "--junit": "gate.xml"}
 

@@ -16,9 +16,9 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from .compare.drift import run_drift
-from .errors import InputError
-from .stats import DEFAULT_DEPTH, DEFAULT_PERSISTENCE
+from ..compare.drift import run_drift
+from ..errors import InputError
+from ..stats import DEFAULT_DEPTH, DEFAULT_PERSISTENCE
 
 DRIFT_GATE_COLUMNS = ("measure", "k", "p", "value", "bound", "num_q", "drift_id", "passed")
 """Columns of a gate's drift rows (``RegressResult.drift_rows``, table ``regress_drift``)."""

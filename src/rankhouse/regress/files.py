@@ -9,9 +9,9 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 from typing import Any
 
-from .cells import json_value
-from .regress import RegressResult
-from .words import count
+from ..cells import json_value
+from ..words import count
+from .gate import RegressResult
 
 
 def _fmt(value: Any, digits: int = 4) -> str:

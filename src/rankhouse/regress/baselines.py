@@ -8,7 +8,7 @@
   then every earlier run counts, and ``last-passed`` is ``previous``.
 * ``best``: among the same passed runs, the one with the highest mean of the first gated
   measure on the gate's qrels set (ties: the newest), chosen among the runs judged on the
-  run's own inputs when there are any (:mod:`rankhouse.regress_inputs`).
+  run's own inputs when there are any (:mod:`rankhouse.regress.inputs`).
 
 Copies of run files kept by ``trec-eval`` are never a baseline: they are not runs of the
 series. Whatever the rule, the gate then checks that the baseline was judged on the run's
@@ -19,12 +19,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from .backends.base import store_of
-from .catalog import TREC_EVAL_COPY, get_run
-from .errors import Message, NotFoundError, Option
-from .evaluation import evaluate
-from .regress_inputs import gate_checks, reference_evaluations, signatures
-from .words import count
+from ..backends.base import store_of
+from ..catalog import TREC_EVAL_COPY, get_run
+from ..errors import Message, NotFoundError, Option
+from ..evaluation import evaluate
+from ..words import count
+from .inputs import gate_checks, reference_evaluations, signatures
 
 PREVIOUS = "previous"
 """The latest earlier run of the same system tag."""

@@ -14,9 +14,9 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from .backends.base import store_of
-from .errors import InputError, Message, Option
-from .words import count
+from ..backends.base import store_of
+from ..errors import InputError, Message, Option
+from ..words import count
 
 
 class InputChangeError(InputError):

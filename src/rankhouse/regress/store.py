@@ -9,8 +9,8 @@ from contextlib import contextmanager
 from datetime import UTC, datetime
 from typing import Any
 
-from .backends.base import store_of
-from .regress_drift import store_drift_rows
+from ..backends.base import store_of
+from .drift import store_drift_rows
 
 
 def remove_check(wh, check_id: int) -> None:

@@ -1,13 +1,13 @@
 """The regression gate: is the run no worse than its baseline?
 
-Each gated measure is judged in the gate's mode (:mod:`rankhouse.regress_verdicts`):
+Each gated measure is judged in the gate's mode (:mod:`rankhouse.regress.verdicts`):
 ``non_inferiority`` (the default) fails a measure when the lower limit of the (1 - 2 alpha)
 t interval of the paired difference lies below -margin; ``significance`` fails it when the
 mean drops by more than the tolerance and the drop is significant. Order-drift bounds
-(:mod:`rankhouse.regress_drift`) fail the gate when the run reorders the baseline's
-rankings too much. The baseline is a run, or a rule (:mod:`rankhouse.regress_baselines`:
+(:mod:`rankhouse.regress.drift`) fail the gate when the run reorders the baseline's
+rankings too much. The baseline is a run, or a rule (:mod:`rankhouse.regress.baselines`:
 ``previous``, ``last-passed``, ``best``); a baseline judged on other inputs than the run is
-evaluated on stops the gate (:mod:`rankhouse.regress_inputs`). Every check is stored (tables
+evaluated on stops the gate (:mod:`rankhouse.regress.inputs`). Every check is stored (tables
 ``regress_checks``, ``regress_verdicts`` and ``regress_drift``) so that ``history`` shows
 the verdicts and ``last-passed`` finds the runs that passed.
 """
@@ -18,15 +18,25 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from .backends.base import store_of
-from .catalog import removed_on_failure
-from .columns import VERDICT_COLUMNS, VERDICT_NUMBERS  # noqa: F401 (the verdicts' columns)
-from .display.tables import HtmlTable
-from .display.verdicts import verdicts_html
-from .errors import InputError
-from .evaluation import evaluate, resolve_qrels, resolve_runs
-from .lazy import pandas as pd
-from .regress_baselines import (
+from ..backends.base import store_of
+from ..catalog import removed_on_failure
+from ..columns import VERDICT_COLUMNS, VERDICT_NUMBERS  # noqa: F401 (the verdicts' columns)
+from ..display.tables import HtmlTable
+from ..display.verdicts import verdicts_html
+from ..errors import InputError
+from ..evaluation import evaluate, resolve_qrels, resolve_runs
+from ..lazy import pandas as pd
+from ..stats import (
+    DEFAULT_LEVEL,
+    DEFAULT_PERMUTATIONS,
+    DEFAULT_SEED,
+    check_alpha,
+    check_correction,
+    check_level,
+    check_resampling,
+    check_test,
+)
+from .baselines import (
     BASELINE_RULES,
     BEST,
     LAST_PASSED,
@@ -37,26 +47,16 @@ from .regress_baselines import (
     last_passed_run,
     previous_run,
 )
-from .regress_drift import DRIFT_GATE_COLUMNS, drift_bounds, drift_checks
-from .regress_inputs import (
+from .drift import DRIFT_GATE_COLUMNS, drift_bounds, drift_checks
+from .inputs import (
     InputChangeError,
     gate_checks,
     input_changes,
     reference_evaluations,
     refuse_input_change,
 )
-from .regress_store import computed_ids, forgotten_on_failure, remove_check, store_check
-from .regress_verdicts import MODES, gated_measures, measure_verdicts
-from .stats import (
-    DEFAULT_LEVEL,
-    DEFAULT_PERMUTATIONS,
-    DEFAULT_SEED,
-    check_alpha,
-    check_correction,
-    check_level,
-    check_resampling,
-    check_test,
-)
+from .store import computed_ids, forgotten_on_failure, remove_check, store_check
+from .verdicts import MODES, gated_measures, measure_verdicts
 
 __all__ = [
     "BASELINE_RULES",
@@ -104,7 +104,7 @@ class RegressResult:
         settings: mode, level, test, correction, alpha, max_drop, relative, permutations,
             seed, relevance level, missing-query policy, baseline rule.
         drift_rows: one dict per ``max_drift`` bound, keys
-            :data:`~rankhouse.regress_drift.DRIFT_GATE_COLUMNS`.
+            :data:`~rankhouse.regress.drift.DRIFT_GATE_COLUMNS`.
         input_change: what differed between the run's inputs and the baseline's when
             ``allow_input_change`` let the gate compare them anyway; None when nothing did.
     """
@@ -183,7 +183,7 @@ def regress(
         baseline: a run (name, id or file), or a rule: ``'previous'`` (the latest run of the
             same system tag ingested before ``run``), ``'last-passed'`` (the newest of those
             whose gate passed) or ``'best'`` (the passed one with the highest mean of the
-            first measure); :mod:`rankhouse.regress_baselines`.
+            first measure); :mod:`rankhouse.regress.baselines`.
         qrels: the qrels set (name, id or file).
         measures: measure names (any accepted spelling), each with an optional margin after
             a colon: ``'nDCG@10:0.01'`` (the measure's units), ``'AP:2%'`` (of the

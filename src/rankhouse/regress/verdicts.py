@@ -30,13 +30,13 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from .columns import VERDICT_COLUMNS
-from .compare.margins import MarginSetting, parse_margin
-from .errors import InputError, MeasureError
-from .measures import parse_measures
-from .measures.best import direction
-from .pairing import paired_arrays, paired_comparison
-from .stats import correct, effect_size, non_inferiority, summarize, t_interval, verdict
+from ..columns import VERDICT_COLUMNS
+from ..compare.margins import MarginSetting, parse_margin
+from ..errors import InputError, MeasureError
+from ..measures import parse_measures
+from ..measures.best import direction
+from ..pairing import paired_arrays, paired_comparison
+from ..stats import correct, effect_size, non_inferiority, summarize, t_interval, verdict
 
 MODES = ("non_inferiority", "significance")
 """The gate's modes; the first is the default."""
