@@ -167,6 +167,8 @@ def test_history_gives_each_mean_its_interval(any_warehouse, per_query):
         "P@5",
         "P@5 low",
         "P@5 high",
+        "inputs",
+        "new_inputs",
         "gate",
     ]
     assert str(frame["num_q"].dtype) == "Int64" and list(frame["num_q"]) == [8, 8]
@@ -186,7 +188,15 @@ def test_cli_history_gives_the_bounds_and_folds_them_in_a_table(run_cli, per_que
     done = run_cli("history", "--format", "csv", "--level", "0.99")
     assert done.exit_code == 0, done.stderr
     rows = {row["run"]: row for row in csv.DictReader(io.StringIO(done.stdout))}
-    assert list(rows["bm25"])[4:] == ["num_q", "AP", "AP low", "AP high", "gate"]
+    assert list(rows["bm25"])[4:] == [
+        "num_q",
+        "AP",
+        "AP low",
+        "AP high",
+        "inputs",
+        "new_inputs",
+        "gate",
+    ]
     for run in RUNS:
         low, high = scipy_interval(per_query[run]["AP"], 0.99)
         assert float(rows[run]["AP low"]) == pytest.approx(low, abs=1e-14)

@@ -119,6 +119,8 @@ def test_the_nightly_gate_compares_a_version_with_the_one_before(files, run_cli)
         "qrels.txt",
         "-m",
         "AP",
+        "--mode",  # two queries: only the significance gate can pass an improvement
+        "significance",
         "--json",
         "gate.json",
     )
