@@ -9,7 +9,7 @@ Two methods; ``t`` is the default:
   baseline).confidence_interval(confidence_level=level)``), and :func:`scipy.stats.t.interval`
   (``t.interval(level, n - 1, loc=mean, scale=s / sqrt(n))``); the quantile comes from
   :mod:`.t_quantile` (plain Python, within 1e-13 of :func:`scipy.special.stdtrit` at the
-  usual numbers of queries), so the interval imports neither numpy nor scipy. Reference:
+  usual numbers of queries), so the interval imports no scipy. Reference:
   any statistics text, e.g. Montgomery & Runger, *Applied
   Statistics and Probability for Engineers*, chapter 8.
 * ``bootstrap``: the percentile bootstrap interval (Efron & Tibshirani, *An Introduction to
