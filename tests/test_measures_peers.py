@@ -47,11 +47,11 @@ def test_rbp_graded():
         parse_measure("RBP(rel=1)")
 
 
-def test_judged_with_a_negative_grade():
-    qrels, run = _qrels([("a", -1)]), _run(["a"])
-    assert _ours(qrels, run, "Judged@1") == [0.0]
-    theirs = ir_measures.iter_calc([ir_measures.parse_measure("Judged@1")], qrels, run)
-    assert [m.value for m in theirs] == [1.0]
+def test_judged_counts_a_negative_grade_as_ir_measures_does():
+    qrels, run = _qrels([("a", -1), ("b", 0)]), _run(["a", "c", "b"])
+    theirs = ir_measures.iter_calc([ir_measures.parse_measure("Judged@3")], qrels, run)
+    assert [m.value for m in theirs] == [pytest.approx(2 / 3)]  # a and b judged, c not
+    assert _ours(qrels, run, "Judged@3") == [pytest.approx(2 / 3)]
 
 
 def test_iprec_of_trec_eval_9_and_10():

@@ -183,7 +183,7 @@ for _definition in (
         "judged",
         (CUTOFF,),
         at="cutoff",
-        doc="share of the top k (of min(k, n)) with a judgment >= 0",
+        doc="share of the top k (of min(k, n)) with a qrels line, any grade (ir_measures' Judged)",
     ),
     MeasureDef(
         "ERR",

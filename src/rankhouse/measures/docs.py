@@ -111,9 +111,6 @@ differs from a peer's, it is one line here, with a worked example (checked by
 the gain, 0.2 * (2 + 0.8 * 1) = 0.56; rankhouse computes trec_eval 10's `rbp_p=0.8`, gains \
 divided by the query's highest grade, 0.2 * (1 + 0.8 * 0.5) = 0.28. ir_measures' binary \
 `RBP(rel=1)` (0.36) is refused. |
-| `Judged@k` | ir_measures | qrels a=-1 ranked a: ir_measures counts any qrels line as \
-judged, `Judged@1` = 1.0; rankhouse counts grades >= 0 (a negative grade is trec_eval's \
-"pooled but unjudged"), 0.0. |
 | `IPrec@r` | ir_measures (pytrec_eval: trec_eval 9) | relevant a, d, e, f and b, c judged 0, \
 ranked a b c d e f: trec_eval 9 puts recall 0.3 of R = 4 at relevant document \
 trunc(0.3 * 4 + 0.9) = 2, `IPrec@0.3` = 4/6 = 0.6667; rankhouse (trec_eval 10) at \
