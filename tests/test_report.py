@@ -259,6 +259,25 @@ def test_large_query_sets_are_drawn_at_a_bounded_size():
     assert svg.count("<path") < 120
 
 
+def test_report_against_a_baseline_shows_the_order_drift(example_wh):
+    text = build_report(example_wh, baseline="bm25", measures=["AP"], runs=["dense"])
+    assert "<h4>Order drift from bm25</h4>" in text
+    table = text.split('<table class="drift">', 1)[1].split("</table>", 1)[0]
+    [row] = re.findall(r"<tr><td>dense</td>((?:<td>[^<]*</td>)+)</tr>", table)
+    rbo, tau, tau_ap, overlap, queries = re.findall(r"<td>([^<]*)</td>", row)
+    # every run ranks at most 20 documents a query, so its top 100 is all of them: overlap@100
+    # is the shared documents over 100, averaged over the queries either run ranks
+    docs: dict[str, dict[str, set[str]]] = {}
+    for name in ("bm25", "dense"):
+        for line in (EXAMPLES / f"run.{name}.txt").read_text().splitlines():
+            query, _, doc = line.split()[:3]
+            docs.setdefault(query, {}).setdefault(name, set()).add(doc)
+    shared = [len(d.get("bm25", set()) & d.get("dense", set())) / 100 for d in docs.values()]
+    assert overlap == f"{sum(shared) / len(shared):.4f}"
+    assert int(queries) == len(docs)
+    assert 0 <= float(rbo) <= 1 and -1 <= float(tau) <= 1 and -1 <= float(tau_ap) <= 1
+
+
 def test_cli_report(run_cli, tmp_path, example_db):
     db = tmp_path / "cli.duckdb"
     shutil.copy(example_db, db)

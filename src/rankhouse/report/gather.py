@@ -57,6 +57,8 @@ class QrelsSection:
     """compare's rows (:attr:`rankhouse.compare.Comparison.rows`): the comparison panels."""
     settings: dict[str, Any] = field(default_factory=dict)
     """compare's settings as its tables show them (level, interval, test, correction...)."""
+    drift: list[dict[str, Any]] = field(default_factory=list)
+    """Each run's order drift from the baseline (compare's ``drift`` rows; stored)."""
 
 
 @dataclass
@@ -196,6 +198,7 @@ def _section(
         test=test,
         correction=correction,
         alpha=alpha,
+        drift=baseline_row is not None,
         **options,
     )
     comparison_frame = found.means
@@ -235,6 +238,7 @@ def _section(
         notes=notes,
         rows=found.rows,
         settings=settings_shown(found),
+        drift=found.drift,
     )
 
 

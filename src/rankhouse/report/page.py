@@ -250,6 +250,7 @@ def _comparison(section: QrelsSection, anchor: str, *, round, highlight) -> str:
             section.rows, section.settings, round=round, highlight=highlight, style=False
         )
     )
+    parts.append(_drift_table(section, round=round))
     experiment = tables.comparison_html(
         section.comparison, round=round, highlight=highlight, settings=section.settings
     )
@@ -273,6 +274,33 @@ def _comparison(section: QrelsSection, anchor: str, *, round, highlight) -> str:
             "click the others to open them.</p>"
         )
     return "\n".join(parts)
+
+
+def _drift_table(section: QrelsSection, *, round) -> str:  # noqa: A002
+    """Each run's order drift from the baseline, as ``compare --drift`` gives it."""
+    if not section.drift:
+        return ""
+    first = section.drift[0]
+    digits = round if isinstance(round, int) else 4
+
+    def cell(value) -> str:
+        return "" if value is None or pd.isna(value) else f"{value:.{digits}f}"
+
+    rows = "".join(
+        f"<tr><td>{html.escape(row['run'])}</td><td>{cell(row['rbo'])}</td>"
+        f"<td>{cell(row['kendall_tau'])}</td><td>{cell(row['tau_ap'])}</td>"
+        f"<td>{cell(row['overlap'])}</td><td>{row['num_q']}</td></tr>"
+        for row in section.drift
+    )
+    return (
+        f'<h4>Order drift from {html.escape(section.baseline)}</h4><p class="meta">How far each '
+        f"run's rankings moved from the baseline's, over the top {first['k']} of each query: "
+        f"rank-biased overlap (persistence {first['p']:g}, extrapolated), Kendall's tau and "
+        "tau_AP of the documents both lists hold, and their overlap (docs/compare.md).</p>"
+        '<table class="drift"><thead><tr><th>run</th><th>RBO</th><th>Kendall tau</th>'
+        f"<th>tau_AP</th><th>overlap@{first['k']}</th><th>queries</th></tr></thead>"
+        f"<tbody>{rows}</tbody></table>"
+    )
 
 
 def _worst_tables(run: str, baseline: str, pairs, *, round) -> str:  # noqa: A002
