@@ -27,6 +27,7 @@ NaN; differences that are all equal (s = 0) give 0.
 from __future__ import annotations
 
 import math
+from functools import lru_cache
 
 from ..errors import Message, Option, RankhouseError
 from ..lazy import numpy as np
@@ -40,6 +41,7 @@ DEFAULT_POWER = 0.8
 _TOLERANCE = 1e-12
 
 
+@lru_cache(maxsize=256)  # one n for every run and measure of a comparison: computed once
 def detectable_effect_size(n: int, *, alpha: float = 0.05, power: float = DEFAULT_POWER) -> float:
     """The effect size delta (in standard deviations of the differences) that a two-sided
     paired t-test at ``alpha`` over ``n`` pairs detects with probability ``power``.

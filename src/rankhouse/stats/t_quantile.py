@@ -14,12 +14,14 @@ difference of two large ``lgamma`` values would lose digits. Against
 from __future__ import annotations
 
 import math
+from functools import lru_cache
 from statistics import NormalDist
 
 _TINY = 1e-300
 _STIRLING_FROM = 50.0
 
 
+@lru_cache(maxsize=1024)  # a command asks for the same few quantiles again and again
 def t_quantile(df: float, probability: float) -> float:
     """The ``probability`` quantile of Student's t with ``df`` (> 0) degrees of freedom."""
     if probability > 0.5:
