@@ -100,6 +100,12 @@ def test_regress_shows_its_verdicts_in_a_notebook(nights):
     assert "first run of its system" in first._repr_html_()
     baseline_mean = failed.verdict_rows[0]["baseline_value"]
     assert f"<td>{baseline_mean:.2f}</td>" in failed.styled(round=2).html
+    # the interval of the paired difference (held to scipy in test_regress_gate), the bound,
+    # the queries paired and the verdict word, as the command line prints them
+    row = failed.verdict_rows[0]
+    assert f"<td>[{row['delta_low']:+.4f}, {row['delta_high']:+.4f}]</td>" in html
+    assert f"<td>{row['bound']:+.4f}</td>" in html and f"<td>{row['num_q']}</td>" in html
+    assert f'<td class="text">{row["verdict"]}</td>' in html
 
 
 # --- the column hint names the keyword of the call -------------------------------------------
