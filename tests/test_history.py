@@ -177,3 +177,26 @@ def test_an_unknown_system_names_the_known_ones(reported, run_cli, db_path):
     with Warehouse(db_path) as wh, pytest.raises(NotFoundError, match="'bm25', 'dense'"):
         wh.history(system="nosuch")
     assert run_cli("history", "--system", "dense", "-f", "csv").stdout.count("\n") == 2
+
+
+def test_history_shows_the_newest_stored_drift_of_each_run(run_cli):
+    args = ["compare", EXAMPLE_QRELS, *EXAMPLE_RUNS, "-m", "AP", "--baseline", "bm25"]
+    assert run_cli(*args, "--drift").exit_code == 0
+    done = run_cli("history", "-m", "AP", "--drift", "-f", "csv")
+    assert done.exit_code == 0, done.stderr
+    rows = {row["run"]: row for row in csv.DictReader(io.StringIO(done.stdout))}
+    assert list(rows["dense"])[-5:] == ["drift_from", "rbo", "kendall_tau", "tau_ap", "overlap"]
+    assert rows["bm25"]["drift_from"] == ""  # the baseline has no drift of its own
+    assert rows["dense"]["drift_from"] == "bm25 (top 100, p 0.9)"
+    # each run ranks at most 20 documents a query, so the top 100 is all of them: overlap@100
+    # is the shared documents over 100, averaged over the queries either run ranks
+    docs: dict[str, dict[str, set[str]]] = {}
+    for path in EXAMPLE_RUNS:
+        for line in Path(path).read_text().splitlines():
+            query, _, doc = line.split()[:3]
+            docs.setdefault(query, {}).setdefault(path, set()).add(doc)
+    shared = [
+        len(set.intersection(*d.values())) / 100 if len(d) == 2 else 0.0 for d in docs.values()
+    ]
+    assert float(rows["dense"]["overlap"]) == pytest.approx(sum(shared) / len(shared), abs=1e-15)
+    assert run_cli("history", "-m", "AP").stdout.count("rbo") == 0  # only on request

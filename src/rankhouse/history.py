@@ -69,6 +69,9 @@ def history(wh, **selection: Any) -> pd.DataFrame:
             column ``AP(rel=2)``).
         missing_queries: the policy ``measures`` were evaluated with.
         level: the confidence level of each mean's interval (default 0.95).
+        drift: also each run's newest stored order drift (``compare --drift``, ``regress
+            --max-drift``): ``drift_from`` (the baseline, k and p), ``rbo``,
+            ``kendall_tau``, ``tau_ap``, ``overlap``; empty where none is stored.
 
     Returns:
         A DataFrame (a :class:`~rankhouse.display.HistoryFrame`, which a notebook shows as
@@ -86,6 +89,7 @@ def history(wh, **selection: Any) -> pd.DataFrame:
     """
     found = history_rows(wh, **selection)
     numbers = [*found.measures, *interval_columns(found.measures)]
+    numbers += [c for c in DRIFT_HISTORY_COLUMNS[1:] if c in found.rows.columns]
     frame = frames.HistoryFrame(_counted(_frame(found.rows, numbers)))
     frame.attrs["history"] = {"level": selection.get("level", DEFAULT_LEVEL)}
     return frame
@@ -112,6 +116,7 @@ def history_rows(
     missing_queries: str = "zero",
     all_measures: bool = False,
     level: float = DEFAULT_LEVEL,
+    drift: bool = False,
 ) -> HistoryRows:
     """:func:`history` as plain rows (a missing value is None), its measure columns and the
     labels it leaves out."""
@@ -156,7 +161,29 @@ def history_rows(
     found, shown = _shape(rows, wanted, gates, set(hidden))
     with store.connect() as conn:
         found = with_spread(conn, found, shown, level)
+        if drift:
+            found = _with_drift(conn, found)
     return HistoryRows(found, shown, hidden)
+
+
+#: The columns ``drift=True`` adds: each run's newest stored order drift, from its baseline.
+DRIFT_HISTORY_COLUMNS = ("drift_from", "rbo", "kendall_tau", "tau_ap", "overlap")
+
+
+def _with_drift(conn: Connection, found: Rows) -> Rows:
+    """``found`` with :data:`DRIFT_HISTORY_COLUMNS`: the newest drift stored for each run
+    (``compare --drift``, ``regress --max-drift``), empty where none is."""
+    newest: dict[str, tuple[Any, ...]] = {}
+    for row in conn.execute(
+        "SELECT run_name, baseline_name, k, p, rbo, kendall_tau, tau_ap, overlap "
+        "FROM drift_results ORDER BY created_at, drift_id"
+    ):
+        source = f"{row[1]} (top {row[2]}, p {row[3]:g})"
+        newest[row[0]] = (source, *row[4:])
+    empty = (None,) * len(DRIFT_HISTORY_COLUMNS)
+    run = found.columns.index("run")
+    rows = [(*row, *newest.get(row[run], empty)) for row in found.rows]
+    return Rows([*found.columns, *DRIFT_HISTORY_COLUMNS], rows)
 
 
 #: Labels whose every stored evaluation was computed for a report's own use (NULL: stored

@@ -41,6 +41,7 @@ class Tracking:
         missing_queries: str = "zero",
         all_measures: bool = False,
         level: float = 0.95,
+        drift: bool = False,
     ) -> pd.DataFrame:
         """Stored evaluations over time, one row per run (``rankhouse history``).
 
@@ -58,6 +59,8 @@ class Tracking:
                 precision-recall points a report stored for its curves.
             level: the confidence level of each mean's interval (``<measure> low``,
                 ``<measure> high``: Student's t over the per-query values).
+            drift: also each run's newest stored order drift from its baseline (RBO,
+                Kendall's tau, tau_AP, overlap), as ``compare --drift`` stored it.
 
         See :func:`rankhouse.history.history` for the columns and the errors.
         """
@@ -73,6 +76,7 @@ class Tracking:
                 missing_queries=missing_queries,
                 all_measures=all_measures,
                 level=level,
+                drift=drift,
             )
 
     def regress(

@@ -49,6 +49,12 @@ def history_command(
         help="The missing-query policy the measures were evaluated with.",
     ),
     level: float = LEVEL_OPTION,
+    drift: bool = typer.Option(
+        False,
+        "--drift",
+        help="Also each run's newest stored order drift (compare --drift, regress "
+        "--max-drift): its baseline, RBO, Kendall's tau, tau_AP and overlap.",
+    ),
     fmt: OutputFormat = FORMAT_OPTION,
 ) -> None:
     """Stored evaluations over time: one row per run (newest last), one column per label.
@@ -74,6 +80,7 @@ def history_command(
         missing_queries=missing_queries.value,
         all_measures=all_measures,
         level=level,
+        drift=drift,
     )
     if hidden:
         from ...words import count
