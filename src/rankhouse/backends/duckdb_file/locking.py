@@ -50,7 +50,8 @@ def check_file(path: Path, *, create: bool) -> None:
             )
         path.parent.mkdir(parents=True, exist_ok=True)
         return
-    if path.stat().st_size == 0:  # DuckDB refuses it; deleting it could race a creating process
+    if path.stat().st_size == 0 and not _filled_by_its_creator(path):
+        # DuckDB refuses an empty file; deleting it could race a creating process
         raise RankhouseError(
             f"{path} is an empty file, not a DuckDB database; delete it or name a new path"
         )
@@ -61,6 +62,27 @@ def check_file(path: Path, *, create: bool) -> None:
             f"{path} {what}: a warehouse is a DuckDB file (or a PostgreSQL server); name a "
             "new file with --db"
         )
+
+
+#: How long an empty file that was just made may take to get DuckDB's header: another process
+#: creating the warehouse has made the file and not yet written it (seen with 16 writers).
+_CREATING_SECONDS = 2.0
+
+
+def _filled_by_its_creator(path: Path) -> bool:
+    """Whether an empty file made in the last few seconds gets content within a few seconds
+    (another process is creating the warehouse there); an older empty file is just empty."""
+    try:
+        if time.time() - path.stat().st_mtime > _CREATING_SECONDS:
+            return False
+        deadline = time.monotonic() + _CREATING_SECONDS
+        while time.monotonic() < deadline:
+            time.sleep(0.02)
+            if path.stat().st_size > 0:
+                return True
+    except FileNotFoundError:  # the creator gave up and removed it
+        return False
+    return False
 
 
 #: The bytes at offset 8 of every DuckDB database file (after the header's checksum).
