@@ -15,6 +15,7 @@
 
 from __future__ import annotations
 
+import _thread
 import contextlib
 import os
 import signal
@@ -45,10 +46,13 @@ def watch_interrupts() -> None:
 
 def _unraisable_but_interrupts(unraisable, report=sys.unraisablehook) -> None:
     """Python's report of an exception it cannot raise (one in a callback of the garbage
-    collector or of the import lock), except a KeyboardInterrupt: the signal is noted
-    (:func:`interrupted`), and the command ends with one line, not that traceback."""
-    if not isinstance(unraisable.exc_value, KeyboardInterrupt):
-        report(unraisable)
+    collector or of the import lock), except a KeyboardInterrupt: that one is delivered again
+    to the main thread, where it can be raised and the step under way rolled back (never the
+    traceback, and never a command that goes on to finish and then says it was interrupted)."""
+    if isinstance(unraisable.exc_value, KeyboardInterrupt):
+        _thread.interrupt_main()
+        return
+    report(unraisable)
 
 
 def _on_interrupt(signum, frame) -> None:
