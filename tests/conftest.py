@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import re
+import shutil
 import subprocess
 import sys
 import uuid
@@ -253,3 +254,21 @@ def run_cli_tty(db_path: Path, tmp_path: Path):
         return CliResult(process.returncode, text, stderr)
 
     return run
+
+
+@pytest.fixture(scope="module")
+def example_db(tmp_path_factory):
+    """The report tests' warehouse (tests/report_helpers.py): the bundled examples, evaluated,
+    with four gated nights of bm25; built once per module."""
+    from report_helpers import build_example_warehouse
+
+    return build_example_warehouse(tmp_path_factory.mktemp("report") / "example.duckdb")
+
+
+@pytest.fixture
+def example_wh(example_db, tmp_path):
+    """A private copy of :func:`example_db`, open (reports store what they evaluate)."""
+    path = tmp_path / "copy.duckdb"
+    shutil.copy(example_db, path)
+    with Warehouse(path) as wh:
+        yield wh

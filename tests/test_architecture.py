@@ -107,10 +107,9 @@ def _targets(name: str, node: ast.ImportFrom | ast.Import) -> list[str]:
     else:
         source = node.module or ""
     submodules = [f"{source}.{a.name}" for a in node.names if f"{source}.{a.name}" in MODULES]
-    # `from . import sibling` inside a package runs no more of the package than is running
-    inside = name.startswith(source + ".")
-    names_only_submodules = len(submodules) == len(node.names)
-    found = [source] if source in MODULES and not (inside and names_only_submodules) else []
+    # `from . import sibling` needs the package itself (its __init__) as well: counted, so
+    # that a package whose __init__ imports the module that imports it is a cycle
+    found = [source] if source in MODULES else []
     return found + submodules
 
 

@@ -38,6 +38,13 @@ def _cli(target, folder, *args):
     return finish(start(["--db", target, *args], cwd=folder))
 
 
+@pytest.fixture
+def bm25_stored(backend_target, files) -> None:
+    """The warehouse with run.bm25.txt stored as run 'bm25' (id 1)."""
+    done = _cli(backend_target, files, "ingest", "run", "run.bm25.txt", "--name", "bm25")
+    assert done.exit_code == 0, done.stderr
+
+
 def _runs(target, folder) -> list[tuple[str, str]]:
     listed = _cli(target, folder, "runs", "list", "--format", "tsv")
     header, *rows = listed.stdout.splitlines()
@@ -45,11 +52,7 @@ def _runs(target, folder) -> list[tuple[str, str]]:
     return [(r.split("\t")[fields.index("id")], r.split("\t")[fields.index("name")]) for r in rows]
 
 
-def test_a_crlf_copy_of_a_stored_run_is_that_run(backend_target, files):
-    assert (
-        _cli(backend_target, files, "ingest", "run", "run.bm25.txt", "--name", "bm25").exit_code
-        == 0
-    )
+def test_a_crlf_copy_of_a_stored_run_is_that_run(backend_target, files, bm25_stored):
     done = _cli(backend_target, files, "ingest", "run", "crlf.run", "--name", "bm25")
     assert done.exit_code == 0, done.stderr
     assert done.stderr == (
@@ -60,11 +63,7 @@ def test_a_crlf_copy_of_a_stored_run_is_that_run(backend_target, files):
     assert _runs(backend_target, files) == [("1", "bm25")]
 
 
-def test_eval_of_a_crlf_copy_evaluates_the_stored_run(backend_target, files):
-    assert (
-        _cli(backend_target, files, "ingest", "run", "run.bm25.txt", "--name", "bm25").exit_code
-        == 0
-    )
+def test_eval_of_a_crlf_copy_evaluates_the_stored_run(backend_target, files, bm25_stored):
     done = _cli(backend_target, files, "eval", "qrels.txt", "crlf.run", "-m", "P@1")
     assert done.exit_code == 0, done.stderr
     assert "holds the same rows as run 'bm25' (id 1)" in done.stderr
@@ -72,11 +71,7 @@ def test_eval_of_a_crlf_copy_evaluates_the_stored_run(backend_target, files):
     assert _runs(backend_target, files) == [("1", "bm25")]
 
 
-def test_a_tab_separated_copy_says_its_whitespace(backend_target, files):
-    assert (
-        _cli(backend_target, files, "ingest", "run", "run.bm25.txt", "--name", "bm25").exit_code
-        == 0
-    )
+def test_a_tab_separated_copy_says_its_whitespace(backend_target, files, bm25_stored):
     done = _cli(backend_target, files, "ingest", "run", "tabs.run", "--name", "bm25")
     assert done.exit_code == 0, done.stderr
     assert done.stderr.splitlines()[0] == (
@@ -85,11 +80,9 @@ def test_a_tab_separated_copy_says_its_whitespace(backend_target, files):
     )
 
 
-def test_without_the_stored_file_the_copy_says_its_own_line_ends(backend_target, files):
-    assert (
-        _cli(backend_target, files, "ingest", "run", "run.bm25.txt", "--name", "bm25").exit_code
-        == 0
-    )
+def test_without_the_stored_file_the_copy_says_its_own_line_ends(
+    backend_target, files, bm25_stored
+):
     (files / "run.bm25.txt").unlink()
     done = _cli(backend_target, files, "ingest", "run", "crlf.run", "--name", "bm25")
     assert done.stderr.splitlines()[0] == (
@@ -98,11 +91,7 @@ def test_without_the_stored_file_the_copy_says_its_own_line_ends(backend_target,
     )
 
 
-def test_other_rows_under_the_name_say_how_they_differ(backend_target, files):
-    assert (
-        _cli(backend_target, files, "ingest", "run", "run.bm25.txt", "--name", "bm25").exit_code
-        == 0
-    )
+def test_other_rows_under_the_name_say_how_they_differ(backend_target, files, bm25_stored):
     done = _cli(backend_target, files, "ingest", "run", "changed.run", "--name", "bm25")
     assert done.exit_code == 1
     assert done.stderr == (

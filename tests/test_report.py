@@ -13,25 +13,11 @@ from html.parser import HTMLParser
 
 import pandas as pd
 import pytest
-from report_helpers import EXAMPLES, QRELS, build_example_warehouse, read_trec
+from report_helpers import EXAMPLES, QRELS, read_trec
 
 from rankhouse import NotFoundError, RankhouseError, Warehouse
 from rankhouse.report import build_report, figures
 from rankhouse.report.gather import IPREC_MEASURES, gather
-
-
-@pytest.fixture(scope="module")
-def example_db(tmp_path_factory):
-    return build_example_warehouse(tmp_path_factory.mktemp("report") / "example.duckdb")
-
-
-@pytest.fixture
-def example_wh(example_db, tmp_path):
-    """A private copy of the example warehouse (reports store what they evaluate)."""
-    path = tmp_path / "copy.duckdb"
-    shutil.copy(example_db, path)
-    with Warehouse(path) as wh:
-        yield wh
 
 
 @pytest.fixture(scope="module")

@@ -10,32 +10,17 @@ test_report_browser.py's.
 from __future__ import annotations
 
 import re
-import shutil
 
 import pandas as pd
 import pytest
 import scipy.stats
-from report_helpers import EXAMPLES, QRELS, build_example_warehouse, read_trec
+from report_helpers import EXAMPLES, QRELS, read_trec
 
-from rankhouse import Warehouse
 from rankhouse.report import build_report
 from rankhouse.report.gather import gather
 from rankhouse.report.page import OPEN_PAIRS
 from rankhouse.report.series import RunInfo, Trend, input_segments
 from rankhouse.report.trend_figure import axis_caption, axis_range, trend_figure
-
-
-@pytest.fixture(scope="module")
-def example_db(tmp_path_factory):
-    return build_example_warehouse(tmp_path_factory.mktemp("trends") / "example.duckdb")
-
-
-@pytest.fixture
-def example_wh(example_db, tmp_path):
-    path = tmp_path / "copy.duckdb"
-    shutil.copy(example_db, path)
-    with Warehouse(path) as wh:
-        yield wh
 
 
 @pytest.mark.parametrize(

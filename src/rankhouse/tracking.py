@@ -9,9 +9,10 @@ import os
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from . import history, report
 from .defaults import DEFAULT_PERMUTATIONS, DEFAULT_SEED
+from .history import history as stored_history
 from .regress import MODES, PREVIOUS, RegressResult, regress
+from .report import write_report
 from .stats import DEFAULT_LEVEL
 
 if TYPE_CHECKING:
@@ -65,7 +66,7 @@ class Tracking:
         See :func:`rankhouse.history.history` for the columns and the errors.
         """
         with self._call():
-            return history.history(
+            return stored_history(
                 self.backend,
                 system=system,
                 run=run,
@@ -200,7 +201,7 @@ class Tracking:
         See :func:`rankhouse.report.build_report` for what the report holds and the errors.
         """
         with self._call():
-            return report.write_report(
+            return write_report(
                 self.backend,
                 path,
                 qrels=qrels,

@@ -9,10 +9,10 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
 
-from . import catalog
 from .analysis import Analysis
 from .backends import open_backend, resolve_target
 from .callers import warnings_at_caller
+from .catalog import get_qrels, get_run, list_qrels, list_runs, remove_qrels, remove_run
 from .evaluation import evaluate
 from .ingest.qrels import ingest_qrels
 from .ingest.runs import ingest_run
@@ -137,33 +137,33 @@ class Warehouse(Analysis, Tracking):
     def runs(self):
         """All stored runs as a DataFrame (id, name, system_tag, num_queries, num_rows, ...)."""
         with self._call():
-            return catalog.list_runs(self.backend)
+            return list_runs(self.backend)
 
     def qrels_sets(self):
         """All stored qrels sets as a DataFrame."""
         with self._call():
-            return catalog.list_qrels(self.backend)
+            return list_qrels(self.backend)
 
     def run(self, name_or_id: str | int):
         """One run's catalogue row (a dict) by name or id; raises NotFoundError."""
         with self._call():
-            return catalog.get_run(self.backend, name_or_id)
+            return get_run(self.backend, name_or_id)
 
     def qrels(self, name_or_id: str | int):
         """One qrels set's catalogue row (a dict) by name or id; raises NotFoundError."""
         with self._call():
-            return catalog.get_qrels(self.backend, name_or_id)
+            return get_qrels(self.backend, name_or_id)
 
     def remove_run(self, name_or_id: str | int) -> None:
         """Delete a run, its rows, evaluations and gate checks (checks that used it as their
         baseline stay, with its name)."""
         with self._call():
-            catalog.remove_run(self.backend, name_or_id)
+            remove_run(self.backend, name_or_id)
 
     def remove_qrels(self, name_or_id: str | int) -> None:
         """Delete a qrels set, its judgments and the evaluations and gate checks made with it."""
         with self._call():
-            catalog.remove_qrels(self.backend, name_or_id)
+            remove_qrels(self.backend, name_or_id)
 
     # --- ingest --------------------------------------------------------------------------
     def ingest_qrels(

@@ -21,7 +21,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from ..errors import MeasureError
-from . import catalog_trec  # noqa: F401 (declares the measures trec_eval's table is read from)
+from .catalog_trec import TREC_POINTS  # noqa: F401 (importing it declares trec_eval's measures)
 from .model import Measure
 from .trec_table import NICKNAMES as TREC_NICKNAMES
 

@@ -10,21 +10,19 @@
 * :mod:`.files`: a gate's Markdown, JSON and JUnit files.
 """
 
-from .gate import (
+from .baselines import (
     BASELINE_RULES,
     BEST,
     LAST_PASSED,
-    MODES,
     PREVIOUS,
-    STATUSES,
-    InputChangeError,
     NoBaselineError,
     NoPassedRunError,
-    RegressResult,
     previous_run,
-    regress,
-    remove_check,
 )
+from .gate import STATUSES, RegressResult, regress
+from .inputs import InputChangeError
+from .store import remove_check
+from .verdicts import MODES
 
 __all__ = [
     "BASELINE_RULES",

@@ -42,37 +42,19 @@ from .baselines import (
     LAST_PASSED,
     PREVIOUS,
     NoBaselineError,
-    NoPassedRunError,
     best_run,
     last_passed_run,
     previous_run,
 )
 from .drift import DRIFT_GATE_COLUMNS, drift_bounds, drift_checks
 from .inputs import (
-    InputChangeError,
     gate_checks,
     input_changes,
     reference_evaluations,
     refuse_input_change,
 )
-from .store import computed_ids, forgotten_on_failure, remove_check, store_check
+from .store import computed_ids, forgotten_on_failure, store_check
 from .verdicts import MODES, gated_measures, measure_verdicts
-
-__all__ = [
-    "BASELINE_RULES",
-    "BEST",
-    "LAST_PASSED",
-    "MODES",
-    "PREVIOUS",
-    "STATUSES",
-    "InputChangeError",
-    "NoBaselineError",
-    "NoPassedRunError",
-    "RegressResult",
-    "previous_run",
-    "regress",
-    "remove_check",
-]
 
 STATUSES = (
     "regressed",

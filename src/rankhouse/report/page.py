@@ -13,7 +13,7 @@ from ..display.frames import EVERY_COLUMN
 from ..display.panels import PANELS_STYLE, comparison_panels_html
 from ..lazy import pandas as pd
 from ..words import count
-from . import figures
+from .figures import comparison_figure, precision_recall_figure, sorted_deltas
 from .gather import QrelsSection, ReportData
 from .trend_figure import MIN_FRACTION, MIN_SPAN, trend_figure
 
@@ -139,7 +139,7 @@ def _section(
     runs = [r.name for r in section.runs]
     parts.append(
         '<div class="figure">'
-        + figures.precision_recall_figure(section.precision_recall, runs, f"{anchor}pr")
+        + precision_recall_figure(section.precision_recall, runs, f"{anchor}pr")
         + "</div>"
     )
     parts.append("</section>")
@@ -262,9 +262,7 @@ def _comparison(section: QrelsSection, anchor: str, *, round, highlight) -> str:
         title = f"{html.escape(run)} vs {html.escape(section.baseline)}"
         opened = " open" if index < OPEN_PAIRS else ""
         parts.append(f'<details class="pair"{opened}><summary><h4>{title}</h4></summary>')
-        svg = figures.comparison_figure(
-            run, section.baseline, pairs, index + 1, f"{anchor}c{index}"
-        )
+        svg = comparison_figure(run, section.baseline, pairs, index + 1, f"{anchor}c{index}")
         parts.append(f'<div class="figure">{svg}</div>')
         parts.append(_worst_tables(run, section.baseline, pairs, round=round))
         parts.append("</details>")
@@ -306,7 +304,7 @@ def _drift_table(section: QrelsSection, *, round) -> str:  # noqa: A002
 def _worst_tables(run: str, baseline: str, pairs, *, round) -> str:  # noqa: A002
     blocks = []
     for measure, frame in pairs.items():
-        data = figures.sorted_deltas(frame)
+        data = sorted_deltas(frame)
         worse = data[data["delta"] < 0].head(WORST_LISTED)
         digits = tables.digits_for(round, measure)
         caption = (
