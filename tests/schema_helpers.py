@@ -26,6 +26,22 @@ def migrate_by_hand(con, dialect: str, version: int) -> None:
         )
 
 
+def insert_run_and_qrels(con, count: int = 1) -> None:
+    """A run 'r' and a qrels set 'q' (each id 1), as an older rankhouse stored them, each with
+    ``count`` queries and ``count`` rows (judgments, relevant ones)."""
+    con.execute(
+        "INSERT INTO runs (name, system_tag, source, content_sha256, parse_options, "
+        "ingested_at, metadata, order_by, num_queries, num_rows) VALUES "
+        "('r', 't', 'f', 'r', '{}', now(), '{}', 'score', :n, :n)",
+        {"n": count},
+    )
+    con.execute(
+        "INSERT INTO qrels_sets (name, source, content_sha256, parse_options, ingested_at, "
+        "num_queries, num_judgments, num_relevant) VALUES ('q', 'f', 'x', '{}', now(), :n, :n, :n)",
+        {"n": count},
+    )
+
+
 #: DuckDB's description of a database's schema, every object with its definition.
 CATALOG = {
     "tables": "SELECT table_name, sql FROM duckdb_tables() WHERE NOT internal",

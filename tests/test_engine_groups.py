@@ -34,7 +34,9 @@ MEASURES = [
     "AP(rel=2)",
     "nDCG_gains(gains=1=1;2=5;3=9)",
     "RBP_resid(p=0.9)",
+    "RBP_gains(p=0.5)",
     "RBP(p=0.5)",
+    "RBP(p=0.5,rel=1)@3",
 ]
 
 
@@ -68,16 +70,17 @@ def test_groups_in_one_statement_give_what_each_group_gives_alone(monkeypatch):
     assert len(together) == 2 * 3 * len(MEASURES)
     assert len({value for *_, value in together}) > 10
     # only the groups that build helper tables ran by themselves
-    assert sorted(ran_alone) == ["gains", "rbp", "rbp_resid"]
+    assert sorted(ran_alone) == ["gains", "rbp_gains", "rbp_resid"]
 
 
-# Two helper tables shared across families: the gain table (nDCG_gains, RBP) and RBP's weights
-# (RBP, RBP_resid), each asked for with the same and with other parameters.
+# Two helper tables shared across families: the gain table (nDCG_gains, RBP_gains) and the
+# weights of trec_eval's RBP (RBP_gains, RBP_resid), each asked for with the same and with
+# other parameters.
 SHARING = [
     "nDCG_gains(gains=1=1;2=5;3=9)",
-    "RBP(p=0.5,gains=1=1;2=5;3=9)",
+    "RBP_gains(p=0.5,gains=1=1;2=5;3=9)",
     "RBP_resid(p=0.5)",
-    "RBP(p=0.8)",
+    "RBP_gains(p=0.8)",
     "G(gains=1=1;2=5;3=9)",
     "RBP_resid(p=0.8)",
 ]
@@ -116,14 +119,15 @@ def test_helper_tables_built_once_per_purpose_and_values_as_alone(monkeypatch):
         duck.close()
     assert together == apart
     assert len({value for *_, value in together}) > 6
-    # the groups run as gains, rbp and rbp_resid of p=0.5, then rbp and rbp_resid of p=0.8:
-    # the gain table of 1=1;2=5;3=9 serves nDCG_gains, G and RBP(p=0.5), and RBP(p=0.8) has
+    # the groups run as gains, rbp_gains and rbp_resid of p=0.5, then rbp_gains and rbp_resid
+    # of p=0.8: the gain table of 1=1;2=5;3=9 serves nDCG_gains, G and RBP_gains(p=0.5), and
+    # RBP_gains(p=0.8) has
     # the default gains; the weights of p=0.5 serve two groups, then those of p=0.8 two
     assert [family for family, _ in engine.groups_of(parse_measures(SHARING), 1)] == [
         "gains",
-        "rbp",
+        "rbp_gains",
         "rbp_resid",
-        "rbp",
+        "rbp_gains",
         "rbp_resid",
     ]
     assert built == {"entries": 2, "weights": 2}
@@ -206,7 +210,7 @@ def test_a_private_database_runs_the_groups_with_helper_tables_beside_the_others
     finally:
         duck.close()
     assert rows == expected
-    assert threads == dict.fromkeys(["gains", "rbp", "rbp_resid"], "rankhouse-groups")
+    assert threads == dict.fromkeys(["gains", "rbp_gains", "rbp_resid"], "rankhouse-groups")
     assert {name for (name,) in ordinary} >= {"rh_ranking", "rh_queries", "rh_stats"}
 
 
@@ -218,13 +222,15 @@ def test_a_group_that_fails_beside_the_others_is_named(monkeypatch):
     def failing(duck, measures, binds, built):
         duck.execute("SELECT CAST('not a number' AS DOUBLE)")
 
-    rbp = REGISTRY.families["rbp"]
-    monkeypatch.setitem(REGISTRY.families, "rbp", replace(rbp, prepare=failing))
+    rbp = REGISTRY.families["rbp_gains"]
+    monkeypatch.setitem(REGISTRY.families, "rbp_gains", replace(rbp, prepare=failing))
     duck = small_database()
     try:
         with pytest.raises(MeasureError) as raised:
-            compute(duck, [1], 1, parse_measures(["AP", "RBP(p=0.5)", "P@3"]), private=True)
+            compute(duck, [1], 1, parse_measures(["AP", "RBP_gains(p=0.5)", "P@3"]), private=True)
     finally:
         duck.close()
-    assert str(raised.value).startswith("RBP(p=0.5): sql/measures/rbp.sql could not be computed")
+    assert str(raised.value).startswith(
+        "RBP_gains(p=0.5): sql/measures/rbp_gains.sql could not be computed"
+    )
     assert "Conversion Error" in str(raised.value)

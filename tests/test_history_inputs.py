@@ -12,7 +12,7 @@ import hashlib
 import json
 
 import pytest
-from schema_helpers import RawDatabase, migrate_by_hand
+from schema_helpers import RawDatabase, insert_run_and_qrels, migrate_by_hand
 
 from rankhouse import Warehouse
 from rankhouse.backends import resolve_target
@@ -69,15 +69,7 @@ def test_migration_0011_gives_older_evaluations_the_same_signature(backend_targe
     db = RawDatabase(resolve_target(backend_target))
     with db.transaction() as con:
         migrate_by_hand(con, db.dialect, 10)
-        con.execute_raw(
-            "INSERT INTO runs (name, system_tag, source, content_sha256, parse_options, "
-            "ingested_at, metadata, order_by, num_queries, num_rows) VALUES "
-            "('r', 't', 'f', 'r', '{}', now(), '{}', 'score', 2, 2)"
-        )
-        con.execute_raw(
-            "INSERT INTO qrels_sets (name, source, content_sha256, parse_options, ingested_at, "
-            "num_queries, num_judgments, num_relevant) VALUES ('q', 'f', 'x', '{}', now(), 2, 2, 2)"
-        )
+        insert_run_and_qrels(con, 2)
         for level, policy, options in ((1, "zero", "{}"), (2, "skip", '{"max_rank": 5}')):
             con.execute(
                 "INSERT INTO evaluations (run_id, qrels_id, qrels_sha256, measure, parameters, "

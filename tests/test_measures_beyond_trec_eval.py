@@ -1,5 +1,5 @@
-"""The measures trec_eval lacks (ERR, Judged, DCG, CG, nDCG with exponential gain, RR@k, AP@k,
-their own relevance levels) against a golden table: values worked out by hand, the arithmetic
+"""The measures trec_eval lacks (ERR, Judged, DCG, CG, RBP, nDCG with exponential gain, RR@k,
+AP@k, their own relevance levels) against a golden table: values worked out by hand, the arithmetic
 beside them, or computed by ir_measures (tests/golden/measures_beyond_trec_eval.tsv; the
 script scripts/golden_beyond_trec_eval.py writes ir_measures' rows, the test only reads them).
 """
@@ -87,7 +87,9 @@ def test_the_table_is_well_formed():
             assert row.explained, f"{row.measure} {row.query}: the arithmetic comes before it"
         else:
             assert re.fullmatch(
-                r"ir_measures \d+(\.\d+)+ \((gdeval|judged|msmarco|pytrec_eval)\)", row.source
+                r"ir_measures \d+(\.\d+)+ "
+                r"\((gdeval|judged|msmarco|pytrec_eval|trectools|cwl_eval)\)",
+                row.source,
             ), row.source
 
 
@@ -98,7 +100,7 @@ def test_every_measure_trec_eval_lacks_has_golden_values():
     reached |= {t.gain_table for d in REGISTRY for t in d.trec if t.gain_table}
     beyond = {d.name for d in REGISTRY} - reached
     measures = [parse_measure(row.measure) for row in ROWS]
-    assert beyond == {"Judged", "ERR", "DCG", "CG"}
+    assert beyond == {"Judged", "ERR", "DCG", "CG", "RBP"}
     assert beyond <= {m.definition.name for m in measures}
     variants = {
         "exponential nDCG": lambda m: m.family == "ndcg" and m.params["dcg"] == "exp-log2",

@@ -30,21 +30,41 @@ def _run(docs):
     return [ir_measures.ScoredDoc("q", doc, float(len(docs) - i)) for i, doc in enumerate(docs)]
 
 
-def test_rbp_graded():
+def test_rbp_is_ir_measures_and_rbp_gains_trec_evals():
     qrels, run = _qrels([("a", 2), ("b", 1)]), _run(["a", "b"])
-    assert _ours(qrels, run, "RBP(p=0.8)") == [pytest.approx(0.28)]
-    pytest.importorskip("trectools")
-    theirs = ir_measures.trectools.iter_calc([ir_measures.parse_measure("RBP(p=0.8)")], qrels, run)
-    assert [m.value for m in theirs] == [pytest.approx(0.56)]
+    # the grade is the gain: 0.2 * (2 + 0.8 * 1)
+    assert _ours(qrels, run, "RBP(p=0.8)") == [pytest.approx(0.56)]
+    # trec_eval's rbp_p=0.8 divides by the highest grade: 0.2 * (1 + 0.8 * 0.5)
+    assert _ours(qrels, run, "rbp_p=0.8") == _ours(qrels, run, "RBP_gains")
+    assert _ours(qrels, run, "RBP_gains") == [pytest.approx(0.28)]
+    # binary: 0.2 * (1 + 0.8)
+    assert _ours(qrels, run, "RBP(rel=1)") == [pytest.approx(0.36)]
+    assert _peer("trectools", qrels, run, "RBP(p=0.8)") == [pytest.approx(0.56)]
+    assert _ranx_rbp({"a": 2, "b": 1}, {"a": 2.0, "b": 1.0}) == pytest.approx(0.56)
+    assert _peer("cwl_eval", qrels, run, "RBP(rel=1)") == [pytest.approx(0.36)]
+
+
+def _peer(provider, qrels, run, name):
+    """The values of ir_measures' ``provider`` (skips when its package is not installed)."""
+    pytest.importorskip({"cwl_eval": "cwl"}.get(provider, provider))
+    found = getattr(ir_measures, provider).iter_calc([ir_measures.parse_measure(name)], qrels, run)
+    return [m.value for m in found]
+
+
+def _ranx_rbp(judgments: dict, scores: dict) -> float:
+    """ranx's RBP with p = 0.8 on one query (skips when ranx is not installed)."""
     ranx = pytest.importorskip("ranx")
-    value = ranx.evaluate(
-        ranx.Qrels.from_dict({"q": {"a": 2, "b": 1}}),
-        ranx.Run.from_dict({"q": {"a": 2.0, "b": 1.0}}),
-        "rbp.8",
-    )
-    assert value == pytest.approx(0.56)
-    with pytest.raises(MeasureError):
-        parse_measure("RBP(rel=1)")
+    qrels, run = ranx.Qrels.from_dict({"q": judgments}), ranx.Run.from_dict({"q": scores})
+    return ranx.evaluate(qrels, run, "rbp.8")
+
+
+def test_rbp_ties_share_their_weights_as_trectools_does_and_ranx_does_not():
+    """a and b tie at ranks 1 and 2: trectools (ir_measures' RBP) gives each the mean weight,
+    0.2 * (1 + 0.8) / 2 = 0.18, so b (grade 1) gains 0.18; ranx ranks one of them first."""
+    qrels, run = _qrels([("b", 1)]), [ir_measures.ScoredDoc("q", d, 1.0) for d in "ab"]
+    assert _ours(qrels, run, "RBP(p=0.8)") == [pytest.approx(0.18)]
+    assert _peer("trectools", qrels, run, "RBP(p=0.8)") == [pytest.approx(0.18)]
+    assert _ranx_rbp({"b": 1}, {"a": 1.0, "b": 1.0}) in (pytest.approx(0.2), pytest.approx(0.16))
 
 
 def test_judged_counts_a_negative_grade_as_ir_measures_does():

@@ -191,9 +191,9 @@ def test_missing_file_argument_is_a_usage_error():
         ("ndcg.1=3,2=9", "nDCG_gains(gains='1=3.0;2=9.0')"),
         ("ndcg_rel", "nDCG_rel"),
         ("Rndcg.1=0", "Rndcg(gains='1=0.0')"),
-        ("rbp", "RBP(p=0.9)"),
-        ("rbp_p=0.8", "RBP"),
-        ("rbp.p=0.5,1=2", "RBP(p=0.5,gains='1=2.0')"),
+        ("rbp", "RBP_gains(p=0.9)"),
+        ("rbp_p=0.8", "RBP_gains"),
+        ("rbp.p=0.5,1=2", "RBP_gains(p=0.5,gains='1=2.0')"),
         ("rbp_resid", "RBP_resid(p=0.9)"),
     ],
 )

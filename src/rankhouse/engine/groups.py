@@ -35,7 +35,8 @@ def groups_of(measures: list[Measure], default_level: int) -> list[tuple[str, li
 
 def _scalar_binds(measure: Measure, key: str | None, default_level: int) -> dict[str, Any]:
     binds = {name: value for name, value in measure.params.items() if name != key}
-    binds["rel"] = measure.effective_level(default_level)
+    graded = measure.definition.graded
+    binds["rel"] = measure.relevance_level if graded else measure.effective_level(default_level)
     return binds
 
 

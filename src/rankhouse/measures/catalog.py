@@ -26,6 +26,10 @@ GAIN = Param(
 )
 """The gain of nDCG, DCG and CG (ir_measures' ``dcg`` parameter of nDCG)."""
 ERR_MAX_GRADE = 4
+PERSISTENCE = Param(
+    "p", float, 0.8, "persistence (ir_measures' default 0.8; trec_eval's 0.9)", minimum=0.0
+)
+"""RBP's persistence: the chance that the reader goes on to the next rank."""
 """ERR's default grade of a perfect document: gdeval's and ir_measures' (never the qrels')."""
 
 for _family in (
@@ -44,6 +48,7 @@ for _family in (
     Family("err", "measures/err.sql", key="cutoff", list_bind="cutoffs"),
     Family("dcg", "measures/dcg.sql", key="cutoff", list_bind="cutoffs"),
     Family("cg", "measures/cg.sql", key="cutoff", list_bind="cutoffs"),
+    Family("rbp", "measures/rbp.sql", key="cutoff", list_bind="cutoffs"),
 ):
     REGISTRY.family(_family)
 
@@ -215,6 +220,25 @@ for _definition in (
         (CUTOFF, GAIN),
         at="cutoff",
         doc="sum over ranks i <= k of gain(g_i): cumulative gain, no discount",
+    ),
+    MeasureDef(
+        "RBP",
+        "rbp",
+        (
+            CUTOFF,
+            PERSISTENCE,
+            Param(
+                "rel",
+                int,
+                None,
+                "binary: grades >= rel gain 1 (cwl_eval's RBP); default: the grade is the gain",
+                minimum=0,
+            ),
+        ),
+        at="cutoff",
+        graded=True,
+        doc="(1 - p) * sum g_i * p^(i-1), tied documents sharing their weights, as "
+        "ir_measures (Moffat & Zobel 2008); trec_eval's rbp is RBP_gains",
     ),
 ):
     REGISTRY.declare(_definition)

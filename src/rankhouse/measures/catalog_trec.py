@@ -7,7 +7,7 @@ number); ``rankhouse trec-eval`` prints it from ``sql/trec_eval/relstring.sql``.
 
 from __future__ import annotations
 
-from .catalog import CUTOFF_REQUIRED, REL, TREC_CUTOFFS
+from .catalog import CUTOFF_REQUIRED, PERSISTENCE, REL, TREC_CUTOFFS
 from .gain_table import prepare_gain_entries
 from .model import Family, MeasureDef, Param, TrecName
 from .rbp_weights import prepare_rbp, prepare_weights
@@ -41,14 +41,10 @@ for _family in (
         list_bind="names",
         prepare=prepare_gain_entries,
     ),
-    Family("rbp", "measures/rbp.sql", prepare=prepare_rbp),
+    Family("rbp_gains", "measures/rbp_gains.sql", prepare=prepare_rbp),
     Family("rbp_resid", "measures/rbp_resid.sql", prepare=prepare_weights),
 ):
     REGISTRY.family(_family)
-
-_PERSISTENCE = Param(
-    "p", float, 0.8, "persistence (ir_measures' default 0.8; trec_eval's 0.9)", minimum=0.0
-)
 
 for _definition in (
     MeasureDef(
@@ -199,16 +195,16 @@ for _definition in (
         trec=(TrecName("G", pairs=True),),
     ),
     MeasureDef(
-        "RBP",
-        "rbp",
-        (_PERSISTENCE, GAINS),
-        doc="(1 - p) * sum gain_i * p^(i-1), gains rescaled to [0, 1] (Moffat & Zobel 2008)",
+        "RBP_gains",
+        "rbp_gains",
+        (PERSISTENCE, GAINS),
+        doc="trec_eval's rbp: (1 - p) * sum gain_i * p^(i-1), gains rescaled to [0, 1]",
         trec=(TrecName("rbp", fixed=(("p", 0.9),), pairs=True),),
     ),
     MeasureDef(
         "RBP_resid",
         "rbp_resid",
-        (_PERSISTENCE,),
+        (PERSISTENCE,),
         doc="p^n + (1 - p) * sum over unjudged retrieved of p^(i-1); 0 if none is unjudged",
         trec=(TrecName("rbp_resid", fixed=(("p", 0.9),), pairs=True),),
         better="lower",

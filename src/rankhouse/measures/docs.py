@@ -25,8 +25,11 @@ Generated from the registry by `python -m rankhouse.measures.docs > docs/measure
 `nDCG(dcg='exp-log2')@10`; trec_eval's names (`ndcg_cut_10`, `ndcg_cut.10,20`, `P_5`, `map`,
 `recip_rank`, `iprec_at_recall_0.50`) parse to the same measures, and so do the aliases
 (`MAP`, `MRR`, `NDCG`: ir_measures' own). `rel` defaults to the evaluation's relevance level
-(trec_eval `-l`, default 1). Values match trec_eval 10; the measures trec_eval lacks say whose
-definition they follow (`ERR`: gdeval's, with its default maximum grade 4). `sql` is the file
+(trec_eval `-l`, default 1), except RBP's: without it `RBP` is graded, as ir_measures' is.
+Values match trec_eval 10; the measures trec_eval lacks say whose definition they follow
+(`ERR`: gdeval's, with its default maximum grade 4; `RBP`: ir_measures'). trec_eval's `rbp`
+is `RBP_gains`; a warehouse that an older rankhouse wrote has its evaluations stored as
+`RBP` (trec_eval's) renamed `RBP_gains` when it is opened (migration 0012). `sql` is the file
 that computes the measure; its header gives the formula, the reference and the parameters.
 
 In Python, wherever a measure name is accepted (`rankhouse.evaluate`, `rankhouse.experiment`,
@@ -107,10 +110,21 @@ differs from a peer's, it is one line here, with a worked example (checked by
 
 | name | peer | the difference, worked |
 | --- | --- | --- |
-| `RBP(p=0.8)` | ir_measures (trectools), ranx | qrels a=2, b=1 ranked a, b: they use the grade as \
-the gain, 0.2 * (2 + 0.8 * 1) = 0.56; rankhouse computes trec_eval 10's `rbp_p=0.8`, gains \
-divided by the query's highest grade, 0.2 * (1 + 0.8 * 0.5) = 0.28. ir_measures' binary \
-`RBP(rel=1)` (0.36) is refused. |
+| `RBP(p=0.8)` | trec_eval 10 (`rbp_p=0.8`) | qrels a=2, b=1 ranked a, b: trec_eval divides \
+the gains by the query's highest grade, 0.2 * (1 + 0.8 * 0.5) = 0.28; that is rankhouse's \
+`RBP_gains` (what `trec-eval -m rbp` prints). `RBP` is ir_measures': the grade is the gain, \
+0.2 * (2 + 0.8 * 1) = 0.56, as trectools and ranx give. |
+| `RBP(p=0.8)` | ranx | b (grade 1) and a tie at ranks 1 and 2: ir_measures (trectools) and \
+rankhouse give each the mean weight, 0.2 * (1 + 0.8) / 2, so 0.18; ranx puts one first, 0.2 \
+or 0.16. |
+| `RBP(p=0.8)@k` | ir_measures (trectools) | trectools averages a tie over consecutive equal \
+scores of the whole run, across two queries when one's last score equals the next one's \
+first, and a tie cut by k keeps the documents in the run's order; rankhouse averages within \
+a query and keeps trec_eval's order (doc_id descending). |
+| `RBP(rel=1)` | ir_measures (cwl_eval) | ties keep the run's order in cwl_eval, trec_eval's \
+(doc_id descending) in rankhouse. Both weigh the top 1000 ranks so that they sum to 1, \
+(1 - p) / (1 - p^1000) * p^(i-1): with p = 0.999 a relevant document at rank 1 alone is \
+0.00158, not 0.001. |
 | `IPrec@r` | ir_measures (pytrec_eval: trec_eval 9) | relevant a, d, e, f and b, c judged 0, \
 ranked a b c d e f: trec_eval 9 puts recall 0.3 of R = 4 at relevant document \
 trunc(0.3 * 4 + 0.9) = 2, `IPrec@0.3` = 4/6 = 0.6667; rankhouse (trec_eval 10) at \

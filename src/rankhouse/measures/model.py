@@ -119,6 +119,9 @@ class MeasureDef:
         at: the parameter written as ``@value`` (``cutoff``, ``recall``), or ``None``.
         better: which value is the best (:data:`BETTER`): ``higher`` (the default),
             ``lower`` (the share of unjudged documents), or ``none`` for counts.
+        graded: whether the measure without its own ``rel`` uses the grades themselves
+            (ir_measures' RBP), so that the evaluation's relevance level does not apply: its
+            SQL gets ``:rel`` as given, NULL when not.
     """
 
     name: str
@@ -131,6 +134,7 @@ class MeasureDef:
     aliases: tuple[str, ...] = ()
     at: str | None = None
     better: str = "higher"
+    graded: bool = False
 
     def param(self, name: str) -> Param | None:
         """The parameter called ``name``, or ``None``."""
@@ -138,8 +142,9 @@ class MeasureDef:
 
     @property
     def uses_relevance_level(self) -> bool:
-        """Whether the measure is binary (has a ``rel`` parameter)."""
-        return self.param("rel") is not None
+        """Whether the evaluation's relevance level applies (a ``rel`` parameter that
+        defaults to it)."""
+        return self.param("rel") is not None and not self.graded
 
 
 @dataclass(frozen=True)
