@@ -92,7 +92,7 @@ class Family:
             ``built`` is a dict that the groups of one computation on ``conn`` share: a
             prepare step records in it what each table it built was built for, and leaves
             a table alone that an earlier group built for the same (nDCG's gain table is
-            RBP's).
+            RBP_gains').
     """
 
     name: str

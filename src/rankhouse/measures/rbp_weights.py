@@ -1,4 +1,5 @@
-"""RBP's rank weights, computed as trec_eval computes them.
+"""The rank weights of trec_eval's RBP (RBP_gains) and its residual, computed as trec_eval
+computes them.
 
 trec_eval multiplies: ``w_1 = 1``, ``w_{i+1} = w_i * p``, which differs from ``pow(p, i - 1)``
 in the last bits. A recursive SQL query reproduces that but runs one step per rank; this
@@ -44,6 +45,6 @@ def prepare_weights(duck, measures: Sequence[Any], binds: dict, built: dict) -> 
 
 
 def prepare_rbp(duck, measures: Sequence[Any], binds: dict, built: dict) -> None:
-    """RBP needs the gain table and the weights."""
+    """RBP_gains needs the gain table and the weights."""
     prepare_gain_entries(duck, measures, binds, built)
     prepare_weights(duck, measures, binds, built)
