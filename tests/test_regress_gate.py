@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import math
+import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import pytest
@@ -247,8 +248,16 @@ def test_drift_bounds(stocked, run_cli):
     overlap = sum(good[q][0] == dip3[q][0] for q in QUERIES) / 10  # overlap@1 by hand: 0.7
     rbo = sum(ranked_overlap_rbo(dip3[q], good[q], 0.9) for q in QUERIES) / 10
     gate = ["dip3", "-b", "good", "-m", "RR:1"]  # a margin no drop exceeds: drift decides
+    junit = stocked / "drift.xml"
     done, report = _gate(
-        run_cli, *gate, "--max-drift", "overlap@1:0.7", "--max-drift", "rbo@2:0.98"
+        run_cli,
+        *gate,
+        "--max-drift",
+        "overlap@1:0.7",
+        "--max-drift",
+        "rbo@2:0.98",
+        "--junit",
+        str(junit),
     )
     assert done.exit_code == 1, done.stderr
     assert done.stderr == "FAIL: order drift rbo@2 below its bound against good\n"
@@ -268,6 +277,14 @@ def test_drift_bounds(stocked, run_cli):
         ).all()
     assert [(m, passed) for m, _, passed, _ in stored] == [("overlap@1", True), ("rbo@2", False)]
     assert stored[1][1] == pytest.approx(rbo) and stored[1][3] == pytest.approx(rbo)
+    # the JUnit file: one case a bound, the one below it failed as drift
+    cases = ET.parse(junit).getroot().find("testsuite").findall("testcase")
+    drift = {c.get("name"): c for c in cases if c.get("classname").endswith(".drift")}
+    assert set(drift) == {"overlap@1", "rbo@2"}
+    assert drift["overlap@1"].find("failure") is None
+    assert drift["overlap@1"].find("system-out").text
+    failure = drift["rbo@2"].find("failure")
+    assert (failure.get("type"), failure.get("message")) == ("drift", "order drift rbo@2 failed")
 
 
 @pytest.mark.parametrize(

@@ -191,39 +191,35 @@ def to_junit(result: RegressResult) -> ET.ElementTree:
         shown = json.dumps(value, sort_keys=True) if isinstance(value, dict) else str(value)
         ET.SubElement(properties, "property", name=key, value=shown)
     for row in result.verdict_rows:
-        case = ET.SubElement(
+        _testcase(
             suite,
-            "testcase",
-            classname=f"rankhouse.regress.{result.qrels}",
-            name=str(row["measure"]),
-            time="0",
+            f"rankhouse.regress.{result.qrels}",
+            str(row["measure"]),
+            describe(row, result.settings),
+            failure=("regression", f"{row['measure']} regressed") if row["regressed"] else None,
         )
-        text = describe(row, result.settings)
-        if row["regressed"]:
-            failure = ET.SubElement(
-                case, "failure", type="regression", message=f"{row['measure']} regressed"
-            )
-            failure.text = text
-        else:
-            ET.SubElement(case, "system-out").text = text
     for row in result.drift_rows:
-        case = ET.SubElement(
+        _testcase(
             suite,
-            "testcase",
-            classname=f"rankhouse.regress.{result.qrels}.drift",
-            name=str(row["measure"]),
-            time="0",
+            f"rankhouse.regress.{result.qrels}.drift",
+            str(row["measure"]),
+            describe_drift(row),
+            failure=None if row["passed"] else ("drift", f"order drift {row['measure']} failed"),
         )
-        text = describe_drift(row)
-        if not row["passed"]:
-            failure = ET.SubElement(
-                case, "failure", type="drift", message=f"order drift {row['measure']} failed"
-            )
-            failure.text = text
-        else:
-            ET.SubElement(case, "system-out").text = text
     ET.indent(root)
     return ET.ElementTree(root)
+
+
+def _testcase(
+    suite: ET.Element, classname: str, name: str, text: str, failure: tuple[str, str] | None
+) -> None:
+    """One JUnit test case: ``failure`` (type, message) holds the text, else system-out."""
+    case = ET.SubElement(suite, "testcase", classname=classname, name=name, time="0")
+    if failure is None:
+        ET.SubElement(case, "system-out").text = text
+    else:
+        kind, message = failure
+        ET.SubElement(case, "failure", type=kind, message=message).text = text
 
 
 def to_junit_text(result: RegressResult) -> str:
