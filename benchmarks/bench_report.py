@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""Time `rankhouse report` on 10 runs x 6,980 MS MARCO dev queries, and measure the file.
+"""Time `rankhouse report` on 10 runs x 6,980 MS MARCO dev queries (or a year of nights), and
+measure the file.
 
 Builds (once, in --workdir) ten runs of one system tag with ../shared/tools/make_run.py
 (--depth documents per query, signal rising then falling, so the trend has a shape and the
@@ -14,6 +15,18 @@ and prints the median wall time, peak memory and the size of the HTML file.
 
   python benchmarks/bench_report.py [--repeat 3] [--depth 100] [--workdir benchmarks/data]
 
+With --nights N (365 for a year), instead: one system's N nightly runs of DL19's size (43
+queries x 1,000 documents: one make_run.py run, its scores blurred by a seeded noise per
+night), each ingested as examples/nightly.sh does (`--meta commit=<40 hex> night=<UTC
+stamp>`), evaluated on nDCG@10 and AP and gated against the last passed night; then the
+nightly report (`--qrels dl19 -m nDCG@10 -m AP --baseline <a night>`) made once to store its
+one-time values (the 11 precision-recall points, order drift), and timed as a user runs it
+afterwards, with and without --brief. The warehouse is kept in --workdir (building it takes
+about 5 minutes). Measured (docs/report.md, machine loaded): 4.5-5.0 s wall, 3.4 s CPU and
+0.55 MiB; --brief 3.9 s, 2.6 s CPU and 0.34 MiB (before: 524 s and 32.8 MiB).
+
+  python benchmarks/bench_report.py --nights 365 [--repeat 3]
+
 Measured on the project's 2-core machine (--depth 100; the table in docs/report.md): the
 stored report 7.16 s and the first 8.97 s (medians of --repeat 3, machine idle); 591 / 807 MiB;
 an HTML file of 0.83 MiB.
@@ -27,7 +40,10 @@ import sys
 import tempfile
 from pathlib import Path
 
-from workload import QRELS, ROOT, measured, print_figures, synthetic_run
+from workload import QRELS, ROOT, SHARED, measured, print_figures, synthetic_run
+
+DL19 = SHARED / "data" / "qrels" / "qrels.dl19-passage.txt"
+NIGHT_MEASURES = ["nDCG@10", "AP"]
 
 SIGNALS = (1.0, 1.2, 1.4, 1.5, 1.7, 0.6, 1.8, 1.9, 2.0, 2.1)
 MEASURES = ["nDCG@10", "AP", "RR"]
@@ -63,12 +79,103 @@ def build_warehouse(db: Path, runs: list[Path]) -> None:
                 regress(wh, name, baseline="previous", qrels="msmarco-dev", measures=MEASURES)
 
 
+def night_name(night: int) -> tuple[str, str]:
+    """A night's run name and UTC stamp, as examples/nightly.sh makes them."""
+    from datetime import datetime, timedelta
+
+    stamp = (datetime(2025, 11, 28, 2, 13, 14) + timedelta(days=night)).strftime("%Y%m%dT%H%M%SZ")
+    return f"bm25.run-{stamp}", stamp
+
+
+def build_nights(db: Path, workdir: Path, nights: int) -> None:
+    """``nights`` nightly runs of system bm25 on DL19, evaluated and gated (kept in db)."""
+    import numpy as np
+    import pandas as pd
+
+    sys.path.insert(0, str(ROOT / "src"))
+    from rankhouse import Warehouse
+    from rankhouse.regress import regress
+
+    if not DL19.exists():
+        sys.exit(f"needs {DL19} (../shared beside the checkout)")
+    base = synthetic_run(workdir / "dl19-bm25.run", DL19, depth=1000, seed=1, tag="bm25")
+    columns = ["qid", "q0", "docid", "rank", "score", "tag"]
+    run = pd.read_csv(base, sep=" ", header=None, names=columns, dtype={"qid": str, "docid": str})
+    rng = np.random.default_rng(7)
+    with Warehouse(db) as wh:
+        wh.ingest_qrels(DL19, name="dl19")
+        for night in range(nights):
+            name, stamp = night_name(night)
+            noise = 0.5 + 1.5 * abs(np.sin(night / 40))  # quality drifts over the year
+            frame = pd.DataFrame(
+                {
+                    "qid": run.qid,
+                    "docid": run.docid,
+                    "score": (run.score + rng.normal(0, noise, len(run))).round(3),
+                    "tag": "bm25",
+                }
+            )
+            commit = "".join(f"{int(rng.integers(0, 2**32)):08x}" for _ in range(5))
+            wh.ingest_run(frame, name=name, meta={"commit": commit, "night": stamp})
+            wh.evaluate("dl19", [name], NIGHT_MEASURES)
+            regress(
+                wh,
+                name,
+                baseline="last-passed",
+                qrels="dl19",
+                measures=NIGHT_MEASURES,
+                allow_missing_baseline=True,
+            )
+            if night % 50 == 0:
+                print(f"  night {night + 1} of {nights}", file=sys.stderr)
+
+
+def bench_nights(args) -> None:
+    """The report of one system's ``--nights`` nightly runs: time and size."""
+    args.workdir.mkdir(parents=True, exist_ok=True)
+    kept = args.workdir / f"nights-{args.nights}.duckdb"
+    if not kept.exists():
+        print(f"building {kept} ...", file=sys.stderr)
+        build_nights(kept.with_suffix(".partial"), args.workdir, args.nights)
+        kept.with_suffix(".partial").rename(kept)
+    rankhouse = [sys.executable, "-m", "rankhouse"]
+    baseline, _ = night_name(args.nights - 8)
+    figures: dict[str, list[tuple[float, float]]] = {"first": [], "stored": [], "brief": []}
+    sizes: dict[str, int] = {}
+    with tempfile.TemporaryDirectory() as scratch:
+        db = Path(scratch) / "nights.duckdb"
+        shutil.copy(kept, db)
+        for key in ("first", *["stored", "brief"] * args.repeat):
+            out = Path(scratch) / f"{key}.html"
+            command = [*rankhouse, "--db", str(db), "report", "-o", str(out), "--qrels", "dl19"]
+            command += [*(f"-m{m}" for m in NIGHT_MEASURES), "--baseline", baseline]
+            command += ["--brief"] if key == "brief" else []
+            wall, peak, _ = measured(command)
+            figures[key].append((wall, peak))
+            sizes[key] = out.stat().st_size
+    print_figures(
+        f"report, {args.nights} nights x 43 queries x 1,000 docs",
+        figures,
+        {
+            "first": "first report (+ PR points, drift)",
+            "stored": "report, all stored",
+            "brief": "report --brief, all stored",
+        },
+    )
+    for key, size in sizes.items():
+        print(f"HTML file ({key}): {size / 2**20:.2f} MiB")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--depth", type=int, default=100)
     parser.add_argument("--workdir", type=Path, default=ROOT / "benchmarks" / "data")
+    parser.add_argument("--nights", type=int, default=0, help="a year of nights: 365")
     args = parser.parse_args()
+    if args.nights:
+        bench_nights(args)
+        return
     runs = make_runs(args.workdir, args.depth)
     rankhouse = [sys.executable, "-m", "rankhouse"]
     figures: dict[str, list[tuple[float, float]]] = {"first": [], "stored": []}

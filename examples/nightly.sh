@@ -1,9 +1,15 @@
 #!/usr/bin/env bash
 # Nightly evaluation gate: ingest tonight's run with its metadata, evaluate it, and fail the
-# job when it regressed against the last night of the same system whose gate passed (a night
-# that failed is never the next night's yardstick).
+# job when it is not shown to be no worse than the system's pinned reference.
 #
 #   examples/nightly.sh RUN_FILE QRELS_FILE
+#
+# It calibrates itself: the first night of a system becomes its reference; each measure's
+# margin follows from the night-to-night spread of the system's own passed nights (after 5 of
+# them; until then from tonight's queries) so that an unchanged night fails the whole check
+# about 1% of the time. The reference stays put: a lasting drop keeps failing every night
+# until someone accepts the new level (`rankhouse gate accept RUN --qrels QRELS --reason
+# '...'`), and a slow creep fails once its total passes the margin (docs/history.md).
 #
 # QRELS_FILE is named by its file: it is found among the stored qrels sets by its content,
 # whatever name it was stored under (the README's tour stores it as `dl19`), and stored under
@@ -13,22 +19,30 @@
 #   RANKHOUSE_DB   the warehouse file                    [./rankhouse.duckdb]
 #   RUN_NAME       name of the stored run                [<file name>-<UTC time>]
 #   COMMIT         recorded as --meta commit=...         [git rev-parse HEAD, or "unknown"]
-#   MEASURES       space-separated measures to gate on   ["nDCG@10 AP"]
-#   MAX_DROP       margin of each mean: a run must be shown no worse than the last
-#                  passed night minus this (non-inferiority)  [0.01]
+#   MEASURES       space-separated measures to gate on, each with an optional margin
+#                  (nDCG@10:0.02)                        ["nDCG@10 AP"]
+#   MAX_DROP       one margin for every measure without its own; empty: calibrated  []
+#   FALSE_ALARM    share of unchanged nights the whole check may fail  [0.01]
+#   BASELINE       reference, last-passed, previous, best or a run name  [reference]
+#   NOT_SHOWN      fail or pass: a measure neither shown non-inferior nor shown to drop
+#                  (the queries cannot tell)             [fail]
+#   NEW_SYSTEM     warn or fail: tonight's run tag is new while other systems are stored (a
+#                  renamed tag would start a new series with no baseline)  [warn]
 #   MODE           non-inferiority or significance       [non-inferiority]
 #   REPORT_DIR     where regress.md / regress.json / regress.xml go  [./reports]
-#   HTML_REPORT    the HTML report of the qrels set's runs (trends with the gate verdicts,
-#                  tonight against its baseline); empty: none  [REPORT_DIR/report.html]
+#   HTML_REPORT    a short page: tonight against its baseline and the system's trend;
+#                  empty: none                           [REPORT_DIR/report.html]
 #   RANKHOUSE      how to call rankhouse                 [rankhouse]
 #
-# Exit status: 0 passed (or first run of the series), 1 regressed, 2 anything else that stops
-# the gate (bad input, a missing file, a failed ingest or evaluation, a failed report): only a
-# regression the gate measured exits 1.
+# Exit status: 0 passed (or first night of the series), 1 regressed (the evidence shows a
+# drop), 3 not shown (a measure could not be shown no worse than its margin, nor shown to drop;
+# 0 with NOT_SHOWN=pass), 2 anything else that stops the gate (bad input, a missing file, a
+# failed ingest or evaluation, a failed report, a new system with NEW_SYSTEM=fail).
 set -euo pipefail
 
 EXIT_REGRESSED=1
 EXIT_ERROR=2
+EXIT_NOT_SHOWN=3
 # Every failure not handled below stops the job as an error, never as a regression.
 trap 'echo "nightly.sh: a step failed (exit $?): not a regression, the gate did not run" >&2
       exit $EXIT_ERROR' ERR
@@ -53,8 +67,13 @@ commit=${COMMIT:-$(git rev-parse HEAD 2>/dev/null || echo unknown)}
 report_dir=${REPORT_DIR:-reports}
 mkdir -p "$report_dir"
 
-measure_args=()
+gate_args=()     # the measures with their margins, for regress
+measure_args=()  # the measures alone, for eval and report
 for m in "${measures[@]}"; do
+    gate_args+=(-m "$m")
+    if [[ $m =~ ^(.+):[0-9.eE+-]+%?$ ]]; then
+        m=${BASH_REMATCH[1]}
+    fi
     measure_args+=(-m "$m")
 done
 
@@ -63,32 +82,47 @@ done
 # The qrels file, not a name: rankhouse finds the stored set with its content (or stores it).
 "${rankhouse[@]}" eval "$qrels_file" "$run_name" "${measure_args[@]}"
 
-# regress exits 0 passed, 1 regressed, 2 bad input. It writes its JSON report once it has
-# judged the run, so an exit 1 without a report saying "passed": false is an error, not a
-# regression.
+margin_args=()
+if [[ -n "${MAX_DROP:-}" ]]; then
+    margin_args=(--max-drop "$MAX_DROP")
+fi
+
+# regress exits 0 passed, 1 regressed, 3 not shown, 2 bad input. It writes its JSON report
+# once it has judged the run, so an exit 1 or 3 without a report saying "passed": false is an
+# error, not a verdict.
 status=0
-rm -f "$report_dir/regress.json"  # a first night writes none: never read an older night's
-"${rankhouse[@]}" regress "$run_name" --baseline last-passed --qrels "$qrels_file" \
-    "${measure_args[@]}" --max-drop "${MAX_DROP:-0.01}" --mode "${MODE:-non-inferiority}" \
-    --allow-missing-baseline \
+rm -f "$report_dir/regress.json"  # never read an older night's
+"${rankhouse[@]}" regress "$run_name" --baseline "${BASELINE:-reference}" --qrels "$qrels_file" \
+    "${gate_args[@]}" "${margin_args[@]}" --false-alarm "${FALSE_ALARM:-0.01}" \
+    --not-shown "${NOT_SHOWN:-fail}" --mode "${MODE:-non-inferiority}" \
+    --allow-missing-baseline --new-system "${NEW_SYSTEM:-warn}" \
     --markdown "$report_dir/regress.md" --json "$report_dir/regress.json" \
     --junit "$report_dir/regress.xml" || status=$?
-if [[ $status -eq $EXIT_REGRESSED ]] && ! grep -q '^  "passed": false,$' "$report_dir/regress.json" 2>/dev/null; then
+if [[ $status -eq $EXIT_REGRESSED || $status -eq $EXIT_NOT_SHOWN ]] \
+    && ! grep -q '^  "passed": false,$' "$report_dir/regress.json" 2>/dev/null; then
     echo "nightly.sh: regress failed without a verdict: not a regression" >&2
     status=$EXIT_ERROR
-elif [[ $status -gt $EXIT_REGRESSED ]]; then
+elif [[ $status -ne 0 && $status -ne $EXIT_REGRESSED && $status -ne $EXIT_NOT_SHOWN ]]; then
     status=$EXIT_ERROR
 fi
 
 html_report=${HTML_REPORT-$report_dir/report.html}
 if [[ -n "$html_report" ]]; then
     baseline_args=()
-    if [[ -s "$report_dir/regress.json" && $status -le $EXIT_REGRESSED ]]; then
-        # the baseline regress chose (the last night that passed), when there was one
+    if [[ -s "$report_dir/regress.json" && $status -ne $EXIT_ERROR ]]; then
+        # the baseline regress weighed tonight against (the reference), when there was one,
+        # and each measure's margin: the page then says what the gate said, in its words
         baseline=$(sed -n 's/^  "baseline": "\(.*\)",$/\1/p' "$report_dir/regress.json")
         [[ -n "$baseline" ]] && baseline_args=(--baseline "$baseline")
+        while read -r margin; do
+            baseline_args+=(--margin "$margin")
+        done < <(awk -F'": ' '
+            /^      "measure": "/ { m = substr($2, 2, length($2) - 3) }
+            /^      "margin": [0-9]/ { if (m != "") print m "=" substr($2, 1, length($2) - 1); m = "" }
+        ' "$report_dir/regress.json")
     fi
+    # --brief: the system's trends and tonight against its baseline, a page of bounded size
     "${rankhouse[@]}" report -o "$html_report" --qrels "$qrels_file" \
-        "${measure_args[@]}" "${baseline_args[@]}" || status=$EXIT_ERROR
+        "${measure_args[@]}" "${baseline_args[@]}" --brief || status=$EXIT_ERROR
 fi
 exit "$status"

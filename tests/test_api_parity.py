@@ -92,12 +92,16 @@ def test_regress_shows_its_verdicts_in_a_notebook(nights):
         with pytest.raises(NoBaselineError, match="allow_missing_baseline=True"):
             wh.regress("night1", qrels="q", measures=["AP"])
     html = failed._repr_html_()
-    assert "<caption>FAIL: AP regressed against night2 (qrels q)</caption>" in html
+    # the caption says what the command line says last, then what the margins mean
+    assert "<caption>FAIL: AP regressed (" in html and ") against night2 " in html
+    assert failed.headline.startswith("FAIL: AP regressed (") and failed.meaning
+    assert "fails an unchanged night about" in html
     assert '<td class="text fail">regressed</td>' in html
-    assert "<caption>PASS: no measure of night2 regressed against night1</caption>" in (
-        passed._repr_html_()
-    )
-    assert "first run of its system" in first._repr_html_()
+    assert (
+        "<caption>PASS: every measure of night2 is shown no worse than night1 by more than its "
+        "margin"
+    ) in passed._repr_html_()
+    assert "night1 is the first run of system &#x27;bm25&#x27;" in first._repr_html_()
     baseline_mean = failed.verdict_rows[0]["baseline_value"]
     assert f"<td>{baseline_mean:.2f}</td>" in failed.styled(round=2).html
     # the interval of the paired difference (held to scipy in test_regress_gate), the bound,

@@ -78,7 +78,10 @@ LATE_IMPORTS = {
 
 #: Modules over :data:`MAX_LINES`, and why. The list may only shrink.
 LONG_MODULES: dict[str, str] = {}
-MAX_LINES = 400
+#: A module holds one concept a reader keeps in mind, whatever its length (about 150-600
+#: lines: the developers' guide). 400 was a cap that split concepts into fragments (issue
+#: 36); past 600 a module is more than one concept: split it by concept, never by length.
+MAX_LINES = 600
 
 
 def _module_name(path: Path) -> str:
@@ -221,7 +224,7 @@ def test_modules_stay_small():
         for path in MODULES.values()
     }
     too_long = sorted(p for p, n in sizes.items() if n > MAX_LINES and p not in LONG_MODULES)
-    assert too_long == [], f"over {MAX_LINES} lines: split them by concept"
+    assert too_long == [], f"over {MAX_LINES} lines: more than one concept? split by concept"
     stale = sorted(p for p in LONG_MODULES if sizes.get(p, 0) <= MAX_LINES)
     assert stale == [], "no longer long: take them off LONG_MODULES"
 

@@ -193,7 +193,10 @@ def test_reserved_meta_keys_are_refused(run_cli, tmp_path):
         "Error: --meta source=laptop: 'source' is recorded by rankhouse itself (the file the run "
         "was read from); use another key, e.g. --meta source_given=laptop\n"
     )
-    assert run_cli("runs", "list", "-f", "csv").stdout == "id,name,tag,queries,rows,ingested_at\n"
+    assert (
+        run_cli("runs", "list", "-f", "csv").stdout
+        == "id,name,tag,queries,rows,ingested_at,aliases\n"
+    )
     frame = pd.DataFrame({"qid": ["1"], "docid": ["a"], "score": [1.0]})
     with pytest.raises(InputError) as raised:
         rankhouse.Warehouse(":memory:").ingest_run(frame, meta={"content_sha256": "x"})

@@ -297,7 +297,7 @@ def test_first_night_of_the_nightly_gate_shows_first_run(tmp_path):
 
     first = night(1)
     assert first.returncode == 0, first.stderr
-    assert "PASS: night1 is the first of system 'bm25'" in first.stderr
+    assert "PASS: night1 is the first run of system 'bm25'" in first.stderr
     report = json.loads((tmp_path / "reports" / "regress.json").read_text())
     assert (report["baseline"], report["passed"], report["measures"]) == (None, True, [])
     history = subprocess.run(

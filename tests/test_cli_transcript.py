@@ -116,6 +116,9 @@ COMMANDS = [
     "history",
     "compare",
     "regress",
+    "gate",
+    "gate status",
+    "gate accept",
     "report",
     "sql",
 ]
@@ -288,6 +291,38 @@ NIGHTLY = sequence(
                 "--max-drift overlap@10:0.95 --markdown -"
             ),
         ),
+        # the calibrated gate against the system's pinned reference (pinned now: night 2,
+        # the newest earlier night that passed), calibrating on tonight's queries
+        ("regress-reference-night3", w(f"regress bm25-night3 --baseline reference {GATE}")),
+        ("regress-reference-night4", w(f"regress bm25-night4 --baseline reference {GATE}")),
+        (
+            "regress-not-shown",
+            w("regress bm25-night4 --baseline reference --qrels ex -m nDCG@10:0.01"),
+        ),
+        (
+            "regress-not-shown-pass",
+            w(
+                "regress bm25-night4 --baseline reference --qrels ex "
+                "-m nDCG@10:0.01 --not-shown pass --format csv"
+            ),
+        ),
+        ("gate-status", w("gate status --format csv")),
+        ("gate-accept", w("gate accept bm25-night3 --qrels ex --reason 'the new index'")),
+        ("regress-reference-accepted", w(f"regress bm25-night3 --baseline reference {GATE}")),
+        (
+            "sql-gate-references",
+            w(
+                'sql "SELECT system_tag, run_name, reason FROM gate_references ORDER BY id" '
+                "--format csv"
+            ),
+        ),
+        (
+            "compare-gate-words",
+            w(
+                f"compare ex bm25 bm25-night3 {GATE.replace('--qrels ex ', '')} "
+                "--baseline bm25 --margin 0.1"
+            ),
+        ),
     ],
     warehouse=True,
     # two runs of one system tag, from files that eval stores as nightly, nightly@2
@@ -442,6 +477,14 @@ ERRORS = [
     error("compare-long-and-wide", w("compare ex bm25 dense -m AP --long --wide")),
     error("compare-bad-margin", w("compare ex bm25 dense -m AP -b bm25 --margin AP=x")),
     error("regress-first-run", w("regress bm25 --baseline previous --qrels ex -m AP")),
+    error(
+        "regress-new-system-fail",
+        w(
+            "regress dense --baseline reference --qrels ex -m AP --allow-missing-baseline "
+            "--new-system fail"
+        ),
+    ),
+    error("gate-accept-no-reason", w("gate accept bm25 --qrels ex --reason ' '")),
     error("regress-unknown-baseline", w("regress dense --baseline nosuch --qrels ex -m AP")),
     error("regress-bad-margin", w("regress dense --baseline bm25 --qrels ex -m AP:-1")),
     error(

@@ -1,5 +1,7 @@
-"""examples/nightly.sh: a good night passes, a worse night fails the job with exit 1, and
-anything else that stops the gate (bad input, a failed step) exits 2, never 1.
+"""examples/nightly.sh: a good night passes, a worse night fails the job with exit 1, a
+night the queries cannot judge exits 3, and anything else that stops the gate (bad input, a
+failed step) exits 2, never 1. Nights are weighed against the system's pinned reference; a
+night that changes nothing passes; a renamed run tag is said.
 
 The nights run in a warehouse prepared as the README's tour prepares it: the qrels stored
 under a name of their own (``--name dl19``), which the script must find by the file's
@@ -77,13 +79,14 @@ def tour_warehouse(tmp_path: Path) -> Path:
 
 
 @needs_bash
-def test_nights_in_the_tours_warehouse_are_gated_against_the_last_passed_night(
+def test_nights_in_the_tours_warehouse_are_gated_against_the_pinned_reference(
     tour_warehouse, tmp_path
 ):
-    # night -> (exit status, the baseline regress chose); night 3 regresses
-    expected = {1: (0, "bm25-1121"), 2: (0, "bm25-night1"), 3: (1, "bm25-night2")}
-    expected[4] = (0, "bm25-night2")  # the last night that passed, not night 3
-    for night, (code, baseline) in expected.items():
+    # night -> exit status; night 3 regresses. The reference is pinned on the first night:
+    # the run the tour stored (the newest earlier run of bm25; none was ever gated), and it
+    # stays, whatever the nights do
+    expected = {1: 0, 2: 0, 3: 1, 4: 0}
+    for night, code in expected.items():
         done = _nightly(
             tmp_path,
             EXAMPLES / "nights" / f"bm25.night{night}.txt",
@@ -96,13 +99,18 @@ def test_nights_in_the_tours_warehouse_are_gated_against_the_last_passed_night(
         report = json.loads((tmp_path / "reports" / "regress.json").read_text())
         assert (report["run"], report["baseline"], report["qrels"]) == (
             f"bm25-night{night}",
-            baseline,
+            "bm25-1121",
             "dl19",
         )
         assert report["passed"] is (code == 0)
+        assert report["settings"]["baseline_rule"] == "reference"
     with Warehouse(tour_warehouse) as wh:
         assert wh.qrels_sets()["name"].tolist() == ["dl19"]  # no set named after the file
         history = wh.history(system="bm25", measures=["nDCG@10", "AP"])
+        with wh.connect() as conn:
+            pinned = conn.execute("SELECT run_name, reason FROM gate_references").all()
+    assert [row[0] for row in pinned] == ["bm25-1121"]
+    assert pinned[0][1].startswith("pinned automatically")
     assert list(history["run"]) == ["bm25-1121"] + [f"bm25-night{n}" for n in range(1, 5)]
     assert list(history["gate"])[1:] == ["pass", "pass", "fail", "pass"]  # every night gated
 
@@ -192,7 +200,7 @@ def test_nightly_gate_twice(shared_dir, tmp_path):
 
     first = night("good", "aaa111")
     assert first.returncode == 0, first.stderr
-    assert "first of system 'nightly'" in first.stderr
+    assert "first run of system 'nightly'" in first.stderr
 
     second = night("bad", "bbb222")
     assert second.returncode == 1, second.stderr
@@ -224,3 +232,66 @@ def test_nightly_usage(tmp_path):
     done = subprocess.run(["bash", str(SCRIPT)], capture_output=True, text=True, cwd=tmp_path)
     assert done.returncode == 2
     assert "usage" in done.stderr
+
+
+def _nights(tmp_path: Path, *files_and_names, **extra: str):
+    """Run the recipe on each (file, RUN_NAME); the exit statuses and the last stderr."""
+    codes, done = [], None
+    for run, name in files_and_names:
+        done = _nightly(tmp_path, run, EXAMPLES / "qrels.txt", RUN_NAME=name, **extra)
+        codes.append(done.returncode)
+    return codes, done
+
+
+@needs_bash
+def test_a_night_that_changes_nothing_passes(tmp_path):
+    night = EXAMPLES / "nights"
+    codes, done = _nights(
+        tmp_path,
+        (night / "bm25.night1.txt", "n1"),
+        (night / "bm25.night2.txt", "n2"),
+        (night / "bm25.night1.txt", "n3"),  # byte-identical to night 1: the reference
+        (night / "bm25.night2.txt", "n4"),  # byte-identical to night 2
+    )
+    assert codes == [0, 0, 0, 0], done.stderr
+    assert "PASS" in done.stderr
+    with Warehouse(tmp_path / "rankhouse.duckdb") as wh:
+        assert wh.run("n3")["name"] == "n1" and wh.run("n4")["name"] == "n2"
+
+
+@needs_bash
+def test_a_renamed_run_tag_warns_or_fails(tmp_path):
+    _nights(tmp_path, (EXAMPLES / "nights" / "bm25.night1.txt", "n1"))
+    renamed = tmp_path / "renamed.txt"
+    text = (EXAMPLES / "nights" / "bm25.night2.txt").read_text()
+    renamed.write_text(text.replace(" bm25\n", " bm25-v2\n"))
+    codes, done = _nights(tmp_path, (renamed, "v2"), NEW_SYSTEM="fail")
+    assert codes == [2], done.stderr
+    assert "nearest known system is 'bm25'" in done.stderr
+    codes, done = _nights(tmp_path, (renamed, "v2b"))
+    assert codes == [0], done.stderr
+    assert "warning: 'bm25-v2' is a new system" in done.stderr
+    assert "the nearest known system is 'bm25'" in done.stderr
+
+
+@needs_bash
+def test_a_lasting_drop_fails_every_night_until_accepted(tmp_path):
+    night = EXAMPLES / "nights"
+    broken = night / "bm25.night3.txt"
+    second = tmp_path / "broken-again.txt"  # another broken night: other content, same drop
+    second.write_text(broken.read_text().replace(" bm25\n", " bm25\n") + "\n")
+    codes, done = _nights(
+        tmp_path, (night / "bm25.night2.txt", "n1"), (broken, "n2"), (second, "n3")
+    )
+    assert codes == [0, 1, 1], done.stderr
+    report = json.loads((tmp_path / "reports" / "regress.json").read_text())
+    assert (report["baseline"], report["outcome"]) == ("n1", "regressed")
+    accepted = _rankhouse(
+        tmp_path, "gate", "accept", "n3", "--qrels", str(EXAMPLES / "qrels.txt"),
+        "--reason", "the new tokenizer: accepted",
+    )  # fmt: skip
+    assert "n3 is now the reference of system 'bm25'" in accepted.stderr
+    codes, done = _nights(tmp_path, (broken, "n4"))  # the broken level, now accepted
+    assert codes == [0], done.stderr
+    status = _rankhouse(tmp_path, "gate", "status", "--history", "--format", "csv").stdout
+    assert "the new tokenizer: accepted" in status and "n3" in status

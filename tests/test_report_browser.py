@@ -103,7 +103,7 @@ _OVERFLOW = """(() => {
 def test_ten_runs_and_five_measures_fit_the_page(browser, tmp_path):
     """A nightly series of 10 runs on 5 measures: nothing is wider than the page, every
     trend panel has its interval band and states its axis, and the per-query sections
-    beyond the first three are collapsed."""
+    beyond the newest three are collapsed."""
     from report_helpers import TEN_MEASURES, TEN_NIGHTS, build_ten_night_warehouse
 
     from rankhouse import Warehouse
@@ -141,7 +141,7 @@ def test_ten_runs_and_five_measures_fit_the_page(browser, tmp_path):
     )
     assert len(pairs) == 9
     assert [is_open for is_open, _, _ in pairs] == [True] * OPEN_PAIRS + [False] * (9 - OPEN_PAIRS)
-    assert pairs[-1][1] == f"{TEN_NIGHTS[-1]} vs {TEN_NIGHTS[0]}"
+    assert pairs[0][1] == f"{TEN_NIGHTS[-1]} vs {TEN_NIGHTS[0]}"  # newest first
     assert all(height < 60 for is_open, _, height in pairs if not is_open)  # the title only
     top = browser.evaluate(
         "document.getElementById('s0-trends').getBoundingClientRect().top + window.scrollY"

@@ -136,7 +136,8 @@ def test_the_comparison_is_compares_panels_and_the_pairs_collapse(example_wh):
     assert "inconclusive: neither shown; MDE is the smallest true difference" in text
     opened = re.findall(r'<details class="pair"( open)?><summary><h4>([^<]*)</h4>', text)
     assert [bool(is_open) for is_open, _ in opened] == [True] * OPEN_PAIRS + [False] * 2
-    assert opened[-1][1] == "bm25-night4 vs bm25"
+    assert opened[0][1] == "bm25-night4 vs bm25"  # newest first
+    assert text.count("<svg") == 1 + OPEN_PAIRS + 1  # trends, the open pairs' pictures, PR
     assert '<details class="wide"><summary>every column' in text
 
 

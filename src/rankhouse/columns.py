@@ -38,6 +38,7 @@ COMPARE_COLUMNS = (
     "hedges_gz",
     "verdict",
     "margin",
+    "gate",
     "mde",
     "num_paired",
     "improved",
@@ -52,8 +53,10 @@ COMPARE_COLUMNS = (
 ``mean_low``/``mean_high`` bound the interval of the mean, ``delta_low``/``delta_high`` the
 interval of the paired difference (run minus baseline), ``hedges_gz`` is its standardized
 effect size, ``verdict`` one of :data:`rankhouse.stats.VERDICTS`, ``margin`` the absolute
-practical margin the verdict used and ``mde`` the minimum detectable effect at the pairs'
-number and spread (docs/compare.md)."""
+practical margin the verdict used, ``gate`` what the nightly gate says at that margin
+(:data:`rankhouse.stats.GATE_WORDS`: ``non_inferior``, ``regressed``, ``not_shown``; None
+without a margin) and ``mde`` the minimum detectable effect at the pairs' number and spread
+(docs/compare.md)."""
 
 COMPARE_NUMBERS = frozenset(COMPARE_COLUMNS) - {
     "run",
@@ -61,6 +64,7 @@ COMPARE_NUMBERS = frozenset(COMPARE_COLUMNS) - {
     "baseline",
     "significant",
     "verdict",
+    "gate",
 }
 """The columns of :data:`COMPARE_COLUMNS` that hold numbers (the others hold names and flags)."""
 
@@ -145,22 +149,38 @@ VERDICT_COLUMNS = (
     "verdict",
     "status",
     "regressed",
+    "fails",
+    "margin_source",
+    "spread",
+    "spread_nights",
+    "false_alarm",
+    "detectable_drop",
     "run_evaluation_id",
     "baseline_evaluation_id",
 )
 """Columns of a :class:`~rankhouse.regress.RegressResult`'s verdicts, one row per measure.
 
 ``delta_low``/``delta_high`` bound the interval of the paired difference (run minus
-baseline) at the check's level; ``drop`` is how much worse the run is, in the unit of
-``tolerance`` (the margin as given: absolute, or a share of the baseline's mean);
-``margin`` is that margin in the measure's units; ``bound`` the non-inferiority bound (the
-lower limit of the (1 - 2 alpha) interval; NaN in the significance mode); ``hedges_gz`` the
-standardized effect size; ``num_q`` the queries paired; ``verdict`` the word of
-:data:`rankhouse.stats.VERDICTS`; ``status`` what the gate made of it."""
+baseline) at the check's level; ``drop`` is how much worse the run is (in the measure's
+direction), in the unit of ``tolerance`` (the margin as given: absolute, or a share of the
+reference's mean; NaN when calibrated); ``margin`` is the margin in the measure's units;
+``bound`` the non-inferiority bound (the lower limit of the (1 - 2 alpha) interval, the upper
+one when lower is better; NaN in the significance mode); ``hedges_gz`` the standardized effect
+size; ``num_q`` the queries paired; ``improved``/``degraded`` the queries better and worse in
+the measure's direction; ``verdict`` the word of :data:`rankhouse.stats.VERDICTS`; ``status``
+what the gate made of it (``non_inferior``, ``regressed``, ``not_shown``; in the significance
+mode ``regressed``, ``not_significant``, ``within_tolerance``, ``unchanged``, ``improved``);
+``regressed`` the status is ``regressed``; ``fails`` the measure fails the gate;
+``margin_source`` where the margin came from (``given``, ``calibrated``, ``tonight``);
+``spread`` the standard deviation of per-query nightly differences behind the figures,
+``spread_nights`` the nightly differences it pooled (0: tonight's queries); ``false_alarm``
+the expected share of unchanged nights the measure fails; ``detectable_drop`` the drop it
+fails on the first night with probability 0.8 (:mod:`rankhouse.regress.calibration`)."""
 
 VERDICT_NUMBERS = tuple(
     name
     for name in VERDICT_COLUMNS
-    if name not in ("measure", "significant", "verdict", "status", "regressed")
+    if name not in ("measure", "significant", "verdict", "status", "regressed", "fails")
+    and name != "margin_source"
 )
 """The verdict columns that hold numbers."""

@@ -43,8 +43,10 @@ def history(wh, **selection: Any) -> pd.DataFrame:
     relevance level 1 with missing queries scored zero, ``AP(rel=2)`` at level 2, ``AP
     [missing_queries=skip]`` averaged over the queries the run answered; see
     :mod:`rankhouse.labels`), and ``gate``: the verdict of the newest ``regress`` check of
-    that run against that qrels set (``'pass'``, ``'fail'``, ``'first run'`` when it was passed
-    as the first run of its series, or None when it was never gated).
+    that run against that qrels set (``'pass'``, ``'fail'``: a measure regressed or a drift
+    bound failed, ``'not shown'``: only measures the queries could not judge failed it,
+    ``'first run'`` when it was passed as the first run of its series, or None when it was
+    never gated).
 
     Before ``gate``, ``inputs`` is the short id (8 hex digits) of what the row's values were
     computed from (:mod:`rankhouse.evaluation.signature`: qrels content, queries evaluated,
@@ -252,10 +254,14 @@ def _parse_since(since: str | date | datetime) -> datetime:
 
 
 def _gates(conn: Connection) -> dict[tuple[int, int], str]:
-    """The newest regress verdict per (run, qrels set): pass, fail, or first run."""
+    """The newest regress verdict per (run, qrels set): pass, fail (a measure regressed or a
+    drift bound failed), not shown (only measures the queries could not judge failed it), or
+    first run."""
     rows = conn.execute(
-        "SELECT run_id, qrels_id, passed, baseline_run_id FROM regress_checks "
-        "ORDER BY created_at, id"
+        "SELECT c.run_id, c.qrels_id, c.passed, c.baseline_run_id, "
+        "EXISTS (SELECT 1 FROM regress_verdicts v WHERE v.check_id = c.id AND v.regressed) "
+        "OR EXISTS (SELECT 1 FROM regress_drift d WHERE d.check_id = c.id AND NOT d.passed) "
+        "AS measured FROM regress_checks c ORDER BY c.created_at, c.id"
     )
     return {(row.run_id, row.qrels_id): _verdict(row) for row in rows}
 
@@ -263,7 +269,9 @@ def _gates(conn: Connection) -> dict[tuple[int, int], str]:
 def _verdict(check: Any) -> str:
     if check.baseline_run_id is None:  # passed as the first run of its series
         return FIRST_RUN
-    return "pass" if check.passed else "fail"
+    if check.passed:
+        return "pass"
+    return "fail" if check.measured else "not shown"
 
 
 def _metadata(text: str | None) -> dict[str, Any]:

@@ -11,7 +11,14 @@ from typing import TYPE_CHECKING, Any
 
 from .defaults import DEFAULT_PERMUTATIONS, DEFAULT_SEED
 from .history import history as stored_history
-from .regress import MODES, PREVIOUS, RegressResult, regress
+from .regress import (
+    DEFAULT_FALSE_ALARM,
+    MODES,
+    PREVIOUS,
+    RegressResult,
+    accept_reference,
+    regress,
+)
 from .report import write_report
 from .stats import DEFAULT_LEVEL
 
@@ -88,53 +95,69 @@ class Tracking:
         qrels: Any,
         measures: Any,
         mode: str = MODES[0],
-        max_drop: float = 0.01,
+        max_drop: float | None = None,
         relative: bool = False,
+        false_alarm: float = DEFAULT_FALSE_ALARM,
+        not_shown: str = "fail",
         alpha: float = 0.05,
         level: float = DEFAULT_LEVEL,
         test: str = "t",
-        correction: str = "none",
+        correction: str = "holm",
         permutations: int = DEFAULT_PERMUTATIONS,
         seed: int = DEFAULT_SEED,
         relevance_level: int = 1,
         missing_queries: str = "zero",
         max_drift: Any = None,
         allow_missing_baseline: bool = False,
+        new_system: str = "warn",
         allow_input_change: bool = False,
     ) -> RegressResult:
         """Gate ``run`` against a baseline and store the verdict (``rankhouse regress``).
 
-        In the default mode (``non_inferiority``) a measure regresses when the lower limit
-        of the (1 - 2 alpha) t interval of the paired difference lies below -margin; in
-        the ``significance`` mode when its mean drops by more than the margin and the drop
-        is significant. The result's ``passed`` is the CLI's exit code 0 (1 when False);
-        bad input raises, as the CLI's exit code 2.
+        In the default mode (``non_inferiority``) a measure passes when it is shown no
+        worse than the baseline by more than its margin (the lower limit of the (1 - 2
+        alpha) t interval of the paired difference at least -margin), and fails as
+        ``regressed`` (the interval lies below zero too: the evidence shows a drop) or
+        ``not_shown`` (the queries cannot tell); margins not given are calibrated from the
+        system's nightly history for the ``false_alarm`` target. In the ``significance``
+        mode a measure fails when it moves to its worse side by more than the margin and
+        the change is significant. The result's ``outcome`` is the CLI's exit code: 0
+        passed or first, 1 regressed, 3 not shown; bad input raises, as the CLI's exit
+        code 2.
 
         Args:
             run: the run under test: a stored name or id, a file or a DataFrame.
             baseline: a run (name, id, file or DataFrame), or ``'previous'`` (the latest
                 earlier run of the same system tag), ``'last-passed'`` (the newest of those
-                whose gate passed) or ``'best'`` (the passed one with the highest mean of
-                the first measure).
+                whose gate passed), ``'best'`` (the passed one with the highest mean of
+                the first measure) or ``'reference'`` (the system's pinned reference:
+                :meth:`accept_reference`).
             qrels: the qrels set (name, id, file or DataFrame).
             measures: one measure or a list (names, ir_measures objects, nicknames); a
                 name may carry its margin: ``'nDCG@10:0.01'``, ``'AP:2%'``.
             mode: ``'non_inferiority'`` or ``'significance'``.
             max_drop: the margin of the measures given without one (absolute, or a
-                fraction with ``relative``).
-            relative: read ``max_drop`` as a fraction of the baseline's mean.
+                fraction with ``relative``); None: calibrated.
+            relative: read ``max_drop`` as a fraction of the reference's mean.
+            false_alarm: the share of unchanged nights the whole check may fail.
+            not_shown: ``'fail'`` or ``'pass'``: what a measure not shown non-inferior
+                does to the check.
             alpha: significance level of the (corrected) p-values and of the one-sided
                 non-inferiority test.
             level: confidence level of the intervals of the differences shown.
             test: ``"t"``, ``"wilcoxon"``, ``"randomization"`` or ``"bootstrap"``.
-            correction: ``"none"`` or a statsmodels multipletests name, over the measures.
+            correction: ``"holm"`` (the default), ``"none"`` or a statsmodels multipletests
+                name, over the measures.
             permutations: resamples of the randomization and bootstrap tests.
             seed: seed of the randomization and bootstrap tests.
             relevance_level: grade from which a judgment counts as relevant.
             missing_queries: ``"zero"`` (trec_eval ``-c``) or ``"skip"``.
             max_drift: order-drift bounds, e.g. ``'rbo@100:0.9'`` (one or a list).
             allow_missing_baseline: pass the first run of a system (``history`` shows its
-                gate as ``first run``).
+                gate as ``first run``; with ``'reference'`` it becomes the reference).
+            new_system: ``'warn'`` or ``'fail'``: a first run whose tag is new while other
+                systems are stored (a renamed tag?) passes with a warning naming the nearest
+                system, or raises NoBaselineError naming it.
             allow_input_change: gate against a baseline judged on other inputs.
 
         Returns:
@@ -153,6 +176,8 @@ class Tracking:
                 mode=mode,
                 max_drop=max_drop,
                 relative=relative,
+                false_alarm=false_alarm,
+                not_shown=not_shown,
                 alpha=alpha,
                 level=level,
                 test=test,
@@ -163,8 +188,20 @@ class Tracking:
                 missing_queries=missing_queries,
                 max_drift=max_drift,
                 allow_missing_baseline=allow_missing_baseline,
+                new_system=new_system,
                 allow_input_change=allow_input_change,
             )
+
+    def accept_reference(self, run: Any, *, qrels: Any, reason: str) -> dict[str, Any]:
+        """Accept ``run`` as its system's reference on ``qrels`` (``rankhouse gate accept``):
+        from now on ``regress(..., baseline='reference')`` weighs the system's nights against
+        it. The former references stay in the table ``gate_references`` with their reasons.
+
+        Returns:
+            The stored ``gate_references`` row (system_tag, run_name, reason, accepted_at...).
+        """
+        with self._call():
+            return accept_reference(self.backend, run, qrels=qrels, reason=reason)
 
     def report(
         self,
@@ -181,6 +218,9 @@ class Tracking:
         relevance_level: int = 1,
         round: Any = 4,  # noqa: A002 (PyTerrier's name)
         highlight: str | None = "bold",
+        last: int | None = None,
+        brief: bool = False,
+        margin: Any = None,
     ) -> Path:
         """Write the HTML report to ``path`` (``rankhouse report``) and return the path.
 
@@ -197,6 +237,10 @@ class Tracking:
             relevance_level: grade from which binary measures count a document as relevant.
             round: decimals shown, one number or a dict measure -> decimals.
             highlight: how the best mean per measure is marked: ``'bold'``, ``'color'``, None.
+            last: only the newest ``last`` runs of each system (the baseline stays).
+            brief: compare only the newest run with the baseline (a nightly job's page).
+            margin: the comparison's practical margin, as for :meth:`compare`; the table
+                then shows the gate's word at that margin.
 
         See :func:`rankhouse.report.build_report` for what the report holds and the errors.
         """
@@ -215,4 +259,7 @@ class Tracking:
                 relevance_level=relevance_level,
                 round=round,
                 highlight=highlight,
+                last=last,
+                brief=brief,
+                margin=margin,
             )

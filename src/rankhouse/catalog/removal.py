@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING
 
 from ..backends.base import store_of
 from ..errors import Message, RankhouseError
-from .lookup import _QRELS_COLUMNS, _RUN_COLUMNS, find
+from .lookup import _QRELS_COLUMNS, _RUN_COLUMNS, TABLES, alias_target, aliases_of, find
 
 if TYPE_CHECKING:
     from ..backends.sql import Connection
@@ -57,9 +57,20 @@ def _delete_drift(conn: Connection, run_id: int) -> None:
     )
 
 
+def drop_alias(conn: Connection, kind: str, name: str) -> None:
+    """Remove the alias ``name`` (what it named stays)."""
+    conn.execute(f"DELETE FROM {TABLES[kind].aliases} WHERE name = :name", {"name": name})
+
+
+def drop_aliases_of(conn: Connection, kind: str, item_id: int) -> None:
+    """Remove every alias of a run or qrels set (it is being deleted)."""
+    tables = TABLES[kind]
+    conn.execute(f"DELETE FROM {tables.aliases} WHERE {tables.column} = :id", {"id": int(item_id)})
+
+
 def delete_run(conn: Connection, run_id: int) -> None:
-    """Delete a run, its rows, its evaluations, its gate checks and its order drift (the
-    caller's transaction).
+    """Delete a run, its rows, its aliases, its evaluations, its gate checks and its order
+    drift (the caller's transaction).
 
     Checks that used the run as their baseline belong to other runs: they stay, with the
     baseline's name (``regress_results.baseline_deleted`` is then true).
@@ -67,41 +78,60 @@ def delete_run(conn: Connection, run_id: int) -> None:
     _delete_checks(conn, "run_id", run_id)
     _delete_drift(conn, run_id)
     _delete_evaluations(conn, "run_id", run_id)
+    drop_aliases_of(conn, "run", run_id)
     conn.execute("DELETE FROM run_rows WHERE run_id = :id", {"id": run_id})
     conn.execute("DELETE FROM runs WHERE id = :id", {"id": run_id})
 
 
 def delete_qrels(conn: Connection, qrels_id: int) -> None:
-    """Delete a qrels set, its judgments, and the evaluations and gate checks made with it."""
+    """Delete a qrels set, its judgments, its aliases, the evaluations and gate checks made
+    with it, and the gate references that held for it."""
     _delete_checks(conn, "qrels_id", qrels_id)
+    conn.execute("DELETE FROM gate_references WHERE qrels_id = :id", {"id": qrels_id})
     _delete_evaluations(conn, "qrels_id", qrels_id)
+    drop_aliases_of(conn, "qrels", qrels_id)
     conn.execute("DELETE FROM judgments WHERE qrels_id = :id", {"id": qrels_id})
     conn.execute("DELETE FROM qrels_sets WHERE id = :id", {"id": qrels_id})
 
 
 def remove_run(wh, name_or_id: str | int) -> dict:
-    """Delete a run by name or id with its rows, evaluations and checks; returns its row.
+    """Delete a run by name or id with its rows, aliases, evaluations and checks; returns its
+    row, with ``aliases`` (the aliases that went with it).
+
+    Given an alias, only the alias is removed (the run stays): the row returned is the run's,
+    with ``removed_alias`` (the alias).
 
     Raises:
         NotFoundError: no such run.
     """
     with store_of(wh).transaction() as conn:
         row = find(conn, "runs", _RUN_COLUMNS, name_or_id, "run")
+        if _is_alias(conn, "run", name_or_id, row):
+            drop_alias(conn, "run", str(name_or_id))
+            return {**row, "removed_alias": str(name_or_id)}
+        row["aliases"] = aliases_of(conn, "run", row["id"])
         delete_run(conn, row["id"])
     return row
 
 
 def remove_qrels(wh, name_or_id: str | int) -> dict:
-    """Delete a qrels set by name or id, with its judgments, evaluations and gate checks;
-    returns its row with what went with it (``evaluations``, ``evaluated_runs``, ``checks``:
-    :func:`qrels_dependents`).
+    """Delete a qrels set by name or id, with its judgments, aliases, evaluations and gate
+    checks; returns its row with what went with it (``evaluations``, ``evaluated_runs``,
+    ``checks``: :func:`qrels_dependents`; ``aliases``).
+
+    Given an alias, only the alias is removed (the qrels set stays): the row returned is the
+    set's, with ``removed_alias`` (the alias).
 
     Raises:
         NotFoundError: no such qrels set.
     """
     with store_of(wh).transaction() as conn:
         row = find(conn, "qrels_sets", _QRELS_COLUMNS, name_or_id, "qrels set")
+        if _is_alias(conn, "qrels", name_or_id, row):
+            drop_alias(conn, "qrels", str(name_or_id))
+            return {**row, "removed_alias": str(name_or_id)}
         row.update(_dependents(conn, row["id"]))
+        row["aliases"] = aliases_of(conn, "qrels", row["id"])
         delete_qrels(conn, row["id"])
     return row
 
@@ -109,15 +139,26 @@ def remove_qrels(wh, name_or_id: str | int) -> dict:
 def qrels_dependents(wh, name_or_id: str | int) -> dict:
     """A qrels set's row with what removing it deletes besides its judgments:
     ``evaluations`` (made with it), ``evaluated_runs`` (the runs they belong to; the runs
-    stay) and ``checks`` (the gate checks made with it).
+    stay), ``checks`` (the gate checks made with it) and ``aliases``; given an alias, the
+    set's row with ``alias`` (removing an alias deletes only the alias).
 
     Raises:
         NotFoundError: no such qrels set.
     """
     with store_of(wh).connect() as conn:
         row = find(conn, "qrels_sets", _QRELS_COLUMNS, name_or_id, "qrels set")
+        if _is_alias(conn, "qrels", name_or_id, row):
+            return {**row, "alias": str(name_or_id)}
         row.update(_dependents(conn, row["id"]))
+        row["aliases"] = aliases_of(conn, "qrels", row["id"])
     return row
+
+
+def _is_alias(conn: Connection, kind: str, name_or_id: str | int, row: dict) -> bool:
+    """Whether ``name_or_id`` found ``row`` as one of its aliases."""
+    return str(name_or_id) != row["name"] and alias_target(conn, kind, str(name_or_id)) == int(
+        row["id"]
+    )
 
 
 def _dependents(conn: Connection, qrels_id: int) -> dict[str, int]:

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from ..words import count, noun
+from .lookup import real_name
 from .writes import TREC_EVAL_COPY
 
 if TYPE_CHECKING:
@@ -106,7 +107,8 @@ def difference(conn: Connection, incoming: Incoming, stored_id: int) -> Differen
 
 def same_rows(conn: Connection, name: str, incoming: Incoming) -> dict | None:
     """The stored run (``name`` or one of its versions, ``name@2``...) or qrels set (``name``)
-    holding exactly the rows of ``incoming``, if any; its catalogue row
+    holding exactly the rows of ``incoming``, if any (``name`` may be an alias: then of the
+    run or qrels set it names); its catalogue row
     (``id, name, num_queries, num_rows`` or ``num_judgments``, ``source``, ``content_sha256``,
     ``parse_options``).
 
@@ -158,6 +160,7 @@ def how_they_differ(conn: Connection, holder_id: int, incoming: Incoming) -> str
 
 
 def _candidates(conn: Connection, name: str, incoming: Incoming) -> list[dict]:
+    name = real_name(conn, incoming.kind, name)
     if incoming.kind == "qrels":
         sql = (
             "SELECT id, name, num_queries, num_judgments, source, content_sha256, "

@@ -1,6 +1,8 @@
 """What a comparison adds to each run's mean: the interval of the mean, and against a baseline,
 per measure, the paired counts and test, the correction over the runs, the interval of the
-paired difference, Hedges' g_z and the verdict.
+paired difference, Hedges' g_z and the verdict; with a margin, also the nightly gate's word at
+that margin (non-inferior, regressed, not shown: :func:`rankhouse.stats.gate_status`), so that
+a comparison and the gate given the same margin say the same.
 
 Intervals, effect sizes and verdicts are those of :mod:`rankhouse.stats`, over the per-query
 values paired by query id (:mod:`rankhouse.pairing`). They are made for measures averaged
@@ -22,7 +24,15 @@ from ..lazy import numpy as np
 from ..measures.best import direction
 from ..pairing import paired, paired_comparison, values_by_measure
 from ..results import PerQueryValues
-from ..stats import correct, effect_size, mean_interval, summarize, t_interval, verdict
+from ..stats import (
+    correct,
+    effect_size,
+    gate_status,
+    mean_interval,
+    summarize,
+    t_interval,
+    verdict,
+)
 from .margins import MarginSetting
 from .options import CompareOptions
 
@@ -71,6 +81,7 @@ def with_tests(
             "baseline": baseline,
             **dict.fromkeys(_TESTED_NUMBERS, math.nan),
             "verdict": None,
+            "gate": None,
             "p_value": math.nan,
             "p_corrected": math.nan,
             "significant": None,
@@ -136,6 +147,8 @@ def _add_verdict(row: dict[str, Any], differences: np.ndarray, alpha: float, sig
     )
     row["verdict"] = found.word
     row["mde"] = found.minimum_detectable_effect
+    if margin is not None:  # the gate's word at the same margin (rankhouse regress)
+        row["gate"] = gate_status(summarize(differences), margin, alpha=alpha, direction=sign)[0]
 
 
 def _interval(values, options: CompareOptions, summary=None):

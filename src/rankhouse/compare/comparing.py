@@ -88,7 +88,7 @@ class Comparison:
                 "num_q": np.asarray([row["num_q"] for row in self.rows], dtype=np.int64),
             }
         )
-        for name in ("baseline", "significant", "verdict"):
+        for name in ("baseline", "significant", "verdict", "gate"):
             frame[name] = pd.Series([row[name] for row in self.rows], dtype=object)
         if self.baseline is not None:  # one name in every row: a text column
             frame["baseline"] = self.baseline

@@ -26,6 +26,9 @@ from ..measures.best import best_positions
 COMPACT_DIGITS = 3
 """The decimals of the compact tables unless told otherwise."""
 
+#: The gate's words as the tables print them (:data:`rankhouse.stats.GATE_WORDS`).
+GATE_TEXT = {"non_inferior": "non-inferior", "regressed": "regressed", "not_shown": "not shown"}
+
 #: What the legend says of each verdict word.
 _VERDICT_WORDS = {
     "better": "significant after the correction{margin}, on the better side",
@@ -120,6 +123,11 @@ def comparison_panels(
                 for row, mean in zip(group, means, strict=True)
             ]
             numeric = [False, True, True, True, False]
+            if margin is not None:  # the nightly gate's word at the same margin
+                columns.append("gate")
+                numeric.append(False)
+                for row, line in zip(group, cells, strict=True):
+                    line.append(GATE_TEXT.get(row.get("gate"), ""))
             if any(row["verdict"] == "inconclusive" for row in group):
                 columns.append("MDE")
                 numeric.append(True)
@@ -184,6 +192,12 @@ def comparison_legend(
     )
     if words:
         text += f" {words}."
+    if margins:
+        text += (
+            f" gate: what `rankhouse regress` says at this margin: non-inferior (the lower limit "
+            f"of the {twice}% interval is at least -margin), regressed (it is not, and that "
+            "interval lies below zero: a drop is shown), not shown (neither)."
+        )
     alpha = settings["alpha"]
     shown_is_the_tests = (
         settings["interval"] == "t" and abs(settings["level"] - (1 - alpha)) < 1e-12

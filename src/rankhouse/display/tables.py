@@ -327,9 +327,12 @@ def comparison_html(
     measures = list(dict.fromkeys(frame["measure"]))
     indexed = frame.set_index(["run", "measure"])
     tested = bool(frame["baseline"].notna().any())
+    gated = tested and "gate" in frame and bool(frame["gate"].notna().any())
     sub = ["mean", f"{level} CI"]
     if tested:
         sub += ["delta", f"{level} CI", "g_z", "+", "-", "p", "p corr", "verdict"]
+    if gated:  # a margin was given: the gate's word at that margin (rankhouse regress)
+        sub += ["gate"]
     head = '<tr><th class="text" rowspan="2">run</th>'
     head += "".join(
         f'<th colspan="{len(sub)}" class="group">{html.escape(m)}</th>' for m in measures
@@ -369,6 +372,10 @@ def comparison_html(
                 cell(p_value(row["p_corrected"])),
                 cell(shown, classes=["text", tone]),
             ]
+            if gated:
+                gate = row["gate"] if isinstance(row["gate"], str) else ""
+                tone = "worse" if gate in ("regressed", "not_shown") else ""
+                parts.append(cell(gate.replace("_", " "), classes=["text", tone]))
         rows.append("".join(parts))
     return table(head, rows, caption=caption)
 

@@ -4,7 +4,7 @@ One row per measure (the baseline's mean, the run's, the difference with the int
 paired difference, the non-inferiority bound, Hedges' g_z, the queries paired, improved and
 degraded, the p-value and the corrected one, the verdict word and the status), a regressed
 measure in red, under a caption that gives the verdict as ``rankhouse regress`` prints it
-(``PASS``/``FAIL``).
+(``PASS``/``FAIL`` with the measures that failed and why) and what its margins mean.
 """
 
 from __future__ import annotations
@@ -40,22 +40,11 @@ def verdicts_html(
 ) -> str:
     """:class:`~rankhouse.regress.RegressResult` as an HTML table (its verdict as caption)."""
     check_display(round, None)
-    if result.baseline is None:
-        caption = (
-            f"PASS: {result.run} is the first run of its system: there is no previous run to "
-            "compare with (history shows its gate as 'first run')"
-        )
-    elif result.passed:
-        caption = f"PASS: no measure of {result.run} regressed against {result.baseline}"
-    else:
-        failed = [*result.regressed, *(f"order drift {m}" for m in result.drifted)]
-        caption = (
-            f"FAIL: {', '.join(failed)} regressed against {result.baseline} (qrels {result.qrels})"
-        )
+    caption = " ".join([result.headline, *result.meaning])
     rows = []
     for row in result.verdict_rows:
         digits = digits_for(round, str(row["measure"]))
-        tone = ["fail"] if row["regressed"] else []
+        tone = ["fail"] if row["fails"] else []
         rows.append(
             "".join(
                 [

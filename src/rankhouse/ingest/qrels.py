@@ -17,7 +17,7 @@ from .parse import parse
 from .progress import progress_for
 from .result import IngestResult, already_stored, default_qrels_name, default_tag, source_text
 from .sources import Source, open_source, opened, parse_columns
-from .stored import stored_trec_qrels
+from .stored import named_too, stored_trec_qrels
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -40,13 +40,15 @@ def ingest_qrels(
         wh: the warehouse.
         source: a path (plain or ``.gz``) or a DataFrame.
         name: the qrels set's name (default: the file name without extensions, or
-            ``dataframe-<sha8>``).
+            ``dataframe-<sha8>``). Content already stored under another name takes this
+            name too, as an alias (``alias`` of the result says so).
         columns: column mapping ``"qid=Q,docid=D,rel=R"`` (or a dict) for tabular sources;
             common names (query_id, docno, relevance, ...) are recognised without it.
         format: trec, csv, tsv, parquet or jsonl (default: from the extension; other = trec).
         delimiter: the field delimiter of a csv/tsv file: ``,`` ``\\t`` ``|`` or ``;``
             (default: sniffed from the header line).
-        replace: overwrite a qrels set of the same name with different content.
+        replace: overwrite a qrels set of the same name with different content (a name that
+            is an alias of another set: the alias alone).
         progress: show a progress bar (default: for big files when stderr is a terminal).
 
     Returns:
@@ -63,7 +65,8 @@ def ingest_qrels(
         result = stored_trec_qrels(staged, src, name, mapping)
         if result is None:
             result = _ingest_qrels(staged, src, name, mapping, replace, progress)
-        return store.publish(staged, [result], replace, False)[0]
+        [result] = store.publish(staged, [result], replace, False)
+        return named_too(store, [result], name, replace=replace)[0]
 
 
 def _ingest_qrels(

@@ -30,6 +30,8 @@ class IngestResult:
         num_queries: distinct queries.
         num_rows: judgments (qrels) or ranked rows (run).
         source: the path as given, or ``'DataFrame'``.
+        alias: the name asked for, when the content was stored under another name
+            (``name``): it names the stored qrels set or run too, as an alias.
     """
 
     kind: str
@@ -40,11 +42,14 @@ class IngestResult:
     num_queries: int
     num_rows: int
     source: str
+    alias: str | None = None
 
     def describe(self) -> str:
         """One line for people: ``stored run 'x' (id 3): 43 queries, 1,500 rows``."""
         what = "qrels set" if self.kind == "qrels" else "run"
         unit = "judgment" if self.kind == "qrels" else "row"
+        if not self.created and self.alias is not None:
+            return f"already stored as {what} {self.name!r}: {self.alias!r} now names it too"
         if not self.created:
             return f"already stored as {what} {self.name!r} (id {self.id}), nothing new"
         return (

@@ -29,6 +29,7 @@ from .result import (
     source_text,
 )
 from .sources import ORDERS, Source, open_source, opened, parse_columns
+from .stored import named_too
 from .trec.regular import Fallback
 
 if TYPE_CHECKING:
@@ -75,7 +76,9 @@ def ingest_run(
         source: a path (plain or ``.gz``) or a DataFrame.
         name: the run's name with one tag; with several tags, runs are named ``<name>/<tag>``.
             Default: the tag (a DataFrame or tabular file without a tag column gets tag
-            ``run`` and name ``dataframe-<sha8>`` or the file's base name).
+            ``run`` and name ``dataframe-<sha8>`` or the file's base name). Content already
+            stored under another name takes this name too, as an alias (``alias`` of the
+            result says so).
         columns: column mapping ``"qid=Q,docid=D,score=S"`` (or a dict) for tabular sources.
         format: trec, csv, tsv, parquet, jsonl or msmarco (default: from the extension;
             other = trec).
@@ -84,7 +87,8 @@ def ingest_run(
         order: ``'score'`` (rank by score) or ``'rank'`` (the given ranks are the ranking;
             stored score = -rank, and the metadata says so).
         meta: extra metadata pairs stored with every run of this ingest.
-        replace: overwrite runs of the same names holding different content.
+        replace: overwrite runs of the same names holding different content (a name that
+            is an alias of another run: the alias alone).
         new_version: store a run whose name holds different content under the next version
             name, ``<name>@2``, ``<name>@3``... (what ``eval`` does with a regenerated file).
         progress: show a progress bar (default: for big files when stderr is a terminal).
@@ -109,6 +113,7 @@ def ingest_run(
         with opened(open_source(source, format, delimiter)) as src:
             results = _ingest_source(staged, src, request)
         results = store.publish(staged, results, replace, new_version)
+        results = named_too(store, results, name, replace=replace, new_version=new_version)
     if order == "score":
         with store.connect() as conn:
             warn_if_ranks_disagree(conn, [r for r in results if r.created])

@@ -41,3 +41,16 @@ def best_positions(values: Sequence[Any], measure: str) -> set[int]:
         return set()
     best = max(present) if sign > 0 else min(present)
     return {i for i, v in enumerate(numbers) if v == best}
+
+
+def value_range(measure: str) -> tuple[float, float] | None:
+    """The range every value of ``measure`` lies in, as its registry entry declares it
+    (``bounds``: (0, 1) for precision, recall, AP, RR, nDCG...), or None when unbounded or
+    unknown.
+
+    Args:
+        measure: a canonical name or a label (``AP(rel=2)``, ``nDCG@10 [max_rank=100]``).
+    """
+    match = _NAME.match(measure.strip())
+    definition = REGISTRY.lookup(match.group(0)) if match else None
+    return None if definition is None else definition.bounds

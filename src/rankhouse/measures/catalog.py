@@ -6,7 +6,7 @@ trec_eval's other measures are declared in ``catalog_trec.py``.
 
 from __future__ import annotations
 
-from .model import Family, MeasureDef, Param, TrecName
+from .model import UNIT, Family, MeasureDef, Param, TrecName
 from .registry import REGISTRY
 
 #: trec_eval's default cutoffs for P, recall, map_cut, ndcg_cut.
@@ -93,6 +93,7 @@ for _definition in (
         (CUTOFF_REQUIRED, REL),
         at="cutoff",
         aliases=("Precision",),
+        bounds=UNIT,
         doc="K(k) / k: relevant in the top k over k (k even when fewer are retrieved)",
         trec=(TrecName("P", "cutoff", TREC_CUTOFFS),),
     ),
@@ -102,6 +103,7 @@ for _definition in (
         (CUTOFF_REQUIRED, REL),
         at="cutoff",
         aliases=("Recall",),
+        bounds=UNIT,
         doc="K(k) / R: relevant in the top k over all relevant (0 if R = 0)",
         trec=(TrecName("recall", "cutoff", TREC_CUTOFFS),),
     ),
@@ -110,6 +112,7 @@ for _definition in (
         "success",
         (CUTOFF_REQUIRED, REL),
         at="cutoff",
+        bounds=UNIT,
         doc="1 if a relevant document is in the top k, else 0",
         trec=(TrecName("success", "cutoff", (1, 5, 10)),),
     ),
@@ -119,6 +122,7 @@ for _definition in (
         (CUTOFF, REL),
         at="cutoff",
         aliases=("MAP",),
+        bounds=UNIT,
         doc="(1/R) * sum over relevant retrieved (within k) of k(i)/i",
         trec=(TrecName("map"), TrecName("map_cut", "cutoff", TREC_CUTOFFS)),
     ),
@@ -128,6 +132,7 @@ for _definition in (
         (REL,),
         aggregate="gmean",
         aliases=("gmAP",),
+        bounds=UNIT,
         doc="AP aggregated as exp(mean(ln(max(AP, 1e-5))))",
         trec=(TrecName("gm_map"),),
     ),
@@ -137,6 +142,7 @@ for _definition in (
         (CUTOFF, REL),
         at="cutoff",
         aliases=("MRR",),
+        bounds=UNIT,
         doc="1 / rank of the first relevant document (within k), 0 if none",
         trec=(TrecName("recip_rank"),),
     ),
@@ -146,6 +152,7 @@ for _definition in (
         (CUTOFF, GAIN),
         at="cutoff",
         aliases=("NDCG",),
+        bounds=UNIT,
         doc="DCG@k / ideal DCG@k, discount log2(i+1), ideal over all judged documents",
         trec=(
             TrecName("ndcg", pairs=True, gain_table="nDCG_gains"),
@@ -157,6 +164,7 @@ for _definition in (
         "rprec",
         (REL,),
         aliases=("RPrec",),
+        bounds=UNIT,
         doc="K(R) / R: precision at rank R",
         trec=(TrecName("Rprec"),),
     ),
@@ -165,6 +173,7 @@ for _definition in (
         "bpref",
         (REL,),
         aliases=("BPref",),
+        bounds=UNIT,
         doc="(1/R) * sum over relevant retrieved of 1 - min(nonrel above, R) / min(N, R)",
         trec=(TrecName("bpref"),),
     ),
@@ -173,6 +182,7 @@ for _definition in (
         "iprec",
         (Param("recall", float, None, "recall point in [0, 1]", minimum=0.0, required=True), REL),
         at="recall",
+        bounds=UNIT,
         doc="interpolated precision at recall r: max precision at or after relevant round(r*R)",
         trec=(TrecName("iprec_at_recall", "recall", TREC_RECALLS),),
     ),
@@ -188,6 +198,7 @@ for _definition in (
         "judged",
         (CUTOFF,),
         at="cutoff",
+        bounds=UNIT,
         doc="share of the top k (of min(k, n)) with a qrels line, any grade (ir_measures' Judged)",
     ),
     MeasureDef(
@@ -204,6 +215,7 @@ for _definition in (
             ),
         ),
         at="cutoff",
+        bounds=UNIT,
         doc="sum_i (1/i) R_i prod_{j<i} (1 - R_j), R_i = (2^min(g_i, max_grade) - 1) / "
         "2^max_grade (Chapelle et al. 2009)",
     ),

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from .catalog import CUTOFF_REQUIRED, PERSISTENCE, REL, TREC_CUTOFFS
 from .gain_table import prepare_gain_entries
-from .model import Family, MeasureDef, Param, TrecName
+from .model import UNIT, Family, MeasureDef, Param, TrecName
 from .rbp_weights import prepare_rbp, prepare_weights
 from .registry import REGISTRY
 
@@ -52,6 +52,7 @@ for _definition in (
         "bpref",
         (REL,),
         aggregate="gmean",
+        bounds=UNIT,
         doc="Bpref aggregated as exp(mean(ln(max(Bpref, 1e-5))))",
         trec=(TrecName("gm_bpref"),),
     ),
@@ -59,6 +60,7 @@ for _definition in (
         "SetP",
         "set",
         (REL,),
+        bounds=UNIT,
         doc="a / n: precision of the whole retrieved list",
         trec=(TrecName("set_P"),),
     ),
@@ -66,6 +68,7 @@ for _definition in (
         "SetRelP",
         "set",
         (REL,),
+        bounds=UNIT,
         doc="a / min(n, R): set precision relative to the best possible",
         trec=(TrecName("set_relative_P"),),
     ),
@@ -73,6 +76,7 @@ for _definition in (
         "SetR",
         "set",
         (REL,),
+        bounds=UNIT,
         doc="a / R: recall of the whole retrieved list",
         trec=(TrecName("set_recall"),),
     ),
@@ -80,6 +84,7 @@ for _definition in (
         "SetAP",
         "set",
         (REL,),
+        bounds=UNIT,
         doc="(a * a) / (n * R): SetP times SetR",
         trec=(TrecName("set_map"),),
     ),
@@ -104,6 +109,7 @@ for _definition in (
             ),
             REL,
         ),
+        bounds=UNIT,
         doc="((beta+1) P R) / (beta P + R) over the retrieved set; 0 if a = 0",
         trec=(TrecName("set_F", values=("beta",)),),
     ),
@@ -128,6 +134,7 @@ for _definition in (
         "relp",
         (CUTOFF_REQUIRED, REL),
         at="cutoff",
+        bounds=UNIT,
         doc="K(k) / min(k, R): precision at k relative to the best possible",
         trec=(TrecName("relative_P", "cutoff", TREC_CUTOFFS),),
     ),
@@ -136,6 +143,7 @@ for _definition in (
         "rprec_mult",
         (Param("multiple", float, None, "the multiple x of R", minimum=0.0, required=True), REL),
         at="multiple",
+        bounds=UNIT,
         doc="K(c) / c at c = trunc(x*R + 0.9): precision at a multiple of R",
         trec=(TrecName("Rprec_mult", "multiple", TREC_MULTIPLES),),
     ),
@@ -143,6 +151,7 @@ for _definition in (
         "binG",
         "bing",
         (REL,),
+        bounds=UNIT,
         doc="(1/R) * sum over relevant retrieved of 1 / log2(2 + non-relevant above)",
         trec=(TrecName("binG"),),
     ),
@@ -151,6 +160,7 @@ for _definition in (
         "unj",
         (CUTOFF_REQUIRED,),
         at="cutoff",
+        bounds=UNIT,
         doc="share of the top k (over k) not in the qrels or judged negative",
         trec=(TrecName("unj", "cutoff", (5, 10, 20)),),
         better="lower",
@@ -164,6 +174,7 @@ for _definition in (
             ),
             REL,
         ),
+        bounds=UNIT,
         doc="mean interpolated precision over the recall points (11-point average)",
         trec=(TrecName("11pt_avg", values=("points",)),),
     ),
@@ -198,6 +209,7 @@ for _definition in (
         "RBP_gains",
         "rbp_gains",
         (PERSISTENCE, GAINS),
+        bounds=UNIT,
         doc="trec_eval's rbp: (1 - p) * sum gain_i * p^(i-1), gains rescaled to [0, 1]",
         trec=(TrecName("rbp", fixed=(("p", 0.9),), pairs=True),),
     ),
@@ -205,6 +217,7 @@ for _definition in (
         "RBP_resid",
         "rbp_resid",
         (PERSISTENCE,),
+        bounds=UNIT,
         doc="p^n + (1 - p) * sum over unjudged retrieved of p^(i-1); 0 if none is unjudged",
         trec=(TrecName("rbp_resid", fixed=(("p", 0.9),), pairs=True),),
         better="lower",

@@ -16,6 +16,9 @@ AGGREGATES = ("mean", "sum", "gmean")
 #: Which value of a measure is the best: the highest, the lowest, or none (a count that
 #: describes the judgments or the ranking's length, not how good the ranking is).
 BETTER = ("higher", "lower", "none")
+#: The range of a measure whose every per-query value lies in [0, 1] (a share, a precision,
+#: a normalised gain): its mean does too, and an interval of the mean is cut to it.
+UNIT = (0.0, 1.0)
 
 
 @dataclass(frozen=True)
@@ -119,6 +122,9 @@ class MeasureDef:
         at: the parameter written as ``@value`` (``cutoff``, ``recall``), or ``None``.
         better: which value is the best (:data:`BETTER`): ``higher`` (the default),
             ``lower`` (the share of unjudged documents), or ``none`` for counts.
+        bounds: the range (low, high) every per-query value lies in, e.g. :data:`UNIT` for
+            precision, recall, AP, RR and nDCG, or ``None`` when unbounded or not declared
+            (DCG, counts, utility). The report cuts a mean's interval to it.
         graded: whether the measure without its own ``rel`` uses the grades themselves
             (ir_measures' RBP), so that the evaluation's relevance level does not apply: its
             SQL gets ``:rel`` as given, NULL when not.
@@ -134,6 +140,7 @@ class MeasureDef:
     aliases: tuple[str, ...] = ()
     at: str | None = None
     better: str = "higher"
+    bounds: tuple[float, float] | None = None
     graded: bool = False
 
     def param(self, name: str) -> Param | None:

@@ -9,6 +9,16 @@
 * ``best``: among the same passed runs, the one with the highest mean of the first gated
   measure on the gate's qrels set (ties: the newest), chosen among the runs judged on the
   run's own inputs when there are any (:mod:`rankhouse.regress.inputs`).
+* ``reference``: the run pinned as the system's reference on the gate's qrels set (table
+  ``gate_references``): it stays the yardstick night after night, so a lasting drop keeps
+  failing until someone accepts a new reference (:func:`accept_reference`, ``rankhouse gate
+  accept``), and a slow creep fails once its total passes the margin. A system without one
+  pins it the first time the gate asks: its newest earlier run whose gate passed (as
+  ``last-passed`` finds it), or, for the first run of a system, the run itself.
+
+``last-passed`` alone ratchets with a narrow margin (a night passes only by beating the
+luckiest night so far) and ``previous`` takes a lasting drop as normal after one night: the
+nightly recipe uses ``reference`` (docs/history.md).
 
 Copies of run files kept by ``trec-eval`` are never a baseline: they are not runs of the
 series. Whatever the rule, the gate then checks that the baseline was judged on the run's
@@ -17,14 +27,17 @@ inputs (``regress``).
 
 from __future__ import annotations
 
+import difflib
+import getpass
+from datetime import UTC, datetime
 from typing import Any
 
 from ..backends.base import store_of
 from ..catalog import TREC_EVAL_COPY, get_run
-from ..errors import Message, NotFoundError, Option
-from ..evaluation import evaluate
+from ..errors import InputError, Message, NotFoundError, Option
+from ..evaluation import evaluate, resolve_qrels, resolve_runs
 from ..words import count
-from .inputs import gate_checks, reference_evaluations, signatures
+from .inputs import first_checks, gate_checks, reference_evaluations, signatures
 
 PREVIOUS = "previous"
 """The latest earlier run of the same system tag."""
@@ -35,7 +48,10 @@ LAST_PASSED = "last-passed"
 BEST = "best"
 """The earlier passed run of the same system tag with the highest mean of the first measure."""
 
-BASELINE_RULES = (PREVIOUS, LAST_PASSED, BEST)
+REFERENCE = "reference"
+"""The run pinned as the system's reference on the gate's qrels set."""
+
+BASELINE_RULES = (PREVIOUS, LAST_PASSED, BEST, REFERENCE)
 """The baselines named by a rule rather than a run."""
 
 
@@ -175,3 +191,220 @@ def _first(run_row: dict[str, Any]) -> NoBaselineError:
             " to let the first run of a series pass",
         )
     )
+
+
+_REFERENCES = (
+    "SELECT id, system_tag, qrels_id, run_id, run_name, reason, accepted_by, accepted_at "
+    "FROM gate_references WHERE system_tag = :tag AND qrels_id = :qrels "
+    "ORDER BY accepted_at DESC, id DESC"
+)
+
+
+def reference_history(wh, system_tag: str, qrels_id: int) -> list[dict[str, Any]]:
+    """Every reference accepted for the system on the qrels set, newest (the current) first."""
+    with store_of(wh).connect() as conn:
+        rows = conn.execute(_REFERENCES, {"tag": system_tag, "qrels": int(qrels_id)}).mappings()
+        return [dict(row) for row in rows]
+
+
+def current_reference(wh, system_tag: str, qrels_id: int) -> dict[str, Any] | None:
+    """The system's reference on the qrels set (its ``gate_references`` row), or None."""
+    history = reference_history(wh, system_tag, qrels_id)
+    return history[0] if history else None
+
+
+def reference_run(
+    wh, run_row: dict[str, Any], qrels_id: int
+) -> tuple[dict[str, Any], dict[str, Any] | None]:
+    """The run's reference, and the row to pin when the system has none yet (None when it
+    has one).
+
+    Raises:
+        NoBaselineError: the run is the first of its system (the gate may pin it itself).
+        NoPassedRunError: earlier runs were gated, and none passed.
+        NotFoundError: the reference run was removed.
+    """
+    pinned = current_reference(wh, run_row["system_tag"], qrels_id)
+    if pinned is not None:
+        try:
+            return get_run(wh, int(pinned["run_id"])), None
+        except NotFoundError:
+            raise NotFoundError(
+                f"the reference of system {run_row['system_tag']!r}, run "
+                f"{pinned['run_name']!r}, was removed: accept another run as the reference "
+                "(rankhouse gate accept RUN --qrels QRELS --reason '...')"
+            ) from None
+    chosen = get_run(wh, passed_runs(wh, run_row, qrels_id)[0][0])
+    return chosen, reference_row(
+        chosen,
+        qrels_id,
+        f"pinned automatically: the newest earlier run of {run_row['system_tag']!r} whose gate "
+        "passed, when the gate first weighed a night against the reference",
+    )
+
+
+POOL_NIGHTS = 5
+"""The nights a reference pools: the accepted run and the first nights after it that passed
+against it (per-query means)."""
+
+
+def reference_pool(
+    wh, reference: dict[str, Any], run_row: dict[str, Any], qrels_id: int
+) -> list[dict[str, Any]]:
+    """The reference and the nights pooled with it: the runs of its system ingested after it
+    and before ``run_row`` whose gate against ``qrels_id`` passed with this reference as
+    their baseline, the first :data:`POOL_NIGHTS` - 1 of them, oldest first. One noisy
+    reference night would otherwise be the yardstick of every night after it: a lucky one
+    makes the whole series fail often, an unlucky one hides drops."""
+    with store_of(wh).connect() as conn:
+        later = [
+            int(row[0])
+            for row in conn.execute(
+                "SELECT id FROM runs WHERE system_tag = :tag AND id NOT IN (:ref, :id) "
+                "AND (ingested_at > :ref_at OR (ingested_at = :ref_at AND id > :ref)) "
+                "AND (ingested_at < :at OR (ingested_at = :at AND id < :id)) "
+                "AND parse_options <> :trec_eval_copy ORDER BY ingested_at, id",
+                {
+                    "tag": reference["system_tag"],
+                    "ref": int(reference["id"]),
+                    "ref_at": reference["ingested_at"],
+                    "id": int(run_row["id"]),
+                    "at": run_row["ingested_at"],
+                    "trec_eval_copy": TREC_EVAL_COPY,
+                },
+            ).all()
+        ]
+        checks = first_checks(conn, later, qrels_id)
+    pooled = [
+        run_id
+        for run_id in later
+        if run_id in checks
+        and checks[run_id].passed
+        and checks[run_id].baseline_run_id == int(reference["id"])
+    ][: POOL_NIGHTS - 1]
+    return [reference, *(get_run(wh, run_id) for run_id in pooled)]
+
+
+def reference_row(
+    run_row: dict[str, Any], qrels_id: int, reason: str, by: str | None = None
+) -> dict[str, Any]:
+    """A ``gate_references`` row for ``run_row`` (not stored: :func:`store_reference`)."""
+    return {
+        "system_tag": run_row["system_tag"],
+        "qrels_id": int(qrels_id),
+        "run_id": int(run_row["id"]),
+        "run_name": run_row["name"],
+        "reason": reason,
+        "accepted_by": by if by is not None else _login(),
+        "accepted_at": datetime.now(UTC).replace(tzinfo=None),
+    }
+
+
+def store_reference(conn, row: dict[str, Any]) -> None:
+    """Insert a ``gate_references`` row (the caller's transaction)."""
+    conn.execute(
+        "INSERT INTO gate_references (system_tag, qrels_id, run_id, run_name, reason, "
+        "accepted_by, accepted_at) VALUES (:system_tag, :qrels_id, :run_id, :run_name, "
+        ":reason, :accepted_by, :accepted_at)",
+        row,
+    )
+
+
+def accept_reference(
+    wh, run: Any, *, qrels: Any, reason: str, by: str | None = None
+) -> dict[str, Any]:
+    """Accept ``run`` as its system's reference on ``qrels`` from now on (the former
+    references stay in ``gate_references`` as its history).
+
+    Args:
+        wh: the :class:`~rankhouse.Warehouse` or its store.
+        run: a stored run (name or id).
+        qrels: the qrels set (name, id or file already stored).
+        reason: why (kept with the reference; ``rankhouse gate status`` shows it).
+        by: who accepts it (default: the login of this process).
+
+    Returns:
+        The stored ``gate_references`` row.
+
+    Raises:
+        InputError: an empty reason; a name that stands for several runs.
+        NotFoundError: an unknown run or qrels set.
+    """
+    if not str(reason or "").strip():
+        raise InputError(
+            "a reference needs a reason",
+            hint="say why the new level is right, e.g. --reason 'new tokenizer: -0.02 nDCG@10 "
+            "accepted for +30% speed'",
+        )
+    store = store_of(wh)
+    runs = resolve_runs(store, run)
+    if len(runs) != 1:
+        raise InputError(f"{run!r} stands for {len(runs)} runs", hint="name one stored run")
+    qrels_row = resolve_qrels(store, qrels)
+    row = reference_row(runs[0], int(qrels_row["id"]), str(reason).strip(), by)
+    with store.transaction() as conn:
+        store_reference(conn, row)
+    return row
+
+
+def _login() -> str | None:
+    try:
+        return getpass.getuser()
+    except Exception:  # no login name (a container without a passwd entry)
+        return None
+
+
+def first_notes(store, run_row) -> list[str]:
+    """A new system tag that no stored run has: a warning naming the nearest known one."""
+    nearest = nearest_systems(store, run_row)
+    if not nearest:
+        return []
+    return [
+        f"warning: {run_row['system_tag']!r} is a new system: no earlier run has this tag; "
+        f"the nearest known system is {nearest[0]!r} (a renamed run tag starts a new series "
+        "with no baseline: rename the tag back, or accept the new series)"
+    ]
+
+
+def new_system_error(store, run_row, exc: NoBaselineError, stopped: bool) -> NoBaselineError:
+    """The error of a first run of a system: naming the nearest known system when there is
+    one; ``stopped``: ``new_system='fail'`` stopped it (the first run would else pass)."""
+    nearest = nearest_systems(store, run_row)
+    if not nearest:
+        return exc
+    tag = run_row["system_tag"]
+    renamed = (
+        f"{tag!r} is a new system: no earlier run has this tag; the nearest known system is "
+        f"{nearest[0]!r} (was the run tag renamed?)"
+    )
+    if not stopped:
+        return NoBaselineError(Message(renamed, "; ", exc.message))
+    return NoBaselineError(
+        Message(
+            renamed,
+            "; ",
+            Option("new_system", "fail"),
+            f" stops the gate on it: rename the tag back, or start the series {tag!r} on "
+            "purpose by accepting this run as its reference (rankhouse gate accept RUN "
+            "--qrels QRELS --reason '...')",
+        )
+    )
+
+
+def nearest_systems(store, run_row) -> list[str]:
+    with store.connect() as conn:
+        tags = [
+            str(row[0])
+            for row in conn.execute(
+                "SELECT DISTINCT system_tag FROM runs WHERE system_tag <> :tag "
+                "AND parse_options <> :copy",
+                {"tag": run_row["system_tag"], "copy": TREC_EVAL_COPY},
+            ).all()
+        ]
+    if not tags:
+        return []
+    close = difflib.get_close_matches(run_row["system_tag"], tags, n=1, cutoff=0.5)
+    if close:
+        return close
+    tag = run_row["system_tag"]
+    return sorted(tags, key=lambda t: -difflib.SequenceMatcher(None, t, tag).ratio())[:1]

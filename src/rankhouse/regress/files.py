@@ -1,4 +1,13 @@
-"""Report files of a regression check: Markdown (for a PR comment), JSON, JUnit XML (for CI)."""
+"""The gate's words and report files: a check's outcome in one line (``PASS: ...``,
+``FAIL: ...``) and what its margins mean (``rankhouse regress`` prints them on stderr), and
+the same in Markdown (for a PR comment), JSON and JUnit XML (for CI) and the notebook's
+caption (:attr:`~rankhouse.regress.RegressResult.headline`, :attr:`~.RegressResult.meaning`).
+
+The outcomes: ``regressed`` names the measures whose evidence shows a drop (the (1 - 2 alpha)
+interval below zero, the bound below -margin); ``not shown non-inferior`` names those the
+queries cannot judge, with the bound, the margin, the interval that reaches above zero and the
+margin these queries could show; a night the same as its reference says so.
+"""
 
 from __future__ import annotations
 
@@ -10,8 +19,12 @@ from pathlib import Path
 from typing import Any
 
 from ..cells import json_value
+from ..stats.power import calibrated_margin
 from ..words import count
-from .gate import RegressResult
+from .calibration import DEFAULT_FALSE_ALARM, describe_target
+
+# Each function takes a :class:`~rankhouse.regress.RegressResult` (``result``); the module
+# does not import it, so that the result's own properties can speak these words.
 
 
 def _fmt(value: Any, digits: int = 4) -> str:
@@ -28,16 +41,24 @@ def _pvalue(value: float) -> str:
     return f"{value:.4g}"
 
 
-def to_dict(result: RegressResult) -> dict[str, Any]:
+def to_dict(result: Any) -> dict[str, Any]:
     """The check as plain data (what the JSON report holds)."""
     return {
         "check_id": result.check_id,
         "passed": result.passed,
+        "outcome": result.outcome,
+        "headline": result.headline,
         "run": result.run,
+        "system": result.system,
         "baseline": result.baseline,
         "qrels": result.qrels,
         "settings": {key: json_value(value) for key, value in result.settings.items()},
         "regressed": result.regressed,
+        "not_shown": result.not_shown,
+        "expected_false_alarm": json_value(result.expected_false_alarm),
+        "meaning": result.meaning,
+        "notes": result.notes,
+        "warnings": result.warnings,
         "measures": [
             {key: json_value(value) for key, value in row.items()} for row in result.verdict_rows
         ],
@@ -49,7 +70,7 @@ def to_dict(result: RegressResult) -> dict[str, Any]:
     }
 
 
-def to_json(result: RegressResult) -> str:
+def to_json(result: Any) -> str:
     """The check as a JSON document: exact numbers, NaN as null, infinity as ``"Infinity"``
     (``rankhouse.cells``).
 
@@ -58,7 +79,7 @@ def to_json(result: RegressResult) -> str:
     return json.dumps(to_dict(result), indent=2, allow_nan=False) + "\n"
 
 
-def write_json(result: RegressResult, path: str | os.PathLike[str]) -> None:
+def write_json(result: Any, path: str | os.PathLike[str]) -> None:
     """Write the check as a JSON document (:func:`to_json`)."""
     Path(path).write_text(to_json(result), encoding="utf-8")
 
@@ -66,11 +87,15 @@ def write_json(result: RegressResult, path: str | os.PathLike[str]) -> None:
 def describe(row: dict[str, Any], settings: dict[str, Any]) -> str:
     """One sentence on one measure's verdict."""
     level = f"{settings.get('level', 0.95):.0%}"
-    judged = (
-        f"non-inferiority bound {_fmt(row['bound'])} against -{_fmt(row['margin'])}"
-        if settings.get("mode") == "non_inferiority"
-        else f"tolerated drop {_fmt(row['tolerance'])}"
-    )
+    if settings.get("mode") == "non_inferiority":
+        bound_level = f"{1 - 2 * settings.get('alpha', 0.05):.0%}"
+        judged = (
+            f"non-inferiority bound (lower limit of the {bound_level} interval) "
+            f"{_fmt(row['bound'])} against -{_fmt(row['margin'])}, margin "
+            f"{row.get('margin_source') or 'n/a'}"
+        )
+    else:
+        judged = f"tolerated drop {_fmt(row['tolerance'])}"
     return (
         f"{row['measure']}: {_fmt(row['baseline_value'])} -> {_fmt(row['run_value'])} "
         f"(delta {_fmt(row['delta'])}, {level} interval [{_fmt(row['delta_low'])}, "
@@ -79,7 +104,7 @@ def describe(row: dict[str, Any], settings: dict[str, Any]) -> str:
         f"p={_pvalue(row['p_value'])} ({settings.get('test')}), corrected "
         f"p={_pvalue(row['p_corrected'])} ({settings.get('correction')}), "
         f"{count(row['improved'], 'query')} better, {row['degraded']} worse: "
-        f"{row['verdict'] or 'no verdict'}, {row['status']}"
+        f"{row['verdict'] or 'no verdict'}, {row['status'].replace('_', ' ')}"
     )
 
 
@@ -92,36 +117,53 @@ def describe_drift(row: dict[str, Any]) -> str:
     )
 
 
-def to_markdown(result: RegressResult) -> str:
+def to_markdown(result: Any) -> str:
     """The check as Markdown: a verdict line and a table of the measures."""
-    verdict = "FAILED" if not result.passed else "passed"
+    verdict = {
+        "passed": "passed",
+        "first": "passed",
+        "regressed": "FAILED (regressed)",
+        "not_shown": "FAILED (not shown non-inferior)",
+    }[result.outcome]
     settings = result.settings
-    tolerance = f"{settings['max_drop']:g}" + (" (relative)" if settings["relative"] else "")
+    max_drop = settings.get("max_drop")
+    tolerance = (
+        "calibrated"
+        if max_drop is None or max_drop != max_drop
+        else f"{max_drop:g}" + (" (relative)" if settings["relative"] else "")
+    )
     if result.baseline is None:
+        notes = "".join(f"\n{note}\n" for note in result.notes)
         return (
             f"## Regression check passed: `{result.run}` is the first run of its series\n\n"
-            f"Qrels `{result.qrels}`; there is no previous run to compare with.\n"
+            f"Qrels `{result.qrels}`; there is no previous run to compare with.\n{notes}"
         )
     level = f"{settings['level']:.0%}"
     if settings["mode"] == "non_inferiority":
         rule = (
-            f"non-inferiority: a measure fails when the lower limit of the "
-            f"{1 - 2 * settings['alpha']:.0%} interval of the difference lies below -margin "
-            f"(default margin {tolerance})"
+            f"non-inferiority: a measure passes when the lower limit of the "
+            f"{1 - 2 * settings['alpha']:.0%} interval of the difference (the bound) is at "
+            f"least -margin (default margin: {tolerance}); it is regressed when that interval "
+            "lies below zero too, else not shown"
         )
     else:
-        rule = f"significance: a significant drop beyond {tolerance} fails"
+        rule = f"significance: a significant change to the worse side beyond {tolerance} fails"
     lines = [
         f"## Regression check {verdict}: `{result.run}` vs `{result.baseline}`",
         "",
         f"Qrels `{result.qrels}`; {rule}; {settings['test']} test, correction "
-        f"{settings['correction']}, alpha {settings['alpha']:g}; {level} intervals.",
+        f"{settings['correction']}, alpha {settings['alpha']:g}; the interval column is the "
+        f"{level} interval.",
+        "",
+        result.headline,
         "",
     ]
     if result.input_change:
         lines += [f"Inputs changed, compared anyway: {result.input_change}", ""]
-    if result.regressed:
-        lines += [f"Regressed: {', '.join(f'`{m}`' for m in result.regressed)}", ""]
+    for line in [*result.notes, *result.warnings]:
+        lines += [f"> {line}", ""]
+    if result.meaning:
+        lines += [f"- {line}" for line in result.meaning] + [""]
     lines += [
         f"| measure | baseline | run | delta | {level} interval | g_z | n | queries +/- "
         "| corrected p | bound | margin | verdict | status |",
@@ -130,7 +172,7 @@ def to_markdown(result: RegressResult) -> str:
     ]
     for row in result.verdict_rows:
         status = row["status"].replace("_", " ")
-        if row["regressed"]:
+        if row["fails"]:
             status = f"**{status}**"
         lines.append(
             f"| `{row['measure']}` | {_fmt(row['baseline_value'])} | {_fmt(row['run_value'])} | "
@@ -155,14 +197,14 @@ def to_markdown(result: RegressResult) -> str:
     return "\n".join(lines) + "\n"
 
 
-def write_markdown(result: RegressResult, path: str | os.PathLike[str]) -> None:
+def write_markdown(result: Any, path: str | os.PathLike[str]) -> None:
     """Write the check as Markdown."""
     Path(path).write_text(to_markdown(result), encoding="utf-8")
 
 
-def to_junit(result: RegressResult) -> ET.ElementTree:
+def to_junit(result: Any) -> ET.ElementTree:
     """The check as JUnit XML: one suite, one test case per measure, a failure per regression."""
-    failures = len(result.regressed) + len(result.drifted)
+    failures = sum(bool(row["fails"]) for row in result.verdict_rows) + len(result.drifted)
     tests = len(result.verdict_rows) + len(result.drift_rows)
     root = ET.Element(
         "testsuites",
@@ -196,7 +238,7 @@ def to_junit(result: RegressResult) -> ET.ElementTree:
             f"rankhouse.regress.{result.qrels}",
             str(row["measure"]),
             describe(row, result.settings),
-            failure=("regression", f"{row['measure']} regressed") if row["regressed"] else None,
+            failure=_failure(row),
         )
     for row in result.drift_rows:
         _testcase(
@@ -208,6 +250,15 @@ def to_junit(result: RegressResult) -> ET.ElementTree:
         )
     ET.indent(root)
     return ET.ElementTree(root)
+
+
+def _failure(row: dict[str, Any]) -> tuple[str, str] | None:
+    """The JUnit failure of a measure that fails the gate: (type, message)."""
+    if not row["fails"]:
+        return None
+    if row["status"] == "regressed":
+        return "regression", f"{row['measure']} regressed"
+    return "not_shown", f"{row['measure']} not shown non-inferior (no drop shown either)"
 
 
 def _testcase(
@@ -222,12 +273,143 @@ def _testcase(
         ET.SubElement(case, "failure", type=kind, message=message).text = text
 
 
-def to_junit_text(result: RegressResult) -> str:
+def to_junit_text(result: Any) -> str:
     """The check as the text of a JUnit XML file."""
     body = ET.tostring(to_junit(result).getroot(), encoding="unicode")
     return "<?xml version='1.0' encoding='utf-8'?>\n" + body + "\n"
 
 
-def write_junit(result: RegressResult, path: str | os.PathLike[str]) -> None:
+def write_junit(result: Any, path: str | os.PathLike[str]) -> None:
     """Write the check as a JUnit XML file."""
     Path(path).write_text(to_junit_text(result), encoding="utf-8")
+
+
+def _plain(value: Any, digits: int = 4) -> str:
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return "n/a"
+    return f"{value:.{digits}f}" if isinstance(value, float) else str(value)
+
+
+def _signed(value: Any) -> str:
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return "n/a"
+    return f"{value:+.4f}"
+
+
+def _share(value: float) -> str:
+    return "n/a" if value is None or math.isnan(value) else describe_target(value)
+
+
+def _about(value: float) -> str:
+    """``about 0.5%``, ``under 0.01%``."""
+    shown = _share(value)
+    return shown if shown.startswith(("under", "n/a")) else f"about {shown}"
+
+
+def outcome_line(result: Any) -> str:
+    """The check's outcome in words (:attr:`RegressResult.headline`)."""
+    if result.baseline is None:
+        return (
+            f"PASS: {result.run} is the first run of system {result.system!r}: there is no "
+            "previous run to compare with (history shows its gate as 'first run')"
+        )
+    rows = result.verdict_rows
+    against = f"against {result.baseline}"
+    if result.run == result.baseline:
+        return f"PASS: {result.run} is the reference itself (the same content): nothing changed"
+    if result.passed:
+        passed_anyway = [r for r in rows if r["status"] == "not_shown"]
+        if result.settings.get("mode") != "non_inferiority":
+            line = f"PASS: no measure of {result.run} regressed {against}"
+        else:
+            line = (
+                f"PASS: every measure of {result.run} is shown no worse than {result.baseline} "
+                "by more than its margin"
+            )
+            if passed_anyway:
+                names = ", ".join(str(r["measure"]) for r in passed_anyway)
+                line = (
+                    f"PASS: {result.run} {against}: {names} not shown non-inferior, passed as "
+                    "asked (--not-shown pass); the others shown no worse than their margins"
+                )
+        return line
+    parts = []
+    for row in rows:
+        if row["status"] == "regressed":
+            if math.isnan(row["bound"]):
+                why = f"significant, p corrected {row['p_corrected']:.3g}"
+            else:
+                level = 1 - 2 * float(result.settings.get("alpha", 0.05))
+                why = (
+                    f"the {level:.0%} interval of the difference lies below zero and its bound "
+                    f"{_signed(row['bound'])} below -{_plain(row['margin'])}"
+                )
+            parts.append(f"{row['measure']} regressed ({_signed(row['delta'])}: {why})")
+        elif row["status"] == "not_shown" and row["fails"]:
+            shown = row.get("margin_source") == "given" and row.get("spread") == row.get("spread")
+            reach = ""
+            if shown and row.get("num_q", 0) >= 2:
+                fitting = calibrated_margin(
+                    float(row["spread"]),
+                    int(row["num_q"]),
+                    alpha=float(result.settings.get("alpha", 0.05)),
+                    false_alarm=float(result.settings.get("false_alarm", DEFAULT_FALSE_ALARM)),
+                )
+                reach = f"; these queries can show a margin of about {fitting:.3g}"
+            parts.append(
+                f"{row['measure']} not shown non-inferior ({_signed(row['delta'])}: its bound "
+                f"{_signed(row['bound'])} lies below -{_plain(row['margin'])}, but the interval "
+                f"[{_signed(row['delta_low'])}, {_signed(row['delta_high'])}] reaches above zero: "
+                f"no drop is shown either{reach})"
+            )
+    for row in result.drift_rows:
+        if not row["passed"]:
+            parts.append(
+                f"order drift {row['measure']} {_plain(row['value'])} below its bound "
+                f"{_plain(row['bound'])}"
+            )
+    return f"FAIL: {'; '.join(parts)} {against}"
+
+
+def meaning_lines(result: Any) -> list[str]:
+    """What the check's margins mean (:attr:`RegressResult.meaning`)."""
+    rows = [r for r in result.verdict_rows if r.get("margin_source")]
+    same = result.run == result.baseline and len(result.settings.get("reference_pool") or []) < 2
+    if not rows or result.settings.get("mode") != "non_inferiority" or same:
+        return []
+    lines = []
+    for row in rows:
+        source = row["margin_source"]
+        if source == "calibrated":
+            origin = (
+                f"calibrated from {row['spread_nights']} nightly differences, spread "
+                f"{row['spread']:.3g}"
+            )
+        elif source == "tonight":
+            origin = f"calibrating: from tonight's queries, spread {row['spread']:.3g}"
+        else:
+            origin = f"given; spread {row['spread']:.3g}" + (
+                f" from {row['spread_nights']} nightly differences"
+                if row["spread_nights"]
+                else " tonight"
+            )
+        caught = row["detectable_drop"]
+        if row["spread"] == 0:
+            catches = (
+                f"catches every drop beyond {_plain(row['margin'])}: the differences do not vary"
+            )
+        elif caught > 0:
+            catches = f"catches a drop of {_plain(caught)} on the first night 80% of the time"
+        else:
+            catches = "so it fails most nights whatever happens: no drop is needed"
+        lines.append(
+            f"{row['measure']}: margin {_plain(row['margin'])} ({origin}): fails an unchanged "
+            f"night {_about(row['false_alarm'])} of the time, {catches}"
+        )
+    target = float(result.settings.get("false_alarm", DEFAULT_FALSE_ALARM))
+    lines.append(
+        f"this check fails an unchanged run on at most "
+        f"{_about(result.expected_false_alarm)} of nights (target {_share(target)}, split over "
+        f"{len(rows)} measure{'s' if len(rows) != 1 else ''})"
+    )
+    return lines

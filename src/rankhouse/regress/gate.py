@@ -1,19 +1,24 @@
 """The regression gate: is the run no worse than its baseline?
 
 Each gated measure is judged in the gate's mode (:mod:`rankhouse.regress.verdicts`):
-``non_inferiority`` (the default) fails a measure when the lower limit of the (1 - 2 alpha)
-t interval of the paired difference lies below -margin; ``significance`` fails it when the
-mean drops by more than the tolerance and the drop is significant. Order-drift bounds
+``non_inferiority`` (the default) passes a measure shown no worse than the baseline by more
+than its margin (``non_inferior``), and fails it as ``regressed`` (the evidence shows a drop)
+or ``not_shown`` (the queries cannot tell); ``significance`` fails it when the mean moves to
+the worse side by more than the tolerance and the change is significant. Margins not given
+are calibrated from the system's own nightly noise for a false-alarm target of the whole
+check (:mod:`rankhouse.regress.calibration`). Order-drift bounds
 (:mod:`rankhouse.regress.drift`) fail the gate when the run reorders the baseline's
 rankings too much. The baseline is a run, or a rule (:mod:`rankhouse.regress.baselines`:
-``previous``, ``last-passed``, ``best``); a baseline judged on other inputs than the run is
-evaluated on stops the gate (:mod:`rankhouse.regress.inputs`). Every check is stored (tables
-``regress_checks``, ``regress_verdicts`` and ``regress_drift``) so that ``history`` shows
-the verdicts and ``last-passed`` finds the runs that passed.
+``previous``, ``last-passed``, ``best``, ``reference``); a baseline judged on other inputs
+than the run is evaluated on stops the gate (:mod:`rankhouse.regress.inputs`). Every check
+is stored (tables ``regress_checks``, ``regress_verdicts`` and ``regress_drift``) so that
+``history`` shows the verdicts and ``last-passed`` finds the runs that passed.
 """
 
 from __future__ import annotations
 
+import math
+import os
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
@@ -23,7 +28,7 @@ from ..catalog import removed_on_failure
 from ..columns import VERDICT_COLUMNS, VERDICT_NUMBERS  # noqa: F401 (the verdicts' columns)
 from ..display.tables import HtmlTable
 from ..display.verdicts import verdicts_html
-from ..errors import InputError
+from ..errors import InputError, NotFoundError
 from ..evaluation import evaluate, resolve_qrels, resolve_runs
 from ..lazy import pandas as pd
 from ..stats import (
@@ -41,31 +46,55 @@ from .baselines import (
     BEST,
     LAST_PASSED,
     PREVIOUS,
+    REFERENCE,
     NoBaselineError,
     best_run,
+    current_reference,
+    first_notes,
     last_passed_run,
+    nearest_systems,
+    new_system_error,
     previous_run,
+    reference_pool,
+    reference_row,
+    reference_run,
+)
+from .calibration import (
+    DEFAULT_FALSE_ALARM,
+    MIN_NIGHTS,
+    TONIGHT,
+    nightly_spread,
 )
 from .drift import DRIFT_GATE_COLUMNS, drift_bounds, drift_checks
+from .files import meaning_lines, outcome_line
 from .inputs import (
     gate_checks,
     input_changes,
     reference_evaluations,
     refuse_input_change,
+    signatures,
 )
 from .store import computed_ids, forgotten_on_failure, store_check
-from .verdicts import MODES, gated_measures, measure_verdicts
+from .verdicts import MODES, NOT_SHOWN_POLICIES, gated_measures, measure_verdicts
 
 STATUSES = (
     "regressed",
+    "not_shown",
     "non_inferior",
     "not_significant",
     "within_tolerance",
     "unchanged",
     "improved",
 )
-"""A measure's status: ``regressed`` fails the gate; ``non_inferior`` passes it in the
-non-inferiority mode, the others in the significance mode."""
+"""A measure's status: ``regressed`` fails the gate (the evidence shows a drop);
+``not_shown`` fails it unless ``not_shown='pass'`` (the queries cannot rule out a drop beyond
+the margin); ``non_inferior`` passes it in the non-inferiority mode, the others in the
+significance mode."""
+
+OUTCOMES = ("passed", "regressed", "not_shown", "first")
+"""A check's outcome: ``passed``; ``regressed`` (a measure regressed or a drift bound
+failed); ``not_shown`` (only measures not shown non-inferior failed it); ``first`` (the first
+run of its system, passed with nothing to compare)."""
 
 #: Each measure's verdict (a name the tests may replace with one that fails).
 _verdicts = measure_verdicts
@@ -100,6 +129,55 @@ class RegressResult:
     settings: dict[str, Any] = field(default_factory=dict)
     drift_rows: list[dict[str, Any]] = field(default_factory=list)
     input_change: str | None = None
+    warnings: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+    system: str | None = None
+
+    @property
+    def headline(self) -> str:
+        """The outcome in one line, as ``rankhouse regress`` prints it last (``PASS: ...``,
+        ``FAIL: ...``); the Markdown, JUnit and notebook views say the same."""
+        return outcome_line(self)
+
+    @property
+    def meaning(self) -> list[str]:
+        """What the check's configuration means, one line per measure and one for the check:
+        each margin, where it came from, how often it fails an unchanged night, and the drop
+        it catches on the first night with probability 0.8."""
+        return meaning_lines(self)
+
+    @property
+    def outcome(self) -> str:
+        """One of :data:`OUTCOMES`."""
+        if self.baseline is None:
+            return "first"
+        if self.passed:
+            return "passed"
+        if self.regressed or self.drifted:
+            return "regressed"
+        return "not_shown"
+
+    @property
+    def not_shown(self) -> list[str]:
+        """Names of the measures not shown non-inferior (they fail the check unless
+        ``not_shown='pass'``)."""
+        return [str(row["measure"]) for row in self.verdict_rows if row["status"] == "not_shown"]
+
+    @property
+    def calibrating(self) -> bool:
+        """Whether some margin came from tonight's queries (too little history yet)."""
+        return any(row.get("margin_source") == TONIGHT for row in self.verdict_rows)
+
+    @property
+    def expected_false_alarm(self) -> float:
+        """The expected share of unchanged nights this check fails: at most the sum of its
+        measures' (NaN when no measure has one)."""
+        shares = [
+            float(row["false_alarm"])
+            for row in self.verdict_rows
+            if row.get("false_alarm") is not None and not math.isnan(row["false_alarm"])
+        ]
+        return min(1.0, sum(shares)) if shares else math.nan
 
     @property
     def verdicts(self) -> pd.DataFrame:
@@ -115,7 +193,7 @@ class RegressResult:
 
     @property
     def regressed(self) -> list[str]:
-        """Names of the measures that regressed."""
+        """Names of the measures whose status is ``regressed`` (the evidence shows a drop)."""
         return [str(row["measure"]) for row in self.verdict_rows if row["regressed"]]
 
     @property
@@ -143,18 +221,21 @@ def regress(
     qrels: Any,
     measures: Iterable[Any],
     mode: str = MODES[0],
-    max_drop: float = 0.01,
+    max_drop: float | None = None,
     relative: bool = False,
+    false_alarm: float = DEFAULT_FALSE_ALARM,
+    not_shown: str = NOT_SHOWN_POLICIES[0],
     alpha: float = 0.05,
     level: float = DEFAULT_LEVEL,
     test: str = "t",
-    correction: str = "none",
+    correction: str = "holm",
     permutations: int = DEFAULT_PERMUTATIONS,
     seed: int = DEFAULT_SEED,
     relevance_level: int = 1,
     missing_queries: str = "zero",
     max_drift: Iterable[str] | str | None = None,
     allow_missing_baseline: bool = False,
+    new_system: str = "warn",
     allow_input_change: bool = False,
 ) -> RegressResult:
     """Gate ``run`` against ``baseline`` and store the verdict.
@@ -164,23 +245,33 @@ def regress(
         run: the run under test: a stored name or id, or a file (ingested; one run tag).
         baseline: a run (name, id or file), or a rule: ``'previous'`` (the latest run of the
             same system tag ingested before ``run``), ``'last-passed'`` (the newest of those
-            whose gate passed) or ``'best'`` (the passed one with the highest mean of the
-            first measure); :mod:`rankhouse.regress.baselines`.
+            whose gate passed), ``'best'`` (the passed one with the highest mean of the
+            first measure) or ``'reference'`` (the run pinned as the system's reference on
+            ``qrels``, pinned now when there is none); :mod:`rankhouse.regress.baselines`.
         qrels: the qrels set (name, id or file).
         measures: measure names (any accepted spelling), each with an optional margin after
             a colon: ``'nDCG@10:0.01'`` (the measure's units), ``'AP:2%'`` (of the
-            baseline's mean).
-        mode: ``'non_inferiority'`` (fail when the lower limit of the (1 - 2 alpha) t
-            interval of the paired difference lies below -margin) or ``'significance'``
-            (fail when the drop exceeds the margin and is significant).
+            reference's mean).
+        mode: ``'non_inferiority'`` (a measure passes when the lower limit of the (1 - 2
+            alpha) t interval of the paired difference is at least -margin) or
+            ``'significance'`` (fail when the change is to the worse side, beyond the
+            margin, and significant).
         max_drop: the margin of the measures given without one (absolute, or a fraction
-            of the baseline's mean with ``relative``).
-        relative: read ``max_drop`` as a fraction of the baseline's mean.
+            of the reference's mean with ``relative``); None (the default): calibrated from
+            the system's nightly history for ``false_alarm`` (non-inferiority), no
+            tolerance (significance).
+        relative: read ``max_drop`` as a fraction of the reference's mean.
+        false_alarm: the share of unchanged nights the whole check may fail, spread over
+            its measures; the calibrated margins follow from it.
+        not_shown: ``'fail'`` (the default) or ``'pass'``: what a measure not shown
+            non-inferior (nor shown to regress) does to the check.
         alpha: significance level: of the (corrected) p-values, and of the one-sided
             non-inferiority test.
         level: confidence level of the intervals of the differences shown.
         test: the paired test of the p-values (see :mod:`rankhouse.stats`).
-        correction: correction over the measures of this check.
+        correction: correction over the measures of this check (Holm by default; in the
+            non-inferiority mode it changes the p-values and verdict words shown, not the
+            decision).
         permutations: resamples of the randomization and bootstrap tests.
         seed: seed of the randomization and bootstrap tests.
         relevance_level: as for evaluate.
@@ -189,15 +280,19 @@ def regress(
             ``'overlap@100:0.8'``): fail when the run's mean drift from the baseline is
             below the bound.
         allow_missing_baseline: pass the first run of a system (stored as a check without
-            a baseline: ``history`` shows its gate as ``first run``) instead of raising
-            NoBaselineError.
+            a baseline: ``history`` shows its gate as ``first run``; with ``'reference'`` it
+            becomes the system's reference) instead of raising NoBaselineError.
+        new_system: ``'warn'`` (the default) or ``'fail'``: what ``allow_missing_baseline``
+            does with a first run whose system tag is new while other systems are stored (a
+            renamed run tag?): pass it with a warning naming the nearest known system, or
+            raise NoBaselineError naming it.
         allow_input_change: gate against a baseline judged on other inputs (qrels
             content, queries, settings) instead of raising InputChangeError; the check
             records what differed.
 
     Returns:
-        A :class:`RegressResult`; ``passed`` is False when any measure regressed or any
-        drift bound failed.
+        A :class:`RegressResult`; ``passed`` is False when any measure fails (regressed, or
+        not shown with ``not_shown='fail'``) or any drift bound failed.
 
     Raises:
         NoBaselineError: a rule, the run is the first of its system and
@@ -210,6 +305,7 @@ def regress(
     """
     store = store_of(wh)
     _check(mode, alpha, level, max_drop, test, correction, permutations, seed)
+    _check_gate_policy(false_alarm, not_shown, new_system)
     gated = gated_measures(measures, max_drop, relative)
     bounds = drift_bounds(max_drift)
     rule = baseline if isinstance(baseline, str) and baseline in BASELINE_RULES else None
@@ -221,16 +317,36 @@ def regress(
         qrels_row = resolve_qrels(store, qrels, ingested=ingested)
         ours = evaluate(store, qrels_row["id"], [run_row["id"]], gated.texts, **options).rows
         computed += computed_ids(ours)
+        notes: list[str] = []
+        pin = None
         try:
-            baseline_row = _baseline(
-                store, run_row, qrels_row, (baseline, rule, ingested), ours, options, computed
-            )
-        except NoBaselineError:
-            if not allow_missing_baseline:
-                raise
+            if rule == REFERENCE:
+                baseline_row, pin = reference_run(store, run_row, qrels_row["id"])
+                if pin is not None:
+                    notes.append(f"reference of {run_row['system_tag']!r} pinned: {pin['reason']}")
+            else:
+                baseline_row = _baseline(
+                    store, run_row, qrels_row, (baseline, rule, ingested), ours, options, computed
+                )
+        except NoBaselineError as exc:
+            renamed = new_system == "fail" and nearest_systems(store, run_row)
+            if not allow_missing_baseline or renamed:
+                raise new_system_error(store, run_row, exc, bool(renamed)) from None
             baseline_row = None
+            notes += first_notes(store, run_row)
+            if rule == REFERENCE:
+                pin = reference_row(
+                    run_row,
+                    qrels_row["id"],
+                    f"the first night of system {run_row['system_tag']!r}",
+                )
+                notes.append(f"{run_row['name']} is the reference of {run_row['system_tag']!r}")
+        if isinstance(run, str) and run != run_row["name"] and not _is_file(run):
+            notes.append(f"{run} is run {run_row['name']} (the same content, stored before)")
         if baseline_row is not None and baseline_row["id"] == run_row["id"]:
-            raise InputError(f"run {run_row['name']!r} cannot be its own baseline")
+            if rule != REFERENCE:
+                raise InputError(f"run {run_row['name']!r} cannot be its own baseline")
+            notes.append(f"{run_row['name']} is the reference itself (the same content)")
         settings = {
             "mode": mode,
             "level": level,
@@ -239,6 +355,8 @@ def regress(
             "alpha": alpha,
             "max_drop": max_drop,
             "relative": relative,
+            "false_alarm": false_alarm,
+            "not_shown": not_shown,
             "permutations": permutations,
             "seed": seed,
             **options,
@@ -254,17 +372,47 @@ def regress(
             change = _input_change(store, baseline_row, qrels_row, ours, theirs)
             if change and not allow_input_change:
                 raise refuse_input_change(baseline_row["name"], change)
-            verdicts = _verdicts(
-                store, ours + theirs, run_row["id"], baseline_row["id"], gated, settings
+            history = (
+                _history(store, run_row, qrels_row["id"], ours)
+                if mode == "non_inferiority"
+                else None
+            )
+            means = _reference_means(
+                store, run_row, qrels_row, baseline_row, gated, (ours, theirs), options, computed
+            )
+            pool = None
+            if rule == REFERENCE:
+                pool, note = _pool(
+                    store, baseline_row, run_row, qrels_row, gated, options, computed
+                )
+                notes += note
+                if pool:
+                    first = next(iter(pool.values()))
+                    settings["reference_pool"] = [
+                        _run_name(store, int(row["run_id"])) for row in first
+                    ]
+            verdicts, warnings = _verdicts(
+                store,
+                ours + theirs,
+                run_row["id"],
+                baseline_row["id"],
+                gated,
+                settings,
+                history,
+                means,
+                pool,
             )
             drift = drift_checks(store, run_row["id"], baseline_row["id"], bounds)
-        passed = not any(row["regressed"] for row in verdicts) and all(
-            row["passed"] for row in drift
-        )
+            same = baseline_row["id"] == run_row["id"]
+            if not same and any(row["margin_source"] == TONIGHT for row in verdicts):
+                notes += _calibrating_notes(run_row, qrels_row, history or {})
+        else:
+            warnings = []
+        passed = not any(row["fails"] for row in verdicts) and all(row["passed"] for row in drift)
         text = " / ".join(change) if change else None
         check_id = store_check(
             store, run_row, baseline_row, baseline, qrels_row, settings, (verdicts, drift),
-            passed, text,
+            passed, text, pin,
         )  # fmt: skip
         return RegressResult(
             check_id=check_id,
@@ -276,7 +424,99 @@ def regress(
             settings=settings,
             drift_rows=drift,
             input_change=text,
+            warnings=warnings,
+            notes=notes,
+            system=run_row["system_tag"],
         )
+
+
+def _is_file(given: str) -> bool:
+    return os.path.isfile(given)
+
+
+def _check_gate_policy(false_alarm: float, not_shown: str, new_system: str = "warn") -> None:
+    if new_system not in ("warn", "fail"):
+        raise InputError(f"new_system must be 'warn' or 'fail', not {new_system!r}")
+    if not 0 < false_alarm < 0.5:
+        raise InputError(
+            f"the false-alarm target must lie between 0 and 0.5, got {false_alarm}",
+            field="false_alarm",
+            hint="it is the share of unchanged nights the whole check may fail, e.g. 0.01",
+        )
+    if not_shown not in NOT_SHOWN_POLICIES:
+        raise InputError(
+            f"not_shown must be one of {', '.join(NOT_SHOWN_POLICIES)}, not {not_shown!r}"
+        )
+
+
+def _history(store, run_row, qrels_id: int, ours) -> dict[str, Any]:
+    """Each gated label's nightly spread from the system's history (on tonight's inputs)."""
+    labels = [row["label"] for row in ours]
+    with store.connect() as conn:
+        signed = signatures(conn, [int(row["evaluation_id"]) for row in ours])
+    by_label = {
+        row["label"]: signed.get(int(row["evaluation_id"]), {}).get("input_signature")
+        for row in ours
+    }
+    return nightly_spread(store, run_row, qrels_id, labels, by_label)
+
+
+def _pool(store, reference, run_row, qrels_row, gated, options, computed):
+    """Each label's evaluate rows of the reference pool, and a note naming the pool."""
+    members = reference_pool(store, reference, run_row, qrels_row["id"])
+    if len(members) < 2:
+        return None, []
+    ids = [int(m["id"]) for m in members]
+    result = evaluate(store, qrels_row["id"], ids, gated.texts, **options)
+    computed += computed_ids(result.rows)
+    pool: dict[str, list[dict[str, Any]]] = {}
+    for run_id in ids:  # the reference first, then the nights in order
+        for row in result.rows:
+            if int(row["run_id"]) == run_id:
+                pool.setdefault(row["label"], []).append(row)
+    names = ", ".join(m["name"] for m in members[1:])
+    return pool, [
+        f"the reference is {reference['name']} pooled with the {len(members) - 1} "
+        f"night{'s' if len(members) > 2 else ''} that passed against it first ({names}): "
+        "per-query means"
+    ]
+
+
+def _run_name(store, run_id: int) -> str:
+    with store.connect() as conn:
+        return str(conn.execute("SELECT name FROM runs WHERE id = :id", {"id": run_id}).scalar())
+
+
+def _calibrating_notes(run_row, qrels_row, history) -> list[str]:
+    """'calibrating: k of 5 nightly differences' while a calibrated measure lacks history."""
+    have = min((0 if spread is None else spread.nights for spread in history.values()), default=0)
+    return [
+        f"calibrating: {have} of {MIN_NIGHTS} nightly differences of system "
+        f"{run_row['system_tag']!r} on {qrels_row['name']!r} stored; until then each margin "
+        "comes from tonight's queries (a one-sided t-test of a drop at the measure's share of "
+        "the false-alarm target)"
+    ]
+
+
+def _reference_means(store, run_row, qrels_row, baseline_row, gated, evaluated, options, computed):
+    """Each label's mean on the system's reference, the base of percent margins: the
+    baseline's when it is the reference or the system has none (None then)."""
+    ours, theirs = evaluated
+    relative = any(
+        setting is not None and setting.relative
+        for setting in [gated.default, *gated.margins.values()]
+    )
+    if not relative:
+        return None
+    pinned = current_reference(store, run_row["system_tag"], qrels_row["id"])
+    if pinned is None or int(pinned["run_id"]) == int(baseline_row["id"]):
+        return None
+    try:
+        result = evaluate(store, qrels_row["id"], [int(pinned["run_id"])], gated.texts, **options)
+    except NotFoundError:  # the reference was removed: the baseline's mean
+        return None
+    computed += computed_ids(result.rows)
+    return {row["label"]: float(row["value"]) for row in result.rows}
 
 
 def _check(mode, alpha, level, max_drop, test, correction, permutations, seed) -> None:
@@ -296,7 +536,7 @@ def _check(mode, alpha, level, max_drop, test, correction, permutations, seed) -
             f"alpha must be below 0.5 in the non-inferiority mode, got {alpha} (its bound is "
             "the lower limit of the (1 - 2 alpha) interval)"
         )
-    if not max_drop >= 0:
+    if max_drop is not None and not max_drop >= 0:
         raise InputError(f"max_drop must be zero or positive, got {max_drop}", field="max_drop")
 
 

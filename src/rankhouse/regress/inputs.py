@@ -42,6 +42,21 @@ def gate_checks(conn, run_ids: Iterable[int], qrels_id: int) -> dict[int, Any]:
     return found
 
 
+def first_checks(conn, run_ids: Iterable[int], qrels_id: int) -> dict[int, Any]:
+    """Each run's first check against ``qrels_id``: the night as it was judged when it was
+    new. A night submitted again (the same content under a new name) is judged again, and
+    that newer check must not rewrite the night's place in the calibration or the pool."""
+    ids = sorted({int(i) for i in run_ids})
+    if not ids:
+        return {}
+    rows = conn.execute(
+        "SELECT id, run_id, qrels_id, passed, baseline_run_id FROM regress_checks "
+        "WHERE run_id = ANY(:ids) AND qrels_id = :qrels ORDER BY created_at DESC, id DESC",
+        {"ids": ids, "qrels": int(qrels_id)},
+    ).all()
+    return {row.run_id: row for row in rows}  # newest first: the oldest wins
+
+
 def reference_evaluations(conn, check: Any, labels: Iterable[str]) -> dict[str, int]:
     """The evaluation of each label a baseline's ``check`` judged it by (labels it holds
     none of are left out)."""

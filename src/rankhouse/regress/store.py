@@ -10,6 +10,8 @@ from datetime import UTC, datetime
 from typing import Any
 
 from ..backends.base import store_of
+from ..columns import VERDICT_COLUMNS
+from .baselines import store_reference
 from .drift import store_drift_rows
 
 
@@ -48,27 +50,9 @@ _CHECK_COLUMNS = (
     "run_id, baseline_run_id, baseline_spec, qrels_id, test, correction, alpha, max_drop, "
     "relative, options, passed, created_at, baseline_name, mode, level, input_change"
 )
-_VERDICT_STORED = [
-    "measure",
-    "baseline_value",
-    "run_value",
-    "delta",
-    "num_q",
-    "improved",
-    "degraded",
-    "p_value",
-    "p_corrected",
-    "status",
-    "regressed",
-    "run_evaluation_id",
-    "baseline_evaluation_id",
-    "margin",
-    "delta_low",
-    "delta_high",
-    "bound",
-    "hedges_gz",
-    "verdict",
-]
+#: What ``regress_verdicts`` keeps of each verdict row: all but what follows from the rest
+#: (the drop, the tolerance as given, the significance flag).
+_VERDICT_STORED = [c for c in VERDICT_COLUMNS if c not in ("drop", "tolerance", "significant")]
 
 
 def store_check(
@@ -81,7 +65,10 @@ def store_check(
     rows: tuple[list[dict[str, Any]], list[dict[str, Any]]],
     passed: bool,
     input_change: str | None,
+    reference: dict[str, Any] | None = None,
 ) -> int:
+    """Store the check, its verdicts and drift rows, and the reference it pinned (one
+    transaction); returns the check's id."""
     verdicts, drift = rows
     spec = baseline_spec if isinstance(baseline_spec, str | int) else "dataframe"
     kept = ("test", "correction", "alpha", "max_drop", "relative", "mode", "level")
@@ -99,7 +86,10 @@ def store_check(
                 "test": settings["test"],
                 "correction": settings["correction"],
                 "alpha": float(settings["alpha"]),
-                "max_drop": float(settings["max_drop"]),
+                # NaN: the margins were calibrated (no default margin was given)
+                "max_drop": float("nan")
+                if settings["max_drop"] is None
+                else float(settings["max_drop"]),
                 "relative": bool(settings["relative"]),
                 "options": json.dumps(extra, sort_keys=True),
                 "passed": bool(passed),
@@ -119,4 +109,6 @@ def store_check(
                 ],
             )
         store_drift_rows(conn, check_id, drift)
+        if reference is not None:
+            store_reference(conn, reference)
     return int(check_id)

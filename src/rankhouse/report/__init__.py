@@ -50,6 +50,15 @@ def build_report(
             correction: the multiple-testing correction, as for compare.
             alpha: significance level.
             relevance_level: grade from which binary measures count a document as relevant.
+            last: only the newest ``last`` runs of each system (the baseline and named
+                runs stay), the trends included.
+            brief: the per-run sections (runs table, comparison, per-query pictures,
+                precision-recall) show only the newest run and the baseline; without it
+                they show the baseline and the newest runs, 10 in all (``MAX_COMPARED``).
+                The trends always cover every selected run.
+            margin: the comparison's practical margin, as compare takes it (``0.01``,
+                ``'2%'``, ``{'nDCG@10': 0.05}``): its verdicts use it, and the table shows
+                the nightly gate's word at that margin (non-inferior, regressed, not shown).
 
     Raises:
         RankhouseError: nothing to report, or a bad option.

@@ -5,6 +5,13 @@ per-query pairs of every run with the baseline, each system's series of runs wit
 verdicts of ``regress``, and the interpolated precision at the 11 standard recall points.
 Evaluations come from storage; what is missing (typically the precision-recall points) is
 computed and stored by :func:`rankhouse.evaluation.evaluate`, as ``compare`` does.
+
+**What grows with the runs.** The trends cover every selected run (history's means and
+intervals, read in a few set-based statements). The sections drawn per run (the runs table,
+compare's panels, order drift, per-query pictures, precision-recall curves) cover the
+*compared runs* only: the baseline and the newest runs, :data:`MAX_COMPARED` in all (with
+``brief``, the baseline and the newest run), so that a report of a year of nights costs
+about what a report of ten does.
 """
 
 from __future__ import annotations
@@ -16,7 +23,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from ..backends.base import store_of
-from ..catalog import get_qrels, get_run, removed_on_failure
+from ..catalog import get_qrels, removed_on_failure
 from ..columns import HIDDEN_METADATA
 from ..compare import comparison
 from ..compare.comparing import settings_shown
@@ -28,7 +35,7 @@ from ..measures import measure_texts, parse_measures
 from ..pairing import paired_frames
 from ..stats import check_alpha, check_correction, check_test
 from ..version import __version__
-from .series import RunInfo, Trend, trends
+from .series import RunInfo, Trend, clipped_means, clipped_row, trends
 
 RECALL_POINTS = tuple(i / 10 for i in range(11))
 IPREC_MEASURES = tuple(f"IPrec@{r:.1f}" for r in RECALL_POINTS)
@@ -36,6 +43,10 @@ IPREC_MEASURES = tuple(f"IPrec@{r:.1f}" for r in RECALL_POINTS)
 
 DEFAULT_MAX_MEASURES = 8
 """Without ``measures``, at most this many stored measures (the first stored) are shown."""
+
+MAX_COMPARED = 10
+"""The most runs the per-run sections cover: the baseline and the newest others; the trends
+cover them all."""
 
 
 @dataclass
@@ -59,6 +70,8 @@ class QrelsSection:
     """compare's settings as its tables show them (level, interval, test, correction...)."""
     drift: list[dict[str, Any]] = field(default_factory=list)
     """Each run's order drift from the baseline (compare's ``drift`` rows; stored)."""
+    selected: int = 0
+    """How many runs the report selected (the trends'); ``runs`` are those compared."""
 
 
 @dataclass
@@ -84,8 +97,16 @@ def gather(
     alpha: float = 0.05,
     relevance_level: int = 1,
     max_measures: int = DEFAULT_MAX_MEASURES,
+    last: int | None = None,
+    brief: bool = False,
+    margin: Any = None,
 ) -> ReportData:
     """Collect a report's data; see :func:`rankhouse.report.write_report` for the arguments.
+
+    ``last`` keeps the newest ``last`` runs of each system (the baseline and named runs
+    stay); ``brief`` compares only the newest run with the baseline (the trends still cover
+    every selected run); ``margin`` (as compare takes it) gives the comparison its practical
+    margin and the gate's word at that margin.
 
     Raises:
         RankhouseError: nothing to report (no stored evaluation matches), or bad options.
@@ -95,6 +116,8 @@ def gather(
     check_test(test)
     check_correction(correction)
     check_alpha(alpha)
+    if last is not None and (isinstance(last, bool) or not isinstance(last, int) or last < 1):
+        raise RankhouseError(f"last must be a whole number of runs, 1 or more, not {last!r}")
     # a report that fails removes the files it ingested: it leaves the warehouse as it found it
     with removed_on_failure(store) as ingested:
         named_runs = resolve_runs(store, list(runs), ingested=ingested) if runs else []
@@ -122,6 +145,9 @@ def gather(
                 relevance_level=relevance_level,
                 max_measures=max_measures,
                 explicit=qrels is not None or bool(named_runs),
+                last=last,
+                brief=brief,
+                margin=margin,
             )
             if section is not None:
                 sections.append(section)
@@ -136,6 +162,9 @@ def gather(
             "correction": correction,
             "alpha": alpha,
             "relevance_level": relevance_level,
+            "last": last,
+            "brief": brief,
+            "margin": margin,
         }
         return ReportData(sections, settings, __version__, datetime.now(UTC).replace(microsecond=0))
 
@@ -170,15 +199,32 @@ def _section(
     relevance_level: int,
     max_measures: int,
     explicit: bool,
+    last: int | None = None,
+    brief: bool = False,
+    margin: Any = None,
 ) -> QrelsSection | None:
     qrels_id = int(qrels_row["id"])
-    run_rows = _select_runs(store, qrels_id, named_runs, systems)
+    run_rows = _select_runs(store, qrels_id, named_runs, systems, last)
     if baseline_row is not None and baseline_row["id"] not in {r["id"] for r in run_rows}:
         run_rows = [baseline_row, *run_rows]
     if not run_rows:
         return None
     notes: list[str] = []
     names = _measures(store, qrels_id, run_rows, measures, max_measures, notes)
+    selected = run_rows
+    run_rows = compared_runs(selected, baseline_row, brief)
+    if len(run_rows) < len(selected):
+        notes.append(
+            f"{len(selected)} runs are selected: the trends show them all; the runs table, "
+            f"the comparison, the per-query pictures and the precision-recall curves show "
+            + (
+                "the newest run"
+                if brief
+                else f"the newest {len(run_rows) - (baseline_row is not None)} runs"
+            )
+            + (" and the baseline" if baseline_row is not None else "")
+            + (" (--brief)" if brief else f" (at most {MAX_COMPARED} runs)")
+        )
     if not names:
         if explicit:
             raise RankhouseError(
@@ -199,9 +245,10 @@ def _section(
         correction=correction,
         alpha=alpha,
         drift=baseline_row is not None,
+        margin=margin,
         **options,
     )
-    comparison_frame = found.means
+    comparison_frame = clipped_means(found.means)
     pairs: dict[str, dict[str, pd.DataFrame]] = {}
     if found.baseline is not None:
         by_measure = {m: paired_frames(found.values, found.baseline, m) for m in shown}
@@ -209,6 +256,7 @@ def _section(
             if row["name"] != found.baseline:
                 pairs[row["name"]] = {m: by_measure[m][row["name"]] for m in shown}
     infos = [_run_info(r) for r in run_rows]
+    level = float(getattr(found.options, "level", 0.95) or 0.95)
     curves = evaluate(
         store,
         qrels=qrels_id,
@@ -233,34 +281,62 @@ def _section(
         comparison=comparison_frame,
         baseline=found.baseline,
         pairs=pairs,
-        trends=trends(store, qrels_id, infos, comparison_frame, shown),
+        trends=trends(
+            store,
+            qrels_id,
+            [_run_info(r) for r in selected],
+            shown,
+            relevance_level=relevance_level,
+            level=level,
+        ),
         precision_recall=precision_recall,
         notes=notes,
-        rows=found.rows,
+        rows=[clipped_row(row) for row in found.rows],
         settings=settings_shown(found),
         drift=found.drift,
+        selected=len(selected),
     )
 
 
+def compared_runs(
+    runs: list[dict[str, Any]], baseline_row: dict[str, Any] | None, brief: bool
+) -> list[dict[str, Any]]:
+    """The runs the per-run sections cover, in ``runs``' order: the baseline and the newest
+    others, :data:`MAX_COMPARED` in all; with ``brief`` the baseline and the newest run."""
+    base = None if baseline_row is None else int(baseline_row["id"])
+    others = [r for r in runs if int(r["id"]) != base]
+    room = 1 if brief else MAX_COMPARED - (base is not None)
+    kept = {int(r["id"]) for r in others[-room:]} | ({base} if base is not None else set())
+    return [r for r in runs if int(r["id"]) in kept]
+
+
 _EVALUATED_RUNS = """
-    SELECT DISTINCT r.id, r.ingested_at
-    FROM runs r JOIN evaluations e ON e.run_id = r.id
-    WHERE e.qrels_id = :qrels_id
+    SELECT r.id, r.name, r.system_tag, r.num_queries, r.num_rows, r.ingested_at, r.metadata
+    FROM runs r
+    WHERE r.id IN (SELECT e.run_id FROM evaluations e WHERE e.qrels_id = :qrels_id)
     ORDER BY r.ingested_at, r.id
     """
 
 
-def _select_runs(store, qrels_id: int, named: list[dict], systems: list[str]) -> list[dict]:
+def _select_runs(
+    store, qrels_id: int, named: list[dict], systems: list[str], last: int | None = None
+) -> list[dict]:
     """The named runs, and the runs of ``systems`` (all systems when nothing is named) that
-    have an evaluation against the qrels set, in ingest order."""
+    have an evaluation against the qrels set, in ingest order (one statement, however many);
+    with ``last``, the newest ``last`` of each system (named runs stay)."""
     chosen = {int(r["id"]): r for r in named}
     if systems or not named:
         with store.connect() as conn:
-            evaluated = [int(r[0]) for r in conn.execute(_EVALUATED_RUNS, {"qrels_id": qrels_id})]
-        for run_id in evaluated:
-            row = get_run(store, run_id)
-            if not systems or row["system_tag"] in systems:
-                chosen.setdefault(run_id, row)
+            found = conn.execute(_EVALUATED_RUNS, {"qrels_id": qrels_id}).mappings().all()
+        evaluated = [dict(r) for r in found if not systems or r["system_tag"] in systems]
+        if last is not None:
+            kept: dict[str, list[dict]] = {}
+            for row in evaluated:
+                kept.setdefault(row["system_tag"], []).append(row)
+            newest = {int(r["id"]) for rows in kept.values() for r in rows[-last:]}
+            evaluated = [r for r in evaluated if int(r["id"]) in newest]
+        for row in evaluated:
+            chosen.setdefault(int(row["id"]), row)
     return sorted(chosen.values(), key=lambda r: (r["ingested_at"], r["id"]))
 
 

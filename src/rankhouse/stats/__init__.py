@@ -12,7 +12,8 @@ One module per concept, each with its formula and reference:
 * :mod:`.effect_size`: Cohen's d_z and Hedges' g_z of a paired difference.
 * :mod:`.power`: the minimum detectable effect of a paired t-test.
 * :mod:`.verdict`: better / worse / equivalent / inconclusive, with the numbers behind it.
-* :mod:`.noninferiority`: no worse than the baseline minus a margin (a gate's test).
+* :mod:`.noninferiority`: no worse than the baseline minus a margin (a gate's test), and the
+  gate's words at a margin (non-inferior, regressed, not shown).
 * :mod:`.anova`: the two-way system x query analysis of variance.
 * :mod:`.pairwise`: all pairs of systems (the result shape; paired tests with a correction).
 * :mod:`.tukey`: randomised and parametric Tukey HSD over all pairs.
@@ -49,7 +50,7 @@ from .intervals import (
     t_interval,
 )
 from .letters import compact_letter_display
-from .noninferiority import NonInferiority, non_inferiority
+from .noninferiority import GATE_WORDS, NonInferiority, gate_status, non_inferiority
 from .paired import TESTS, PairedTest, bootstrap_null_sampler, check_test, paired_test
 from .pairwise import PairwiseResult, all_pairs
 from .power import DEFAULT_POWER, detectable_effect_size, minimum_detectable_effect
@@ -75,6 +76,7 @@ __all__ = [
     "AnovaTable",
     "Drift",
     "EffectSize",
+    "GATE_WORDS",
     "Interval",
     "NonInferiority",
     "PairedTest",
@@ -97,6 +99,7 @@ __all__ = [
     "difference_interval",
     "drift",
     "effect_size",
+    "gate_status",
     "hedges_correction",
     "kendall_tau",
     "mean_interval",

@@ -4,7 +4,10 @@
 ``bh`` (Benjamini-Hochberg, statsmodels' ``fdr_bh``), and every method name and alias
 statsmodels accepts (``bonferroni``/``bonf``/``b``, ``sidak``, ``holm``, ``holm-sidak``/``hs``,
 ``simes-hochberg``, ``hommel``, ``fdr_bh``, ``fdr_by``, ``fdr_tsbh``, ``fdr_tsbky``,
-``fdr_gbs``...; see :data:`CORRECTION_NAMES`), in any case.
+``fdr_gbs``...; see :data:`CORRECTION_NAMES`), in any case. Holm's step-down, the gate's
+default, is computed here as statsmodels computes it (sorted p-values times m, m - 1, ...,
+1, made non-decreasing, cut at 1; rejected up to the first p_(i) > alpha / (m - i + 1)), so
+that a nightly check imports no statsmodels.
 """
 
 from __future__ import annotations
@@ -69,6 +72,8 @@ def correct(
     if present.any():
         if statsmodels_method is None:
             reject[present] = values[present] <= alpha
+        elif statsmodels_method == "holm":
+            corrected[present], reject[present] = _holm(values[present], alpha)
         else:
             flags, adjusted, _, _ = multitest.multipletests(
                 values[present], alpha=alpha, method=statsmodels_method
@@ -76,6 +81,21 @@ def correct(
             corrected[present] = adjusted
             reject[present] = flags
     return [float(v) for v in corrected], [bool(v) for v in reject]
+
+
+def _holm(values, alpha: float):
+    """Holm's step-down adjusted p-values and rejections (statsmodels' ``holm``)."""
+    count = len(values)
+    order = np.argsort(values)
+    ranked = values[order]
+    steps = np.arange(count, 0, -1)
+    kept = np.nonzero(ranked > alpha / steps)[0]
+    rejected = np.ones(count, dtype=bool)
+    rejected[(kept[0] if kept.size else count) :] = False
+    adjusted = np.minimum(np.maximum.accumulate(ranked * steps), 1.0)
+    corrected, reject = np.empty(count), np.empty(count, dtype=bool)
+    corrected[order], reject[order] = adjusted, rejected
+    return corrected, reject
 
 
 def correction_method(method: str | None) -> str | None:

@@ -107,3 +107,37 @@ def non_inferiority(
         summary.sd,
         p_value,
     )
+
+
+GATE_WORDS = ("non_inferior", "regressed", "not_shown")
+"""The gate's words for one measure at a margin (:func:`gate_status`)."""
+
+
+def gate_status(
+    differences: Sequence[float] | Summary,
+    margin: float | None,
+    *,
+    alpha: float = 0.05,
+    direction: int = 1,
+) -> tuple[str, float]:
+    """What the non-inferiority gate says of the paired differences at ``margin``, and the
+    bound it compared (``rankhouse regress``, ``compare --margin``, the report):
+
+    * ``non_inferior``: the bound (the lower limit of the (1 - 2 alpha) interval; the upper
+      one when lower is better) is at least -margin;
+    * ``regressed``: it is not, and the whole (1 - 2 alpha) interval lies on the worse side of
+      zero: the evidence shows a drop (the one-sided t-test at alpha);
+    * ``not_shown``: neither: the queries can rule out neither a drop beyond the margin nor
+      no drop at all. Fewer than two pairs, or no margin, give ``not_shown`` and a NaN bound.
+
+    A mean that did not move to the worse side is never ``regressed``.
+    """
+    summary = as_summary(differences)
+    if margin is None or summary.n < 2:
+        return "not_shown", math.nan
+    shown = non_inferiority(summary, margin, alpha=alpha, direction=direction)
+    if shown.passed:
+        return "non_inferior", shown.bound
+    interval = t_interval(summary, 1 - 2 * alpha)
+    worse = interval.high < 0 if direction > 0 else interval.low > 0
+    return ("regressed" if worse else "not_shown"), shown.bound

@@ -96,3 +96,97 @@ def minimum_detectable_effect(
     if math.isnan(delta) or math.isnan(sd):
         return math.nan
     return 0.0 if sd == 0 else delta * sd
+
+
+# The operating characteristics of the non-inferiority gate (rankhouse.regress): how often
+# it fails a run whose true mean difference from its reference is -drop. The gate fails a
+# measure when the lower limit of the (1 - 2 alpha) t interval of the mean paired difference
+# lies below -margin, that is when T = (d-bar + margin) / (s / sqrt(n)) < t_{1 - alpha, df}.
+# With differences of standard deviation sd and a true mean of -drop, T follows a noncentral
+# t distribution with df = n - 1 and noncentrality (margin - drop) * sqrt(n) / sd, so
+#
+#     P(fail | drop) = P(T' < t_{1 - alpha, df}),   T' ~ t'(df, (margin - drop) sqrt(n) / sd),
+#
+# one minus the power of the one-sided one-sample t-test of H0: mean <= -margin at the effect
+# size (margin - drop) / sd (statsmodels' TTestPower with alternative='larger').
+
+
+def gate_fail_rate(drop: float, margin: float, sd: float, n: int, *, alpha: float) -> float:
+    """The probability that the non-inferiority gate fails a measure whose true mean
+    difference from its reference is ``-drop`` (0: an unchanged run, the false-alarm rate),
+    with ``n`` queries whose differences have standard deviation ``sd``.
+
+    NaN with fewer than two queries or an unknown spread; with ``sd`` 0 the gate is certain:
+    1.0 when the drop exceeds the margin, else 0.0.
+    """
+    check_alpha(alpha)
+    if n < 2 or math.isnan(sd) or math.isnan(margin) or math.isnan(drop):
+        return math.nan
+    if sd == 0:
+        return 1.0 if drop > margin else 0.0
+    df = n - 1
+    lam = (margin - drop) * math.sqrt(n) / sd
+    return float(
+        scipy_special.nctdtr(np.float64(df), np.float64(lam), np.float64(t_quantile(df, 1 - alpha)))
+    )
+
+
+def _noncentrality(df: int, probability: float, critical: float) -> float:
+    """The noncentrality lam with P(T' < critical) = probability, T' ~ t'(df, lam): scipy's
+    cdflib estimate (about 1e-8), then bisection on the distribution function to 1e-12."""
+    guess = float(scipy_special.nctdtrinc(np.float64(df), np.float64(probability), critical))
+
+    def below(lam: float) -> float:  # decreasing in lam
+        return float(scipy_special.nctdtr(np.float64(df), np.float64(lam), np.float64(critical)))
+
+    step = max(abs(guess) * 1e-6, 1e-9)
+    low, high = guess - step, guess + step
+    while below(low) < probability:
+        low -= 2 * (high - low)
+    while below(high) > probability:
+        high += 2 * (high - low)
+    while high - low > _TOLERANCE * max(1.0, abs(high)):
+        middle = (low + high) / 2
+        if below(middle) > probability:
+            low = middle
+        else:
+            high = middle
+    return (low + high) / 2
+
+
+def calibrated_margin(sd: float, n: int, *, alpha: float, false_alarm: float) -> float:
+    """The margin at which the non-inferiority gate fails an unchanged run with probability
+    ``false_alarm`` (n queries, differences of standard deviation ``sd``): the solution of
+    :func:`gate_fail_rate` (0, margin, ...) = ``false_alarm``. NaN with fewer than two queries
+    or an unknown spread; 0.0 when ``sd`` is 0.
+
+    Raises:
+        RankhouseError: alpha or false_alarm outside (0, 1).
+    """
+    check_alpha(alpha)
+    check_alpha(false_alarm)
+    if n < 2 or math.isnan(sd):
+        return math.nan
+    if sd == 0:
+        return 0.0
+    df = n - 1
+    lam = _noncentrality(df, false_alarm, t_quantile(df, 1 - alpha))
+    return lam * sd / math.sqrt(n)
+
+
+def detectable_drop(
+    margin: float, sd: float, n: int, *, alpha: float, power: float = DEFAULT_POWER
+) -> float:
+    """The true drop the non-inferiority gate fails with probability ``power`` (on the first
+    night it is seen): the solution of :func:`gate_fail_rate` (drop, margin, ...) = ``power``.
+    NaN with fewer than two queries or an unknown spread; the margin itself when ``sd`` is 0.
+    """
+    check_alpha(alpha)
+    check_alpha(power)
+    if n < 2 or math.isnan(sd) or math.isnan(margin):
+        return math.nan
+    if sd == 0:
+        return margin
+    df = n - 1
+    lam = _noncentrality(df, power, t_quantile(df, 1 - alpha))
+    return margin - lam * sd / math.sqrt(n)

@@ -16,6 +16,7 @@ _MODULES = (
     "history",
     "compare",
     "regress",
+    "gate",
     "report",
     "sql",
 )

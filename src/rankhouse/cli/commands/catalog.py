@@ -12,7 +12,7 @@ from ...rows import Rows
 from .common import open_warehouse
 from .output import FORMAT_OPTION, OutputFormat, print_rows
 
-_RUN_LIST = ["id", "name", "system_tag", "num_queries", "num_rows", "ingested_at"]
+_RUN_LIST = ["id", "name", "system_tag", "num_queries", "num_rows", "ingested_at", "aliases"]
 _QRELS_LIST = [
     "id",
     "name",
@@ -22,6 +22,7 @@ _QRELS_LIST = [
     "min_grade",
     "max_grade",
     "ingested_at",
+    "aliases",
 ]
 
 
@@ -62,7 +63,8 @@ def register(app: typer.Typer) -> None:
 
     @runs.command("list")
     def runs_list(ctx: typer.Context, fmt: OutputFormat = FORMAT_OPTION) -> None:
-        """Every stored run: id, name, tag, queries, rows, ingested_at (UTC)."""
+        """Every stored run: id, name, tag, queries, rows, ingested_at (UTC), aliases (its
+        other names)."""
         from ...catalog import run_rows
 
         _print_listing(run_rows(open_warehouse(ctx, write=False)), _RUN_LIST, fmt, "runs")
@@ -70,16 +72,17 @@ def register(app: typer.Typer) -> None:
     @runs.command("show")
     def runs_show(
         ctx: typer.Context,
-        name: str = typer.Argument(..., help="Run name or id."),
+        name: str = typer.Argument(..., help="Run name, alias or id."),
         fmt: OutputFormat = FORMAT_OPTION,
     ) -> None:
-        """One run: its catalogue row, metadata and rows per query."""
+        """One run: its catalogue row, aliases, metadata and rows per query."""
         import statistics
 
-        from ...catalog import query_count_rows
+        from ...catalog import other_names, query_count_rows
 
         wh = open_warehouse(ctx, write=False)
         run = wh.run(name)
+        run["aliases"] = other_names(wh, "run", run["id"])
         counts = query_count_rows(wh, run["id"]).column("num_rows")
         per_query = {
             "queries": len(counts),
@@ -92,7 +95,8 @@ def register(app: typer.Typer) -> None:
             record["parse_options"] = json.loads(record["parse_options"])
             print(json.dumps(record, indent=2))
             return
-        rows = [(key, run[key]) for key in run if key != "metadata"]
+        rows = [(key, run[key]) for key in run if key not in ("metadata", "aliases")]
+        rows += [("aliases", ", ".join(run["aliases"]))]
         rows += [(f"metadata.{key}", value) for key, value in run["metadata"].items()]
         rows += list(per_query.items())
         print_rows(
@@ -104,16 +108,18 @@ def register(app: typer.Typer) -> None:
         )
 
     @runs.command("rm")
-    def runs_rm(ctx: typer.Context, name: str = typer.Argument(..., help="Run name or id.")):
-        """Delete a run, its rows and its stored evaluations."""
+    def runs_rm(ctx: typer.Context, name: str = typer.Argument(..., help="Run name, alias or id.")):
+        """Delete a run, its rows, its aliases and its stored evaluations; given an alias,
+        the alias alone (the run stays)."""
         from ...catalog import remove_run
 
         row = remove_run(open_warehouse(ctx, create=False), name)
-        print(f"removed run {row['name']!r} (id {row['id']})", file=sys.stderr)
+        print(_removed("run", row), file=sys.stderr)
 
     @qrels.command("list")
     def qrels_list(ctx: typer.Context, fmt: OutputFormat = FORMAT_OPTION) -> None:
-        """Every stored qrels set: id, name, queries, judgments, grades, ingested_at (UTC)."""
+        """Every stored qrels set: id, name, queries, judgments, grades, ingested_at (UTC),
+        aliases (its other names)."""
         from ...catalog import qrels_rows
 
         wh = open_warehouse(ctx, write=False)
@@ -122,18 +128,18 @@ def register(app: typer.Typer) -> None:
     @qrels.command("rm")
     def qrels_rm(
         ctx: typer.Context,
-        name: str = typer.Argument(..., help="Qrels name or id."),
+        name: str = typer.Argument(..., help="Qrels name, alias or id."),
         yes: bool = typer.Option(
             False, "--yes", "-y", help="Remove without asking (needed where no terminal can ask)."
         ),
     ):
-        """Delete a qrels set, its judgments, and the evaluations and gate checks made with
-        it (the runs stay). On a terminal it asks first, saying what goes with it."""
+        """Delete a qrels set, its judgments, its aliases, and the evaluations and gate
+        checks made with it (the runs stay). On a terminal it asks first, saying what goes
+        with it. Given an alias, it removes the alias alone, without asking."""
         from ...catalog import qrels_dependents, remove_qrels
 
         wh = open_warehouse(ctx, create=False)
-        if not yes:
-            found = qrels_dependents(wh, name)
+        if not yes and "alias" not in (found := qrels_dependents(wh, name)):
             what = f"qrels set {found['name']!r} (id {found['id']})"
             if not sys.stdin.isatty():
                 raise RankhouseError(
@@ -144,24 +150,45 @@ def register(app: typer.Typer) -> None:
                 print("nothing removed", file=sys.stderr)
                 raise typer.Exit(1)
         row = remove_qrels(wh, name)
-        print(
-            f"removed qrels set {row['name']!r} (id {row['id']}) with {_dependents(row)}",
-            file=sys.stderr,
+        print(_removed("qrels set", row), file=sys.stderr)
+
+
+def _removed(what: str, row: dict) -> str:
+    """What ``runs rm`` / ``qrels rm`` removed: ``removed run 'x' (id 3)`` with its aliases
+    (a qrels set with what went with it), or ``removed alias 'y' of run 'x' (id 3)``."""
+    if "removed_alias" in row:
+        return (
+            f"removed alias {row['removed_alias']!r} of {what} {row['name']!r} (id {row['id']}); "
+            f"the {what} stays"
         )
+    said = f"removed {what} {row['name']!r} (id {row['id']})"
+    if what != "run":
+        said += f" with {_dependents(row)}"
+    elif row["aliases"]:
+        said += f" and {_aliases(row['aliases'])}"
+    return said
+
+
+def _aliases(names: list[str]) -> str:
+    """``its alias 'a'``, ``its aliases 'a', 'b'``."""
+    return f"its alias{'es' if len(names) > 1 else ''} {', '.join(map(repr, names))}"
 
 
 def _dependents(found: dict) -> str:
     """What goes with a qrels set: ``144 judgments, 12 evaluations of 2 runs and 6 gate
-    checks`` (the runs themselves stay)."""
+    checks`` (the runs themselves stay), and its aliases when it has some."""
     from ...words import count
 
     evaluations = count(found["evaluations"], "evaluation")
     if found["evaluations"]:
         evaluations += f" of {count(found['evaluated_runs'], 'run')}"
-    return (
-        f"{count(found['num_judgments'], 'judgment')}, {evaluations} and "
-        f"{count(found['checks'], 'gate check')}"
-    )
+    checks = count(found["checks"], "gate check")
+    if found.get("aliases"):
+        return (
+            f"{count(found['num_judgments'], 'judgment')}, {evaluations}, {checks} and "
+            f"{_aliases(found['aliases'])}"
+        )
+    return f"{count(found['num_judgments'], 'judgment')}, {evaluations} and {checks}"
 
 
 def _confirmed(question: str) -> bool:

@@ -1,4 +1,5 @@
-"""``rankhouse regress``: the regression gate for CI (exit 0 pass, 1 regression, 2 bad input)."""
+"""``rankhouse regress``: the regression gate for CI (exit 0 passed, 1 regressed, 3 not shown,
+2 anything else that stops the gate)."""
 
 from __future__ import annotations
 
@@ -17,7 +18,6 @@ from .common import (
 )
 from .compare import (
     ALPHA_OPTION,
-    CORRECTION_OPTION,
     PERMUTATIONS_OPTION,
     SEED_OPTION,
     TEST_OPTION,
@@ -31,9 +31,20 @@ class Mode(StrEnum):
     significance = "significance"
 
 
+class NewSystem(StrEnum):
+    warn = "warn"
+    fail = "fail"
+
+
+class NotShown(StrEnum):
+    fail = "fail"
+    passes = "pass"
+
+
 EXIT_PASSED = 0
 EXIT_REGRESSED = 1
 EXIT_BAD_INPUT = 2
+EXIT_NOT_SHOWN = 3
 
 
 def register(app: typer.Typer) -> None:
@@ -47,9 +58,10 @@ def regress_command(
         ...,
         "--baseline",
         "-b",
-        help="A run name or id, or a rule: 'previous' (the latest earlier run of the same "
-        "system tag), 'last-passed' (the newest of those whose gate passed), 'best' (the "
-        "passed one with the highest mean of the first measure).",
+        help="A run name or id, or a rule: 'reference' (the system's pinned reference, "
+        "pinned now when it has none; `rankhouse gate accept` moves it), 'previous' (the "
+        "latest earlier run of the same system tag), 'last-passed' (the newest of those whose "
+        "gate passed), 'best' (the passed one with the highest mean of the first measure).",
     ),
     qrels: str = typer.Option(..., "--qrels", help="Qrels: a stored name or id, or a file."),
     measures: list[str] = typer.Option(
@@ -57,23 +69,39 @@ def regress_command(
         "--measure",
         "-m",
         help="Measure, repeatable, with its margin after a colon if it has its own: "
-        "nDCG@10:0.01 (the measure's units), AP:2% (of the baseline's mean).",
+        "nDCG@10:0.01 (the measure's units), AP:2% (of the reference's mean). Without one "
+        "the margin is calibrated from the system's nightly history.",
     ),
     mode: Mode = typer.Option(
         Mode.non_inferiority,
         "--mode",
-        help="non-inferiority: fail unless the lower limit of the (1 - 2 alpha) interval of "
-        "the difference is at least -margin; significance: fail when a drop beyond the "
-        "margin is significant.",
+        help="non-inferiority: pass a measure shown no worse than -margin (the lower limit of "
+        "the (1 - 2 alpha) interval of the difference at least -margin); significance: fail "
+        "when a change to the worse side beyond the margin is significant.",
     ),
     max_drop: float = typer.Option(
-        0.01,
+        None,
         "--max-drop",
-        help="Margin of the measures without one (absolute unless --relative).",
+        help="Margin of the measures without one (absolute unless --relative). Default: "
+        "calibrated from the system's nightly spread for the false alarm target "
+        "(non-inferiority); no tolerance (significance).",
         min=0.0,
+        show_default=False,
     ),
     relative: bool = typer.Option(
-        False, "--relative", help="Read --max-drop as a fraction of the baseline's mean."
+        False, "--relative", help="Read --max-drop as a fraction of the reference's mean."
+    ),
+    false_alarm: float = typer.Option(
+        0.01,
+        "--false-alarm",
+        help="Share of unchanged nights the whole check may fail, spread over its measures; "
+        "the calibrated margins follow from it.",
+    ),
+    not_shown: NotShown = typer.Option(
+        NotShown.fail,
+        "--not-shown",
+        help="What a measure does that the queries can neither show no worse than its margin "
+        "nor show to drop: fail (exit 3) or pass (with a warning).",
     ),
     max_drift: list[str] = typer.Option(
         None,
@@ -87,7 +115,13 @@ def regress_command(
         0.95, "--level", help="Confidence level of the intervals shown, between 0 and 1."
     ),
     test: Test = TEST_OPTION,
-    correction: str = CORRECTION_OPTION,
+    correction: str = typer.Option(
+        "holm",
+        "--correction",
+        help="Multiple-testing correction over the measures (statsmodels multipletests): holm, "
+        "none, bonferroni, bh, ... It decides in the significance mode; in the "
+        "non-inferiority mode it changes only the p-values and verdict words shown.",
+    ),
     permutations: int = PERMUTATIONS_OPTION,
     seed: int = SEED_OPTION,
     relevance_level: int = RELEVANCE_LEVEL_OPTION,
@@ -97,6 +131,13 @@ def regress_command(
         "--allow-missing-baseline",
         help="With a baseline rule: pass (exit 0) when the run is the first of its system; "
         "history shows its gate as 'first run'.",
+    ),
+    new_system: NewSystem = typer.Option(
+        NewSystem.warn,
+        "--new-system",
+        help="A first run whose system tag no stored run has, while other systems are stored "
+        "(a renamed run tag?): warn and pass it with --allow-missing-baseline, or fail (exit "
+        "2), naming the nearest known system.",
     ),
     allow_input_change: bool = typer.Option(
         False,
@@ -115,13 +156,17 @@ def regress_command(
     ),
     fmt: OutputFormat = FORMAT_OPTION,
 ) -> None:
-    """Gate RUN against a baseline: exit 1 when a measure regressed, 0 when none did.
+    """Gate RUN against a baseline: exit 0 passed, 1 regressed, 3 not shown, 2 error.
 
-    In the default non-inferiority mode a measure regresses unless the run is shown no
-    worse than the baseline by more than its margin: the lower limit of the (1 - 2 alpha)
-    t interval of the paired difference must be at least -margin. With --mode
-    significance it regresses when its mean drops by more than the margin and the drop is
-    significant. A baseline judged on other inputs than the run's, bad input, or anything
+    In the default non-inferiority mode a measure passes when the run is shown no worse
+    than the baseline by more than its margin (the lower limit of the (1 - 2 alpha) t
+    interval of the paired difference at least -margin); it is 'regressed' when the whole
+    interval lies below zero too (the evidence shows a drop), else 'not shown' (the queries
+    cannot tell). Margins not given are calibrated from the system's nightly spread so
+    that an unchanged night fails with probability --false-alarm; each check prints what
+    its margins mean. With --mode significance a measure regresses when it moves to its
+    worse side by more than the margin and the change is significant (Holm over the
+    measures). A baseline judged on other inputs than the run's, bad input, or anything
     else that stops the gate, exits 2.
 
     Every check is stored; `rankhouse history` shows its verdict in the gate column.
@@ -144,6 +189,8 @@ def regress_command(
                 mode=mode.value.replace("-", "_"),
                 max_drop=max_drop,
                 relative=relative,
+                false_alarm=false_alarm,
+                not_shown=not_shown.value,
                 max_drift=max_drift or None,
                 alpha=alpha,
                 level=level,
@@ -154,6 +201,7 @@ def regress_command(
                 relevance_level=relevance_level,
                 missing_queries=missing_queries.value,
                 allow_missing_baseline=allow_missing_baseline,
+                new_system=new_system.value,
                 allow_input_change=allow_input_change,
             ),
         )
@@ -227,8 +275,7 @@ def _print_result(result, to_stdout: list[str], fmt: OutputFormat) -> None:
             [shown[name] for name in columns],
             rows,
             fmt,
-            title=f"regress {result.run} vs {result.baseline}: {settings['mode']}, "
-            f"{settings['level']:.0%} intervals",
+            title=f"regress {result.run} vs {result.baseline}: {_title(settings)}",
             numeric=[name in VERDICT_NUMBERS for name in columns],
         )
         if result.drift_rows:
@@ -242,6 +289,15 @@ def _print_result(result, to_stdout: list[str], fmt: OutputFormat) -> None:
             )
 
 
+def _title(settings) -> str:
+    """The mode and the levels of what the table shows."""
+    level = f"low/high: {settings['level']:.0%} interval"
+    if settings["mode"] != "non_inferiority":
+        return f"significance, {level}, p corrected by {settings['correction']}"
+    bound = 1 - 2 * settings["alpha"]
+    return f"non-inferiority, {level}, bound: lower limit of the {bound:.0%} interval"
+
+
 def _report(flag: str, result) -> str:
     from ...regress import files as regress_files
 
@@ -249,27 +305,18 @@ def _report(flag: str, result) -> str:
 
 
 def _leave(wh, result) -> None:
-    if result.baseline is None:
-        system = wh.run(result.run)["system_tag"]
-        print(
-            f"PASS: {result.run} is the first of system {system!r}: there is no previous run to "
-            "compare with (history shows its gate as 'first run')",
-            file=sys.stderr,
-        )
-        raise typer.Exit(EXIT_PASSED)
+    for line in result.notes:
+        print(line if line.startswith("warning: ") else f"note: {line}", file=sys.stderr)
+    for line in result.warnings:
+        print(f"warning: {line}", file=sys.stderr)
     if result.input_change:
         print(f"note: inputs changed, compared anyway: {result.input_change}", file=sys.stderr)
-    if result.passed:
-        print(
-            f"PASS: no measure of {result.run} regressed against {result.baseline}", file=sys.stderr
-        )
-        raise typer.Exit(EXIT_PASSED)
-    failed = [f"{', '.join(result.regressed)} regressed"] if result.regressed else []
-    if result.drifted:
-        bounds = "its bound" if len(result.drifted) == 1 else "their bounds"
-        failed.append(f"order drift {', '.join(result.drifted)} below {bounds}")
-    print(f"FAIL: {'; '.join(failed)} against {result.baseline}", file=sys.stderr)
-    raise typer.Exit(EXIT_REGRESSED)
+    for line in result.meaning:
+        print(line, file=sys.stderr)
+    print(result.headline, file=sys.stderr)
+    raise typer.Exit(
+        {"regressed": EXIT_REGRESSED, "not_shown": EXIT_NOT_SHOWN}.get(result.outcome, EXIT_PASSED)
+    )
 
 
 #: The writer of each report file (:mod:`rankhouse.regress.files`), and a name to suggest.

@@ -43,13 +43,35 @@ def report_command(
         help="Decimals shown in a table: N for all, or MEASURE=N (repeatable); 4 when not given.",
     ),
     highlight: Highlight = HIGHLIGHT_OPTION,
+    last: int = typer.Option(
+        None,
+        "--last",
+        min=1,
+        help="Only the newest N runs of each system (the baseline stays), trends included.",
+    ),
+    brief: bool = typer.Option(
+        False,
+        "--brief",
+        help="A short page for a nightly job: the trends, and only the newest run against "
+        "the baseline (runs table, comparison, per-query pictures, precision-recall).",
+    ),
+    margin: list[str] = typer.Option(
+        None,
+        "--margin",
+        help="Practical margin of the comparison, as for compare: 0.01, 2%, or MEASURE=VALUE "
+        "(repeatable); the table then shows the gate's word at that margin (non-inferior, "
+        "regressed, not shown), as `rankhouse regress` says it.",
+    ),
 ) -> None:
     """Write an HTML report: trends per system, the comparison table with per-query
     differences against --baseline, and precision-recall curves.
 
     With no selection it covers every stored run's latest evaluations per qrels set. The
-    file holds everything (inline SVG, no script) and opens offline.
+    file holds everything (inline SVG, no script) and opens offline. The trends cover every
+    selected run; the per-run sections the baseline and the newest runs (10 in all; with
+    --brief the newest one).
     """
+    from ...compare.margins import margins_from_texts
     from ...outputs import check_output_path
 
     check_output_path(output, "the report", "report.html")  # before the warehouse is touched
@@ -67,6 +89,9 @@ def report_command(
         relevance_level=relevance_level,
         round=_round_option(round),
         highlight=None if highlight == Highlight.none else highlight.value,
+        last=last,
+        brief=brief,
+        margin=margins_from_texts(margin or []),
     )
     size = path.stat().st_size
     print(f"wrote {path} ({size / 1024:.0f} KiB)", file=sys.stderr)
