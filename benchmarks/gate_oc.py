@@ -386,7 +386,7 @@ def night_api(db: Path, run_file: Path, qrels: Path, name: str, commit: str, mea
             qrels=str(qrels),
             measures=list(measures),
             false_alarm=0.01,
-            not_shown="fail",
+            not_shown="auto",
             mode="non_inferiority",
             allow_missing_baseline=True,
         )

@@ -24,8 +24,9 @@
 #   MAX_DROP       one margin for every measure without its own; empty: calibrated  []
 #   FALSE_ALARM    share of unchanged nights the whole check may fail  [0.01]
 #   BASELINE       reference, last-passed, previous, best or a run name  [reference]
-#   NOT_SHOWN      fail or pass: a measure neither shown non-inferior nor shown to drop
-#                  (the queries cannot tell)             [fail]
+#   NOT_SHOWN      auto, fail or pass: a measure neither shown non-inferior nor shown to
+#                  drop (the queries cannot tell); auto fails it when its margin was
+#                  given, passes it with a warning when calibrated  [auto]
 #   NEW_SYSTEM     warn or fail: tonight's run tag is new while other systems are stored (a
 #                  renamed tag would start a new series with no baseline)  [warn]
 #   MODE           non-inferiority or significance       [non-inferiority]
@@ -35,9 +36,10 @@
 #   RANKHOUSE      how to call rankhouse                 [rankhouse]
 #
 # Exit status: 0 passed (or first night of the series), 1 regressed (the evidence shows a
-# drop), 3 not shown (a measure could not be shown no worse than its margin, nor shown to drop;
-# 0 with NOT_SHOWN=pass), 2 anything else that stops the gate (bad input, a missing file, a
-# failed ingest or evaluation, a failed report, a new system with NEW_SYSTEM=fail).
+# drop), 3 not shown (a measure with a given margin could not be shown no worse than it, nor
+# shown to drop; with a calibrated margin it passes with a warning unless NOT_SHOWN=fail),
+# 2 anything else that stops the gate (bad input, a missing file, a failed ingest or
+# evaluation, a failed report, a new system with NEW_SYSTEM=fail).
 set -euo pipefail
 
 EXIT_REGRESSED=1
@@ -94,7 +96,7 @@ status=0
 rm -f "$report_dir/regress.json"  # never read an older night's
 "${rankhouse[@]}" regress "$run_name" --baseline "${BASELINE:-reference}" --qrels "$qrels_file" \
     "${gate_args[@]}" "${margin_args[@]}" --false-alarm "${FALSE_ALARM:-0.01}" \
-    --not-shown "${NOT_SHOWN:-fail}" --mode "${MODE:-non-inferiority}" \
+    --not-shown "${NOT_SHOWN:-auto}" --mode "${MODE:-non-inferiority}" \
     --allow-missing-baseline --new-system "${NEW_SYSTEM:-warn}" \
     --markdown "$report_dir/regress.md" --json "$report_dir/regress.json" \
     --junit "$report_dir/regress.xml" || status=$?

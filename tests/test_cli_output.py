@@ -228,7 +228,7 @@ def test_regress_json_is_one_document_with_exact_p_values(clear_winner, run_cli,
 @pytest.mark.parametrize(
     ("flag", "start"),
     [
-        ("--markdown", "## Regression check FAILED: `later` vs `first`"),
+        ("--markdown", "## Regression check FAILED (regressed): `later` vs `first`"),
         ("--json", "{\n"),
         ("--junit", "<?xml version='1.0' encoding='utf-8'?>\n<testsuites"),
     ],

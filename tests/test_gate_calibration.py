@@ -358,3 +358,20 @@ def test_a_night_submitted_again_keeps_its_place_in_the_calibration(wh, tmp_path
     tonight = _night(wh, tmp_path, "n7", ("q04",))
     row = tonight.verdict_rows[0]
     assert (row["margin_source"], row["spread_nights"]) == ("calibrated", MIN_NIGHTS)
+
+
+def test_not_shown_with_a_calibrated_margin_passes_said_so_unless_told(wh, tmp_path):
+    """'auto': a night whose queries spread wider than the system's nights, with no drop
+    shown, passes with its margin calibrated and fails with a margin given."""
+    for i, demoted in enumerate(NIGHTS, 1):
+        _night(wh, tmp_path, f"n{i}", demoted, max_drop=1.0)
+    wild = ("q04", "q05", "q06")  # better than the pool on q01-q03, worse on q04-q06
+    tonight = _night(wh, tmp_path, "wild", wild)
+    row = tonight.verdict_rows[0]
+    assert (row["margin_source"], row["status"], row["fails"]) == ("calibrated", "not_shown", False)
+    assert tonight.outcome == "passed" and tonight.not_shown == ["RR"]
+    assert "not shown non-inferior, passed as its margin is calibrated" in tonight.headline
+    strict = wh.regress("wild", baseline="reference", qrels="q", measures=["RR"], not_shown="fail")
+    assert (strict.outcome, strict.verdict_rows[0]["fails"]) == ("not_shown", True)
+    given = wh.regress("wild", baseline="reference", qrels="q", measures=[f"RR:{row['margin']}"])
+    assert (given.outcome, given.verdict_rows[0]["margin_source"]) == ("not_shown", "given")

@@ -98,7 +98,7 @@ class Tracking:
         max_drop: float | None = None,
         relative: bool = False,
         false_alarm: float = DEFAULT_FALSE_ALARM,
-        not_shown: str = "fail",
+        not_shown: str = "auto",
         alpha: float = 0.05,
         level: float = DEFAULT_LEVEL,
         test: str = "t",
@@ -140,8 +140,9 @@ class Tracking:
                 fraction with ``relative``); None: calibrated.
             relative: read ``max_drop`` as a fraction of the reference's mean.
             false_alarm: the share of unchanged nights the whole check may fail.
-            not_shown: ``'fail'`` or ``'pass'``: what a measure not shown non-inferior
-                does to the check.
+            not_shown: ``'auto'`` (fail it when its margin was given, pass it with a
+                warning when calibrated), ``'fail'`` or ``'pass'``: what a measure not shown
+                non-inferior does to the check.
             alpha: significance level of the (corrected) p-values and of the one-sided
                 non-inferiority test.
             level: confidence level of the intervals of the differences shown.

@@ -87,8 +87,9 @@ STATUSES = (
     "improved",
 )
 """A measure's status: ``regressed`` fails the gate (the evidence shows a drop);
-``not_shown`` fails it unless ``not_shown='pass'`` (the queries cannot rule out a drop beyond
-the margin); ``non_inferior`` passes it in the non-inferiority mode, the others in the
+``not_shown`` (the queries cannot rule out a drop beyond the margin) fails it when the margin
+was given and passes it, said so, when the margin was calibrated (``not_shown='auto'``; or
+``'fail'``, ``'pass'``); ``non_inferior`` passes it in the non-inferiority mode, the others in the
 significance mode."""
 
 OUTCOMES = ("passed", "regressed", "not_shown", "first")
@@ -159,9 +160,11 @@ class RegressResult:
 
     @property
     def not_shown(self) -> list[str]:
-        """Names of the measures not shown non-inferior (they fail the check unless
-        ``not_shown='pass'``)."""
-        return [str(row["measure"]) for row in self.verdict_rows if row["status"] == "not_shown"]
+        """Names of the measures not shown non-inferior (whether they fail the check follows
+        ``not_shown``)."""
+        return [
+            str(row["measure"]) for row in self.verdict_rows if row.get("status") == "not_shown"
+        ]
 
     @property
     def calibrating(self) -> bool:
@@ -263,8 +266,9 @@ def regress(
         relative: read ``max_drop`` as a fraction of the reference's mean.
         false_alarm: the share of unchanged nights the whole check may fail, spread over
             its measures; the calibrated margins follow from it.
-        not_shown: ``'fail'`` (the default) or ``'pass'``: what a measure not shown
-            non-inferior (nor shown to regress) does to the check.
+        not_shown: what a measure not shown non-inferior (nor shown to regress) does to the
+            check: ``'auto'`` (the default) fails it when its margin was given and passes it,
+            said so, when the margin was calibrated; ``'fail'``, ``'pass'``: always.
         alpha: significance level: of the (corrected) p-values, and of the one-sided
             non-inferiority test.
         level: confidence level of the intervals of the differences shown.
@@ -292,7 +296,7 @@ def regress(
 
     Returns:
         A :class:`RegressResult`; ``passed`` is False when any measure fails (regressed, or
-        not shown with ``not_shown='fail'``) or any drift bound failed.
+        not shown, as ``not_shown`` says) or any drift bound failed.
 
     Raises:
         NoBaselineError: a rule, the run is the first of its system and

@@ -37,6 +37,7 @@ class NewSystem(StrEnum):
 
 
 class NotShown(StrEnum):
+    auto = "auto"
     fail = "fail"
     passes = "pass"
 
@@ -98,10 +99,11 @@ def regress_command(
         "the calibrated margins follow from it.",
     ),
     not_shown: NotShown = typer.Option(
-        NotShown.fail,
+        NotShown.auto,
         "--not-shown",
         help="What a measure does that the queries can neither show no worse than its margin "
-        "nor show to drop: fail (exit 3) or pass (with a warning).",
+        "nor show to drop: fail (exit 3), pass (with a warning), or auto: fail when its "
+        "margin was given, pass when it was calibrated.",
     ),
     max_drift: list[str] = typer.Option(
         None,
