@@ -220,6 +220,9 @@ def test_nightly_gate_twice(shared_dir, tmp_path):
     html = (tmp_path / "reports" / "report.html").read_text(encoding="utf-8")
     assert "<h4>nightly-bad vs nightly-good</h4>" in html
     assert '<td class="text fail">fail: nDCG@10, AP (vs nightly-good)</td>' in html
+    # the page's comparison uses the gate's margins and says what the gate said
+    assert '<th class="">gate</th>' in html or "<th>gate</th>" in html
+    assert html.count('<td class="text worse">regressed</td>') == 2
 
     with Warehouse(db) as wh:
         history = wh.history(system="nightly")

@@ -345,7 +345,11 @@ def regress(
                     f"the first night of system {run_row['system_tag']!r}",
                 )
                 notes.append(f"{run_row['name']} is the reference of {run_row['system_tag']!r}")
-        if isinstance(run, str) and run != run_row["name"] and not _is_file(run):
+        if (
+            isinstance(run, str)
+            and run not in (run_row["name"], str(run_row["id"]))
+            and not _is_file(run)
+        ):
             notes.append(f"{run} is run {run_row['name']} (the same content, stored before)")
         if baseline_row is not None and baseline_row["id"] == run_row["id"]:
             if rule != REFERENCE:
