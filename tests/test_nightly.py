@@ -221,7 +221,7 @@ def test_nightly_gate_twice(shared_dir, tmp_path):
     assert "<h4>nightly-bad vs nightly-good</h4>" in html
     assert '<td class="text fail">fail: nDCG@10, AP (vs nightly-good)</td>' in html
     # the page's comparison uses the gate's margins and says what the gate said
-    assert '<th class="">gate</th>' in html or "<th>gate</th>" in html
+    assert "<th>gate</th>" in html
     assert html.count('<td class="text worse">regressed</td>') == 2
 
     with Warehouse(db) as wh:
@@ -282,7 +282,7 @@ def test_a_lasting_drop_fails_every_night_until_accepted(tmp_path):
     night = EXAMPLES / "nights"
     broken = night / "bm25.night3.txt"
     second = tmp_path / "broken-again.txt"  # another broken night: other content, same drop
-    second.write_text(broken.read_text().replace(" bm25\n", " bm25\n") + "\n")
+    second.write_text(broken.read_text() + "\n")  # one more line end: other bytes, same run
     codes, done = _nights(
         tmp_path, (night / "bm25.night2.txt", "n1"), (broken, "n2"), (second, "n3")
     )
