@@ -20,8 +20,8 @@ def migrate_by_hand(con, dialect: str, version: int) -> None:
     for migration in known_migrations(dialect)[:version]:
         for statement in migration.statements():
             con.execute_raw(statement)
-        con.execute(
-            "INSERT INTO schema_migrations VALUES (:v, :n, now())",
+        con.execute(  # the columns named: migration 15 adds one (release)
+            "INSERT INTO schema_migrations (version, name, applied_at) VALUES (:v, :n, now())",
             {"v": migration.version, "n": migration.name},
         )
 

@@ -57,8 +57,19 @@ def _cli_options(command: str) -> set[str]:
     """The Python names of a command's value-changing options (not output ones)."""
     click_command = typer.main.get_command(app).commands[command]
     names = {p.name for p in click_command.params}
-    # --all-pairs is its own method in Python (Warehouse.all_pairs); --wide shapes the output
-    return names - {"fmt", "long", "wide", "all_pairs", "per_query", "qrels", "runs", "measures"}
+    # --all-pairs is its own method in Python (Warehouse.all_pairs), as --ranked-labels is
+    # (Warehouse.evaluate_ranked_labels); --wide shapes the output
+    return names - {
+        "fmt",
+        "long",
+        "wide",
+        "all_pairs",
+        "ranked_labels",
+        "per_query",
+        "qrels",
+        "runs",
+        "measures",
+    }
 
 
 @pytest.mark.parametrize(
@@ -95,8 +106,9 @@ PYTHON_ONLY = {"options", "with_query_counts", "with_per_query", "progress", "ne
 PYTHON_ONLY |= {"perquery", "correction_alpha"}
 # Options that only shape what the CLI prints (their Python names in the commands).
 OUTPUT_ONLY = {"fmt", "per_query", "long", "wide", "markdown", "json_file", "junit", "output"}
-# compare --all-pairs is the method Warehouse.all_pairs in Python.
-OUTPUT_ONLY |= {"all_pairs"}
+# compare --all-pairs is the method Warehouse.all_pairs in Python, eval --ranked-labels
+# Warehouse.evaluate_ranked_labels.
+OUTPUT_ONLY |= {"all_pairs", "ranked_labels"}
 # A keyword that takes a list is the repeatable option in the singular.
 SINGULAR = {"measures": "--measure", "runs": "--run", "systems": "--system"}
 

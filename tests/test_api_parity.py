@@ -121,7 +121,7 @@ def test_a_qrels_frame_s_hint_names_qrels_columns_in_rankhouse_evaluate():
     qrels = _qrels_frame().rename(columns={"label": "judgment"})
     with pytest.raises(InputError, match=r"pass qrels_columns=\{'rel': '<column>'\}$") as raised:
         rankhouse.evaluate(qrels, _run_frame(), ["AP"])
-    assert raised.value.cli_text().endswith("pass --columns rel=<column>")
+    assert raised.value.cli_text().endswith("pass --qrels-columns rel=<column>")  # eval's
     result = rankhouse.evaluate(qrels, _run_frame(), ["AP"], qrels_columns={"rel": "judgment"})
     assert result.summary.shape == (1, 2)  # the keyword named works
 
@@ -136,10 +136,9 @@ def test_a_run_frame_s_hint_names_columns_in_rankhouse_evaluate():
     "call",
     [
         lambda q, r: rankhouse.experiment(q, [r, r], ["AP"]),
-        lambda q, r: Warehouse(":memory:").evaluate(q, r, ["AP"]),
         lambda q, r: Warehouse(":memory:").compare(q, [r], ["AP"]),
     ],
-    ids=["experiment", "Warehouse.evaluate", "Warehouse.compare"],
+    ids=["experiment", "Warehouse.compare"],
 )
 def test_a_call_without_a_column_mapping_says_to_rename(call):
     qrels = _qrels_frame().rename(columns={"label": "judgment"})

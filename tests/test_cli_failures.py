@@ -11,15 +11,19 @@ and 1 only for a regression.
 from __future__ import annotations
 
 import json
+import os
 import re
+import socket
+import stat
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
 import pytest
 from cli_helpers import ERROR_LINE, cli_env
-from conftest import EXAMPLES
+from conftest import EXAMPLES, CliResult
 
 from rankhouse import OutputError, RankhouseError, Warehouse
 
@@ -117,14 +121,98 @@ def test_regress_checks_its_report_paths_first(stocked, run_cli, db_path, tmp_pa
     assert not (tmp_path / "nowhere").exists()
 
 
-@pytest.mark.skipif(not Path("/proc/version").is_file(), reason="needs Linux's /proc")
-def test_a_report_that_fails_late_takes_its_check_with_it(stocked, run_cli, db_path):
-    """/proc/version passes the checks (it exists; root may write it) but cannot be
-    replaced: the write fails once the gate has run, and the check it stored goes again."""
-    done = run_cli("regress", "dense", *GATE, "--markdown", "/proc/version")
-    failed_alone(done, 2)
+#: Runs the CLI with a disk that fills up as the report is renamed into place.
+_FULL_DISK = """
+import sys
+import rankhouse.outputs
+from rankhouse.cli.entry import main
+
+def full(*args, **kwargs):
+    raise OSError(28, 'No space left on device')
+
+rankhouse.outputs.os.replace = full
+main(sys.argv[1:])
+"""
+
+
+def test_a_report_that_fails_late_takes_its_check_with_it(stocked, db_path, tmp_path):
+    """A report path that passes every check but cannot be written once the gate has run
+    (the disk is full): the check the gate stored goes again, and no half file stays."""
+    done = subprocess.run(
+        [sys.executable, "-c", _FULL_DISK, "--db", str(db_path)]
+        + ["regress", "dense", *GATE, "--markdown", "gate.md"],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        env=cli_env(),
+        timeout=300,
+    )
+    failed_alone(CliResult(done.returncode, done.stdout, done.stderr), 2)
+    assert "no space left on device" in done.stderr
     assert "the gate's check was removed" in done.stderr
     assert "what it ingested and evaluated stays stored" in done.stderr
+    assert contents(db_path) == stocked
+    assert sorted(p.name for p in tmp_path.iterdir() if p.name.startswith((".gate", "gate"))) == []
+
+
+def _device(folder: Path) -> Path:
+    """A character device like /dev/null (major 1, minor 3), made in ``folder``."""
+    path = folder / "null"
+    try:
+        os.mknod(path, stat.S_IFCHR | 0o666, os.makedev(1, 3))
+    except PermissionError:
+        pytest.skip("making a device node needs root (CAP_MKNOD)")
+    return path
+
+
+def test_a_device_is_written_through_never_replaced(stocked, run_cli, db_path, tmp_path):
+    """As root a rename over /dev/null would replace the machine's /dev/null: the report
+    and the gate's files write through a device and leave it a device."""
+    device = _device(tmp_path)
+    done = run_cli("report", "-o", device, "--run", BM25, "--qrels", "ex")
+    assert done.exit_code == 0, done.stderr
+    assert done.stderr.strip().endswith(f"wrote {device}")
+    for flag in ("--junit", "--json", "--markdown"):
+        done = run_cli("regress", "dense", *GATE, flag, device)
+        assert done.exit_code == 0, done.stderr
+    assert stat.S_ISCHR(device.stat().st_mode) and device.stat().st_rdev == os.makedev(1, 3)
+    assert not [p.name for p in tmp_path.iterdir() if p.name.startswith(".null")]
+
+
+def test_a_named_pipe_gets_the_report(stocked, run_cli, tmp_path):
+    pipe = tmp_path / "pipe"
+    os.mkfifo(pipe)
+    received = []
+    reader = threading.Thread(target=lambda: received.append(pipe.read_bytes()))
+    reader.start()
+    done = run_cli("regress", "dense", *GATE, "--json", pipe)
+    reader.join(timeout=60)
+    assert done.exit_code == 0, done.stderr
+    assert json.loads(received[0])["passed"] is True
+    assert stat.S_ISFIFO(pipe.stat().st_mode)
+
+
+def test_a_socket_and_a_device_as_folder_are_refused_first(stocked, run_cli, db_path, tmp_path):
+    with socket.socket(socket.AF_UNIX) as server:
+        server.bind(str(tmp_path / "sock"))
+        done = run_cli("report", "-o", "sock", "--run", BM25, "--qrels", "ex")
+    failed_alone(done)
+    assert "cannot write the report 'sock': it is a socket, not a file" in done.stderr
+    device = _device(tmp_path)
+    done = run_cli("regress", "dense", *GATE, "--junit", f"{device}/gate.xml")
+    failed_alone(done, 2)
+    assert f"{str(device)!r} is a device, not a folder" in done.stderr
+    assert contents(db_path) == stocked
+
+
+@pytest.mark.skipif(not Path("/proc/version").is_file(), reason="needs Linux's /proc")
+def test_a_folder_that_takes_no_file_is_refused_before_the_work(stocked, run_cli, db_path):
+    """/proc lets root write (os.access says yes) but creates no file: said before anything
+    is evaluated or stored, not after."""
+    done = run_cli("report", "-o", "/proc/report.html", "--run", BM25, "--qrels", "ex")
+    failed_alone(done)
+    assert "the folder '/proc' takes no new file" in done.stderr
+    assert "stay stored" not in done.stderr
     assert contents(db_path) == stocked
 
 
@@ -203,6 +291,39 @@ def test_regress_still_exits_1_for_a_regression_and_0_for_a_pass(stocked, run_cl
     assert unshown.stderr.splitlines()[-1].startswith("FAIL: AP not shown non-inferior")
     # the default gate, calibrated on tonight's queries, passes it
     assert run_cli(*gate[:-2]).exit_code == 0
+
+
+# --- what a command cannot take, said before it starts ------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("args", "said"),
+    [
+        (["sql", "COMMIT; DELETE FROM runs"], "COMMIT is not taken here"),
+        (["sql", "SELECT 1; -- done\nROLLBACK"], "ROLLBACK is not taken here"),
+        (["ingest", "run", "-"], "standard input ('-') is not read here"),
+        (["eval", "-", BM25, "-m", "AP"], "standard input ('-') is not read here: give the qrels"),
+        (["eval", "ex", "-", "-m", "AP"], "standard input ('-') is not read here: give the run"),
+        (["runs", "list", "--db", "other.duckdb"], "rankhouse --db PATH runs list ..."),
+        (["history", "--read-only"], "--read-only is a global option and goes before"),
+    ],
+)
+def test_refused_before_anything_changes(stocked, run_cli, db_path, args, said):
+    done = run_cli(*args)
+    assert done.exit_code in (1, 2), done.stderr
+    assert said in done.stderr and "Traceback" not in done.stderr
+    assert contents(db_path) == stocked
+    assert not (db_path.parent / "other.duckdb").exists()
+
+
+def test_an_in_memory_warehouse_is_refused_on_the_command_line(run_cli, tmp_path):
+    """It would keep nothing: the ingest would be lost when the command ends."""
+    done = run_cli("--db", ":memory:", "ingest", "run", BM25, db=False)
+    failed_alone(done)
+    assert "--db :memory: keeps nothing once the command ends" in done.stderr
+    # trec-eval, which keeps nothing anyway, still takes it
+    kept = run_cli("--db", ":memory:", "trec-eval", "-m", "map", QRELS, BM25, db=False)
+    assert kept.exit_code == 0 and kept.stdout.startswith("map"), kept.stderr
 
 
 # --- never a traceback ----------------------------------------------------------------------

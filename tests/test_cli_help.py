@@ -56,7 +56,7 @@ def test_help_shows_words_not_types(run_cli, path, command):
     [
         (
             ["eval"],
-            "Usage: rankhouse eval [OPTIONS] QRELS RUN...",
+            "Usage: rankhouse eval [OPTIONS] [QRELS] [RUN...]",  # or --ranked-labels FILE
             [
                 "-m, --measure MEASURE Measure, repeatable",
                 "-l, --relevance-level LEVEL Grade",

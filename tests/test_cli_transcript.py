@@ -39,13 +39,17 @@ import shlex
 import shutil
 import subprocess
 import sys
+import tempfile
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import duckdb
 import pytest
+from schema_helpers import insert_run_and_qrels, migrate_by_hand
 
 import rankhouse
+from rankhouse.backends.duckdb_file.connection import DuckDBConnection
 
 pytestmark = pytest.mark.slow  # scripts/check --quick leaves these out
 
@@ -121,6 +125,7 @@ COMMANDS = [
     "gate accept",
     "report",
     "sql",
+    "migrate",
 ]
 
 HELP = [
@@ -418,6 +423,8 @@ ERRORS = [
     error("eval-unknown-measure", w("eval ex bm25 -m ndgc@10")),
     error("eval-measure-case", w("eval ex bm25 -m ndcg@10")),
     error("eval-empty-measure", w("eval ex bm25 -m ''")),
+    error("eval-rbp-persistence-out-of-range", w("eval ex bm25 -m 'RBP(p=1.5)'")),
+    error("eval-ndcg-gains-not-numbers", w("eval ex bm25 -m \"nDCG(gains={0:'a',1:4})\"")),
     error("eval-bad-format", w("eval ex bm25 -m AP --format xml")),
     error("eval-flag-with-value", w("eval ex bm25 -m AP --per-query true")),
     error("eval-bad-level", w("eval ex bm25 -m AP -l x")),
@@ -518,14 +525,88 @@ ERRORS = [
     error("report-unknown-qrels", w("report -o r.html --qrels nosuch", listing=True)),
     error("unknown-command", w("bogus")),
     error("unknown-global-option", cmd("--bogus runs list")),
+    error("global-option-after-command", cmd("runs list --db rankhouse.duckdb")),
+    error("db-in-memory", cmd("--db :memory: runs list"), False),
+    error("ingest-standard-input", w("ingest run -")),
+    error("sql-commit", w('sql "COMMIT; DELETE FROM runs"')),
+    error("report-to-proc", w("report -o /proc/r.html", listing=True)),
+    error("report-into-a-device", w("report -o /dev/null/r.html", listing=True)),
     error("trec-eval-unknown-option", cmd(f"trec-eval --bogus {QRELS} {BM25}"), False),
     error("trec-eval-missing-file", cmd(f"trec-eval {QRELS} missing.run"), False),
     error("trec-eval-one-file", cmd(f"trec-eval {QRELS}"), False),
     error("trec-eval-illegal-measure", cmd(f"trec-eval -m nosuch {QRELS} {BM25}"), False),
 ]
 
+
+def old_warehouse(version: int, later: str | None = None) -> bytes:
+    """A DuckDB warehouse file at schema ``version`` holding a run 'r' and qrels 'q', as the
+    release of that schema left it; ``later``: then recorded at schema 16 by release ``later``
+    (a release after this one)."""
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / "w.duckdb"
+        con = duckdb.connect(str(path))
+        migrate_by_hand(DuckDBConnection(con), "duckdb", version)
+        insert_run_and_qrels(DuckDBConnection(con))
+        if later is not None:
+            con.execute("INSERT INTO schema_migrations VALUES (16, 'later', now(), ?)", [later])
+        con.close()
+        return path.read_bytes()
+
+
+#: A warehouse of schema 14 (the releases before 0.15.0) upgraded by `migrate`.
+MIGRATE = [
+    sequence(
+        "migrate",
+        [
+            ("dry-run", w("migrate --dry-run")),
+            ("apply", w("migrate")),
+            ("current", w("migrate")),
+            ("runs-list", w("runs list -f csv")),
+        ],
+        files={"w.duckdb": old_warehouse(14)},
+    ),
+    single(
+        "migrate-newer/runs-list",
+        w("runs list"),
+        files={"w.duckdb": old_warehouse(15, later="0.16.0")},
+    ),
+    error("migrate-read-only", w("--read-only migrate")),
+    error("migrate-no-warehouse", cmd(f"{NONE} migrate", listing=True), False),
+]
+
+#: A ranking with its labels (`qid Q0 docid rel` in rank order), and files that are not one.
+RANKED_FILES: dict[str, bytes | None] = {
+    "course.txt": b"q1 Q0 doc023 1\nq1 Q0 doc036 0\nq1 Q0 doc010 2\nq2 Q0 doc005 0\n"
+    b"q2 Q0 doc007 1\n",
+    "badlabel.txt": b"q1 Q0 doc023 1\nq1 Q0 doc036 high\n",
+}
+RANKED = [
+    single(
+        "ranked-labels/eval",
+        w("eval --ranked-labels course.txt -m P@2,AP,nDCG"),
+        files=RANKED_FILES,
+    ),
+    single(
+        "errors/eval-ranked-labels-as-run",
+        w("eval ex course.txt -m AP"),
+        warehouse=True,
+        files=RANKED_FILES,
+    ),
+    single(
+        "errors/eval-ranked-labels-bad-label",
+        w("eval --ranked-labels badlabel.txt -m AP"),
+        files=RANKED_FILES,
+    ),
+    single(
+        "errors/eval-ranked-labels-with-qrels",
+        w("eval ex --ranked-labels course.txt -m AP"),
+        warehouse=True,
+        files=RANKED_FILES,
+    ),
+]
+
 #: Longest first: the sequences start at once, the single commands fill the other workers.
-SCENARIOS = [NIGHTLY, TOUR, COMPARE, *TREC_EVAL, *ERRORS, *HELP]
+SCENARIOS = [NIGHTLY, TOUR, COMPARE, *TREC_EVAL, *ERRORS, *RANKED, *MIGRATE, *HELP]
 NAMES = [name for scenario in SCENARIOS for name, _ in scenario.steps]
 assert len(NAMES) == len(set(NAMES)), "two steps share a golden file"
 

@@ -87,6 +87,7 @@ def test_migration_0011_gives_older_evaluations_the_same_signature(backend_targe
             "(1, 1, 'previous', 1, 't', 'none', 0.05, 0.01, false, '{}', true, now())"
         )
     db.close()
+    Warehouse.migrate(backend_target)  # a server's warehouse: the owner's explicit step
     with Warehouse(backend_target) as wh, wh.connect() as conn:
         found = conn.execute("SELECT input_signature FROM evaluations ORDER BY id").scalars()
         mode = conn.execute("SELECT mode FROM regress_checks").scalar_one()

@@ -224,6 +224,7 @@ def test_migration_12_renames_trec_eval_rbp_stored_as_rbp(backend_target):
                 {"m": measure, "e": evaluation},
             )
     db.close()
+    Warehouse.migrate(backend_target)  # a server's warehouse: the owner's explicit step
     with Warehouse(backend_target) as wh, wh.connect() as conn:
         rows = conn.execute("SELECT measure, label FROM evaluations ORDER BY id").all()
         verdicts = conn.execute("SELECT measure FROM regress_verdicts ORDER BY run_evaluation_id")

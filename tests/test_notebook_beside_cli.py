@@ -17,9 +17,12 @@ from pathlib import Path
 
 import pytest
 from cli_helpers import cli_env
+from schema_helpers import RawDatabase, insert_run_and_qrels, migrate_by_hand
 
 from rankhouse import NoWarehouseError, SchemaError, Warehouse
+from rankhouse.backends import resolve_target
 from rankhouse.backends.duckdb_file import store
+from rankhouse.backends.schema import known_migrations
 from rankhouse.duck import duckdb
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
@@ -154,6 +157,62 @@ def test_the_cli_a_second_notebook_and_duckdb_use_the_file_between_calls(noteboo
     assert "in use by another process" in locked.stderr
     notebook.run("held.__exit__(None, None, None)")
     assert cli(tmp_path, "--read-only", "runs", "list").returncode == 0
+
+
+def test_reading_commands_share_the_file_with_a_reader(notebook, tmp_path):
+    """A read-only block of a notebook holds the file shared: the commands that only read open
+    it read-only without being told and run beside it; one that writes is refused, told that a
+    reader holds the file (not DuckDB's shell advice "-readonly")."""
+    with Warehouse(tmp_path / "nb.duckdb") as wh:
+        wh.evaluate(EXAMPLES / "qrels.txt", [EXAMPLES / "run.bm25.txt"], ["AP"])
+    notebook.run("ro = rankhouse.Warehouse('nb.duckdb', read_only=True)")
+    notebook.run("held = ro.connect(); held.__enter__()")
+    pid = notebook.process.pid
+    for command in (
+        ["runs", "list", "--format", "csv"],
+        ["runs", "show", "bm25"],
+        ["qrels", "list"],
+        ["history", "-m", "AP"],
+        ["gate", "status"],
+        ["sql", "SELECT count(*) FROM runs"],
+    ):
+        done = cli(tmp_path, *command)
+        assert done.returncode == 0, (command, done.stderr)
+    writing = cli(tmp_path, "ingest", "run", str(EXAMPLES / "run.dense.txt"))
+    assert writing.returncode == 1
+    assert f"PID {pid}, reading it)" in writing.stderr
+    assert "this command writes" in writing.stderr and "-readonly" not in writing.stderr
+    notebook.run("held.__exit__(None, None, None)")
+    assert cli(tmp_path, "ingest", "run", str(EXAMPLES / "run.dense.txt")).returncode == 0
+
+    # a writable Warehouse's connect() block keeps out every other process, readers too
+    notebook.run("wh = rankhouse.Warehouse('nb.duckdb')")
+    notebook.run("block = wh.connect(); block.__enter__()")
+    locked = cli(tmp_path, "--read-only", "runs", "list")
+    assert locked.returncode == 1
+    assert f"in use by another process (python{sys.version_info.major}" in locked.stderr
+    assert f"PID {pid})" in locked.stderr
+    notebook.run("block.__exit__(None, None, None)")
+    assert cli(tmp_path, "--read-only", "runs", "list").returncode == 0
+
+
+def test_a_reading_command_upgrades_an_older_file_first(tmp_path):
+    """``runs list`` opens read-only; a file at an older schema (the one before the newest
+    migration, built by hand) is upgraded first, as by any command, not refused with "open it
+    once without --read-only"."""
+    path = tmp_path / "nb.duckdb"
+    older = known_migrations()[-2].version
+    db = RawDatabase(resolve_target(str(path)))
+    with db.transaction() as con:
+        migrate_by_hand(con, db.dialect, older)
+        insert_run_and_qrels(con)
+    db.close()
+    listed = cli(tmp_path, "runs", "list", "--format", "csv")
+    assert listed.returncode == 0, listed.stderr
+    assert listed.stdout.splitlines()[1].startswith("1,r,")
+    con = duckdb.connect(str(path), read_only=True)
+    newest = known_migrations()[-1].version
+    assert con.execute("SELECT max(version) FROM schema_migrations").fetchone()[0] == newest
 
 
 def test_a_held_warehouse_keeps_the_file_until_it_is_closed(notebook, tmp_path):

@@ -46,7 +46,7 @@ def warehouse_file(tmp_path):
 
 
 def test_the_command_takes_the_connection_opened_ahead(warehouse_file, opened):
-    _open_ahead(["--db", str(warehouse_file), "history"])
+    _open_ahead(["--db", str(warehouse_file), "ingest", "run", "x.run"])
     with Warehouse(warehouse_file, create=False, hold=True) as wh:
         [(thread, path, read_only, connection)] = opened
         assert thread == "rankhouse-open-ahead"
@@ -57,8 +57,13 @@ def test_the_command_takes_the_connection_opened_ahead(warehouse_file, opened):
 
 @pytest.mark.parametrize(
     "args",
-    [["--read-only", "--db={path}", "runs", "list"], ["--db", "{path}", "sql", "SELECT 1"]],
-    ids=["--read-only", "sql"],
+    [
+        ["--read-only", "--db={path}", "runs", "list"],
+        ["--db", "{path}", "sql", "SELECT 1"],
+        ["--db", "{path}", "runs", "list"],
+        ["--db", "{path}", "history", "-m", "AP"],
+    ],
+    ids=["--read-only", "sql", "runs list", "history"],
 )
 def test_read_only_is_opened_ahead_read_only(warehouse_file, opened, args):
     # a read-write open, even brief, would make concurrent readers of the file wait
@@ -78,7 +83,7 @@ def test_sql_write_is_opened_ahead_for_writing(warehouse_file, opened):
 
 
 def test_another_request_closes_the_connection_opened_ahead(warehouse_file, opened):
-    _open_ahead(["--db", str(warehouse_file), "history"])
+    _open_ahead(["--db", str(warehouse_file), "eval", "q", "r", "-m", "AP"])
     with Warehouse(warehouse_file, read_only=True, hold=True) as wh:  # not what was opened ahead
         (_, _, ahead_mode, ahead_connection), (thread, _, mode, connection) = opened
         assert (ahead_mode, mode) == (False, True)
@@ -100,7 +105,7 @@ def test_no_file_is_created_or_filled_ahead(opened, tmp_path, content):
     path = tmp_path / "w.duckdb"
     if content is not None:
         path.write_bytes(content)
-    _open_ahead(["--db", str(path), "history"])
+    _open_ahead(["--db", str(path), "ingest", "run", "x.run"])
     process.discard()
     assert opened == []
     if content is None:

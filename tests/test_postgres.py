@@ -210,23 +210,27 @@ def test_sql_read_only_is_a_read_only_transaction(postgres_url):
             conn.execute_raw("CREATE TABLE sneaky (x INTEGER)")
 
 
+_ONE_AT_A_TIME = "a PostgreSQL warehouse runs one SQL statement at a time; send them one by one"
+
+
 @pytest.mark.parametrize(
-    "lift",
+    ("lift", "said"),
     [
-        "SET TRANSACTION READ WRITE; DELETE FROM runs",
-        "COMMIT; SET default_transaction_read_only = off; DELETE FROM runs",
-        "SELECT 1; DELETE FROM runs",
+        ("SET TRANSACTION READ WRITE; DELETE FROM runs", _ONE_AT_A_TIME),
+        (
+            "COMMIT; SET default_transaction_read_only = off; DELETE FROM runs",
+            "COMMIT is not taken here: rankhouse sql runs each query in a transaction of its own",
+        ),
+        ("SELECT 1; DELETE FROM runs", _ONE_AT_A_TIME),
     ],
 )
-def test_sql_cannot_lift_read_only(postgres_url, lift, run_cli):
-    """One statement per call: a second one cannot turn the transaction read-write."""
+def test_sql_cannot_lift_read_only(postgres_url, lift, said, run_cli):
+    """One statement per call, and no COMMIT: nothing can turn the transaction read-write."""
     with Warehouse(postgres_url) as wh:
         wh.ingest_run(EXAMPLES / "run.bm25.txt")
     refused = run_cli("--db", postgres_url, "sql", lift, db=False)
     assert refused.exit_code == 1
-    assert refused.stderr == (
-        "Error: a PostgreSQL warehouse runs one SQL statement at a time; send them one by one\n"
-    )
+    assert refused.stderr.startswith(f"Error: {said}")
     with Warehouse(postgres_url, read_only=True) as wh:
         assert list(wh.runs()["name"]) == ["bm25"]
 
@@ -275,9 +279,10 @@ def test_a_file_warehouse_moves_to_the_server(postgres_url, tmp_path):
 
 
 def test_a_schema_migrated_by_another_process_while_this_one_waits_is_whole(postgres_url):
-    """A process that lists a server's schema while another one migrates it (some migrations
-    committed, the lock held) waits for the lock, then sees the whole schema: it must list it
-    again rather than judge the part it saw (that said "damaged: ... missing")."""
+    """A ``rankhouse migrate`` that lists a server's schema while another process migrates it
+    (some migrations committed, the lock held) waits for the lock, then sees the whole schema:
+    it must list it again rather than judge the part it saw (that said "damaged: ...
+    missing"), and applies nothing twice."""
     import threading
 
     from rankhouse.backends.schema import MIGRATION_LOCK
@@ -295,7 +300,7 @@ def test_a_schema_migrated_by_another_process_while_this_one_waits_is_whole(post
         for statement in migration.statements():
             server.execute(statement)
         server.execute(
-            "INSERT INTO schema_migrations VALUES (%s, %s, now())",
+            "INSERT INTO schema_migrations (version, name, applied_at) VALUES (%s, %s, now())",
             [migration.version, migration.name],
         )
 
@@ -304,8 +309,8 @@ def test_a_schema_migrated_by_another_process_while_this_one_waits_is_whole(post
 
     def open_warehouse() -> None:
         try:
-            Warehouse(postgres_url).close()
-            opened.append("whole")
+            found = Warehouse.migrate(postgres_url)
+            opened.append("whole" if found.version == 1 and not found.applied else found)
         except Exception as exc:  # reported by the assertion below
             opened.append(exc)
 

@@ -1,7 +1,8 @@
 """The roles of docs/scaling.md, created exactly as written there, on a real server.
 
-The owner creates and migrates the tables; writers store and remove rows and nothing more
-(no DROP, TRUNCATE, ALTER or GRANT, no migration); analysts read, and can neither store large
+The owner creates and migrates the tables (``rankhouse migrate``); writers store and remove
+rows and nothing more (no DROP, TRUNCATE, ALTER or GRANT, no migration, no change to
+``schema_migrations``); analysts read, and can neither store large
 objects nor hold the advisory locks writers need. Commands that only read create nothing in
 an empty database, and a warehouse that lost ``schema_migrations`` is reported as damaged
 rather than given a new, empty one. Each test gets a database of its own: the documented
@@ -19,7 +20,8 @@ import psycopg
 import pytest
 import sqlalchemy as sa
 from cli_helpers import ERROR_LINE
-from conftest import EXAMPLES, PROJECT_ROOT
+from conftest import EXAMPLES
+from schema_helpers import RawDatabase, insert_run_and_qrels, migrate_by_hand
 
 from rankhouse import Warehouse
 from rankhouse.backends.postgresql.locks import key_number
@@ -188,15 +190,89 @@ def test_only_the_owner_creates_the_tables(team, run_cli):
     assert "schema_migrations" in _relations(team)
 
 
+def _at_schema_14(team: Team) -> None:
+    """The team's warehouse as the releases before 0.15.0 left it (schema 14, created by the
+    owner; the default privileges gave writers INSERT, UPDATE and DELETE on every table), with
+    a run and a qrels set."""
+    db = RawDatabase(team.admin)
+    with db.transaction() as con:
+        migrate_by_hand(con, "postgresql", 14)
+        insert_run_and_qrels(con)
+    db.close()
+
+
+def _schema_migrations_rights(team: Team, login: str) -> tuple[bool, ...]:
+    with psycopg.connect(team.superuser) as conn:
+        return conn.execute(
+            "SELECT has_table_privilege(%s, 'schema_migrations', 'SELECT'), "
+            + ", ".join(
+                f"has_table_privilege(%s, 'schema_migrations', '{right}')"
+                for right in ("INSERT", "UPDATE", "DELETE", "TRUNCATE")
+            ),
+            [team.names[login]] * 5,
+        ).fetchone()
+
+
 def test_only_the_owner_migrates(team, run_cli):
-    _stored(team)
-    newest = sorted((PROJECT_ROOT / "migrations" / "postgresql").glob("0*.sql"))[-1].stem
-    with psycopg.connect(team.superuser) as conn:  # as if a newer rankhouse brought the newest
-        conn.execute("DELETE FROM schema_migrations WHERE version = %s", [int(newest[:4])])
-    refused = run_cli("--db", team.writer, "runs", "list", db=False)
-    login = team.names["nightly"]
-    expected = f"needs a schema upgrade ({newest}), and this login ({login})"
-    assert expected in _one_error_line(refused)
+    _at_schema_14(team)
+    assert _schema_migrations_rights(team, "nightly") == (True, True, True, True, False)
+    where = team.writer.split("@")[-1]
+    for login, url in (("nightly", team.writer), ("analyst", team.analyst)):
+        refused = run_cli("--db", url, "migrate", db=False)
+        assert _one_error_line(refused) == (
+            f"Error: the warehouse {where} is at schema 14 (rankhouse 0.1.0); this is rankhouse "
+            f"0.15.0, which needs schema 15 (0015_releases): this login ({team.names[login]}) "
+            f"may not change the schema {team.names['rankhouse']}, only the role that owns it: "
+            f"run `rankhouse --db postgresql://OWNER@{where} migrate` as that role "
+            "(docs/scaling.md, Upgrading)\n"
+        )
+    for url in (team.writer, team.admin):  # upgrading is an explicit step, even for the owner
+        refused = run_cli("--db", url, "runs", "list", db=False)
+        assert "is at schema 14 (rankhouse 0.1.0); this is rankhouse 0.15.0, which needs " in (
+            _one_error_line(refused)
+        )
+    dry = run_cli("--db", team.admin, "migrate", "--dry-run", db=False)
+    assert dry.exit_code == 0 and "0015_releases (rankhouse 0.15.0): " in dry.stdout
+    with psycopg.connect(team.superuser) as conn:
+        assert conn.execute("SELECT max(version) FROM schema_migrations").fetchone() == (14,)
+    done = run_cli("--db", team.admin, "migrate", db=False)
+    assert done.exit_code == 0, done.stderr
+    assert done.stdout.endswith("Applied 0015_releases: the warehouse is at schema 15.\n")
+    with psycopg.connect(team.superuser) as conn:
+        assert conn.execute(
+            "SELECT version, release FROM schema_migrations WHERE version >= 14 ORDER BY version"
+        ).fetchall() == [(14, None), (15, "0.15.0")]
+    for login in ("nightly", "analyst"):  # they still read it, and change it no more
+        assert _schema_migrations_rights(team, login) == (True, False, False, False, False)
+    listed = run_cli("--db", team.writer, "runs", "list", "-f", "csv", db=False)
+    assert listed.exit_code == 0 and listed.stdout.splitlines()[1].startswith("1,r,t,")
+
+
+WRITES_TO_MIGRATIONS = [
+    "UPDATE schema_migrations SET name = 'x'",
+    "INSERT INTO schema_migrations (version, name, applied_at) VALUES (99, 'x', now())",
+    "DELETE FROM schema_migrations WHERE version = 15",
+    "TRUNCATE schema_migrations",
+]
+
+
+@pytest.mark.parametrize("statement", WRITES_TO_MIGRATIONS)
+def test_a_writer_cannot_change_schema_migrations(team, run_cli, statement):
+    _stored(team)  # created by this release: the revoke holds for a new warehouse too
+    with (
+        psycopg.connect(team.writer) as conn,
+        pytest.raises(psycopg.errors.InsufficientPrivilege, match="permission denied for table "
+                      "schema_migrations"),
+    ):  # fmt: skip
+        conn.execute(statement)
+    refused = run_cli("--db", team.writer, "sql", "--write", statement, db=False)
+    assert _one_error_line(refused) == (
+        "Error: the server refused: permission denied for table schema_migrations (only the "
+        "role that owns the schema changes it, with rankhouse migrate; roles in "
+        "docs/scaling.md)\n"
+    )
+    listed = run_cli("--db", team.second_writer, "runs", "list", db=False)  # nobody locked out
+    assert listed.exit_code == 0, listed.stderr
 
 
 @pytest.mark.parametrize("command", [["runs", "list"], ["history"], ["qrels", "list"]])

@@ -54,7 +54,7 @@ REFUSED = [
     ("drop a table", "DROP TABLE runs"),
     ("drop a view", "DROP VIEW latest_evaluations"),
     ("alter a table", "ALTER TABLE runs ADD COLUMN x INTEGER"),
-    ("insert", "INSERT INTO schema_migrations VALUES (99, 'x', now())"),
+    ("insert", "INSERT INTO schema_migrations (version, name, applied_at) VALUES (99, 'x', now())"),
     ("update", "UPDATE runs SET name = 'renamed'"),
     ("delete", "DELETE FROM judgments"),
     ("a harmless statement before a harmful one", "SELECT 1; DROP TABLE runs"),

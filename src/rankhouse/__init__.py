@@ -100,6 +100,53 @@ def evaluate(
         )
 
 
+def evaluate_ranked_labels(
+    path,
+    measures,
+    *,
+    relevance_level: int = 1,
+    missing_queries: str = "zero",
+    allow_no_overlap: bool = False,
+    level: float = 0.95,
+):
+    """Evaluate a ranked file with labels, in a throw-away in-memory warehouse.
+
+    Each line is ``qid Q0 docid rel`` (a qrels line's shape) and the order of a query's lines
+    is its ranking: the file holds a run and its judgments at once, as course material hands
+    them out (:mod:`rankhouse.ingest.ranked_labels`). The run is named after the file.
+
+    Args:
+        path: the file (plain or compressed).
+        measures: one name or a list, as for :func:`evaluate`.
+        relevance_level: grade from which a judgment counts as relevant (trec_eval ``-l``).
+        missing_queries: ``"zero"`` (trec_eval ``-c``) or ``"skip"``.
+        allow_no_overlap: as for :func:`evaluate`.
+        level: the confidence level of each mean's interval.
+
+    Returns:
+        An :class:`~rankhouse.results.EvaluationResult`.
+
+    Raises:
+        InputError: a line without 4 fields, a label that is not an integer, a document
+            twice for a query (naming the file, line and field).
+    """
+    from .callers import warnings_at_caller
+    from .evaluation import evaluate_frames
+    from .ingest.ranked_labels import read_ranked_labels
+
+    ranked = read_ranked_labels(path)
+    with warnings_at_caller():
+        return evaluate_frames(
+            ranked.qrels,
+            {ranked.name: ranked.run},
+            measures,
+            relevance_level=relevance_level,
+            missing_queries=missing_queries,
+            allow_no_overlap=allow_no_overlap,
+            level=level,
+        )
+
+
 def experiment(
     qrels,
     runs,
@@ -232,6 +279,7 @@ __all__ = [
     "Warehouse",
     "__version__",
     "evaluate",
+    "evaluate_ranked_labels",
     "experiment",
     "experiment_table",
 ]

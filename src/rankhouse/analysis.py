@@ -8,9 +8,13 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from .compare import CompareOptions, all_pairs, compare, drift
-from .defaults import DEFAULT_PERMUTATIONS, DEFAULT_SEED
-from .stats import DEFAULT_DEPTH, DEFAULT_LEVEL, DEFAULT_PERSISTENCE
+from .defaults import (
+    DEFAULT_DEPTH,
+    DEFAULT_LEVEL,
+    DEFAULT_PERMUTATIONS,
+    DEFAULT_PERSISTENCE,
+    DEFAULT_SEED,
+)
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -91,6 +95,8 @@ class Analysis:
 
         See :func:`rankhouse.compare.compare` for the result's columns and the errors.
         """
+        from .compare import CompareOptions, compare
+
         options = CompareOptions(
             names=names,
             baseline=baseline,
@@ -163,6 +169,8 @@ class Analysis:
 
         See :func:`rankhouse.compare.all_pairs` for the errors.
         """
+        from .compare import CompareOptions, all_pairs
+
         options = CompareOptions(
             names=names,
             test=test,
@@ -205,6 +213,8 @@ class Analysis:
         See :func:`rankhouse.compare.drift` for the columns and the errors.
         """
         wanted = None if queries is None else {str(q) for q in queries}
+        from .compare import drift
+
         with self._call():
             return drift(
                 self.backend, runs, baseline, k=k, p=p, queries=wanted, per_query=per_query

@@ -12,6 +12,24 @@ resolution is then 1e-6, finer than any correction over a few hundred measures n
 the resamples take seconds, not hours (each is drawn; memory is bounded by drawing them in
 batches)."""
 
+DEFAULT_LEVEL = 0.95
+"""Confidence level of an interval unless one is given."""
+
+DEFAULT_DEPTH = 100
+"""The depth k of order drift unless one is given."""
+
+DEFAULT_PERSISTENCE = 0.9
+"""RBO's persistence p unless one is given: the top 10 ranks carry 86 % of the weight."""
+
+DEFAULT_FALSE_ALARM = 0.01
+"""The share of unchanged nights a whole gate check may fail (spread over its measures)."""
+
+DEFAULT_GATE_BASELINE = "previous"
+"""The gate's baseline unless one is given: the system's previous run."""
+
+DEFAULT_GATE_MODE = "non_inferiority"
+"""The gate's test unless one is given (``"significance"`` is the other)."""
+
 DB_ENV_VAR = "RANKHOUSE_DB"
 """The environment variable that names the warehouse when ``--db`` does not."""
 

@@ -25,6 +25,7 @@ from typing import Any
 
 from .errors import MeasureError
 from .measures import Measure, make_measure, measure_texts, parse_measures
+from .measures.make import stored_names
 
 DEFAULT_LEVEL = 1
 """The relevance level left out of labels (trec_eval's default ``-l``)."""
@@ -79,8 +80,9 @@ def requested_labels(
             text = match["measure"]  # a complete label: its settings, level 1 unless written
             level = DEFAULT_LEVEL
             policy, options = _settings(match["settings"], text)
-        for measure in parse_measures([text]):
-            found.append(label(measure, level, policy, options))
+        with stored_names():  # an older release may have stored RBP(p=1.5): still shown
+            measures = parse_measures([text])
+        found.extend(label(measure, level, policy, options) for measure in measures)
     return list(dict.fromkeys(found))
 
 

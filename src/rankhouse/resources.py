@@ -8,7 +8,6 @@ In a wheel they sit at ``rankhouse/sql`` and ``rankhouse/migrations``; in a sour
 from __future__ import annotations
 
 from functools import cache
-from importlib import resources
 from pathlib import Path
 
 _REPO_ROOT = Path(__file__).resolve().parents[2]
@@ -16,6 +15,8 @@ _REPO_ROOT = Path(__file__).resolve().parents[2]
 
 @cache
 def _folder(name: str) -> Path:
+    from importlib import resources  # at first use: importing it costs a few milliseconds
+
     packaged = Path(str(resources.files("rankhouse"))) / name
     if packaged.is_dir():
         return packaged

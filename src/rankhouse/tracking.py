@@ -9,18 +9,14 @@ import os
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from .defaults import DEFAULT_PERMUTATIONS, DEFAULT_SEED
-from .history import history as stored_history
-from .regress import (
+from .defaults import (
     DEFAULT_FALSE_ALARM,
-    MODES,
-    PREVIOUS,
-    RegressResult,
-    accept_reference,
-    regress,
+    DEFAULT_GATE_BASELINE,
+    DEFAULT_GATE_MODE,
+    DEFAULT_LEVEL,
+    DEFAULT_PERMUTATIONS,
+    DEFAULT_SEED,
 )
-from .report import write_report
-from .stats import DEFAULT_LEVEL
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -29,6 +25,7 @@ if TYPE_CHECKING:
     import pandas as pd
 
     from .backends import Backend
+    from .regress import RegressResult
 
 
 class Tracking:
@@ -72,6 +69,8 @@ class Tracking:
 
         See :func:`rankhouse.history.history` for the columns and the errors.
         """
+        from .history import history as stored_history
+
         with self._call():
             return stored_history(
                 self.backend,
@@ -91,10 +90,10 @@ class Tracking:
         self,
         run: Any,
         *,
-        baseline: Any = PREVIOUS,
+        baseline: Any = DEFAULT_GATE_BASELINE,
         qrels: Any,
         measures: Any,
-        mode: str = MODES[0],
+        mode: str = DEFAULT_GATE_MODE,
         max_drop: float | None = None,
         relative: bool = False,
         false_alarm: float = DEFAULT_FALSE_ALARM,
@@ -167,6 +166,8 @@ class Tracking:
 
         See :func:`rankhouse.regress.regress` for the errors.
         """
+        from .regress import regress
+
         with self._call():
             return regress(
                 self.backend,
@@ -201,6 +202,8 @@ class Tracking:
         Returns:
             The stored ``gate_references`` row (system_tag, run_name, reason, accepted_at...).
         """
+        from .regress import accept_reference
+
         with self._call():
             return accept_reference(self.backend, run, qrels=qrels, reason=reason)
 
@@ -245,6 +248,8 @@ class Tracking:
 
         See :func:`rankhouse.report.build_report` for what the report holds and the errors.
         """
+        from .report import write_report
+
         with self._call():
             return write_report(
                 self.backend,

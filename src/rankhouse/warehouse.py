@@ -11,11 +11,9 @@ from typing import TYPE_CHECKING, Any
 
 from .analysis import Analysis
 from .backends import open_backend, resolve_target
+from .backends.schema import SchemaUpgrade, upgrade
 from .callers import warnings_at_caller
 from .catalog import get_qrels, get_run, list_qrels, list_runs, remove_qrels, remove_run
-from .evaluation import evaluate
-from .ingest.qrels import ingest_qrels
-from .ingest.runs import ingest_run
 from .tracking import Tracking
 
 if TYPE_CHECKING:
@@ -30,7 +28,8 @@ __all__ = ["Warehouse", "resolve_target"]
 
 
 class Warehouse(Analysis, Tracking):
-    """An open warehouse. Opening applies pending schema migrations.
+    """An open warehouse. Opening a DuckDB file applies pending schema migrations; a server's
+    warehouse at an older schema is refused until its owner runs :meth:`migrate`.
 
     Args:
         target: a DuckDB file path, a URL (``duckdb:///path``, ``postgresql://...``),
@@ -56,7 +55,8 @@ class Warehouse(Analysis, Tracking):
     Raises:
         NoWarehouseError: no warehouse file at ``target`` (``create=False`` or read-only).
         SchemaError: the file is another application's database, the warehouse is damaged or
-            was written by a newer rankhouse, or a read-only warehouse needs migrations.
+            was written by a newer rankhouse, or a read-only warehouse (or a server's) needs
+            migrations.
         WarehouseLockedError: another process held the DuckDB file for the whole wait.
     """
 
@@ -73,6 +73,34 @@ class Warehouse(Analysis, Tracking):
         self.backend: Backend = open_backend(
             self.url, read_only=read_only, create=create, hold=hold
         )
+
+    @classmethod
+    def migrate(
+        cls, target: str | os.PathLike[str] | None = None, *, dry_run: bool = False
+    ) -> SchemaUpgrade:
+        """Upgrade the warehouse at ``target`` to the schema this release needs: the explicit
+        step a server's warehouse takes (``rankhouse migrate``), which a DuckDB file also takes
+        on opening.
+
+        Args:
+            target: as for :class:`Warehouse`; the warehouse must exist.
+            dry_run: only say what would be applied.
+
+        Returns:
+            The schema version found, the migrations pending and those applied, and a
+            command that backs the warehouse up first.
+
+        Raises:
+            NoWarehouseError: no warehouse at ``target``.
+            SchemaError: another application's, a damaged or a newer warehouse; a login that
+                may not change the schema (a server's owner migrates); a failed migration
+                (rolled back).
+        """
+        store = open_backend(resolve_target(target), create=False, hold=True, upgrade=False)
+        try:
+            return upgrade(store, dry_run=dry_run)
+        finally:
+            store.close()
 
     @property
     def dialect(self) -> str:
@@ -124,7 +152,9 @@ class Warehouse(Analysis, Tracking):
 
     @contextmanager
     def connect(self) -> Iterator[Connection]:
-        """A connection for reading."""
+        """A connection for reading. A DuckDB file stays open for the block: a writable
+        ``Warehouse`` keeps every other process out of it (``--read-only`` commands too) until
+        the block ends; ``Warehouse(path, read_only=True)`` shares it with other readers."""
         with self.backend.connect() as conn:
             yield conn
 
@@ -191,6 +221,8 @@ class Warehouse(Analysis, Tracking):
 
         See :func:`rankhouse.ingest.qrels.ingest_qrels` for the result and the errors.
         """
+        from .ingest.qrels import ingest_qrels
+
         with self._call():
             return ingest_qrels(
                 self.backend,
@@ -235,6 +267,8 @@ class Warehouse(Analysis, Tracking):
 
         See :func:`rankhouse.ingest.runs.ingest_run` for the result and the errors.
         """
+        from .ingest.runs import ingest_run
+
         with self._call():
             return ingest_run(
                 self.backend,
@@ -259,6 +293,9 @@ class Warehouse(Analysis, Tracking):
         *,
         relevance_level: int = 1,
         missing_queries: str = "zero",
+        order: str = "score",
+        columns: str | dict[str, str] | None = None,
+        qrels_columns: str | dict[str, str] | None = None,
         recompute: bool = False,
         options: dict[str, Any] | None = None,
         with_query_counts: bool = True,
@@ -270,12 +307,23 @@ class Warehouse(Analysis, Tracking):
     ) -> EvaluationResult:
         """Evaluate runs against a qrels set, storing every evaluation (``rankhouse eval``).
 
+        The keywords of :func:`rankhouse.evaluate` mean what they mean there; this one keeps
+        what it is given and what it computes.
+
         Args:
-            qrels: a stored qrels set's name or id, a file path or a DataFrame.
-            runs: one run or a list: stored names or ids, file paths or DataFrames.
+            qrels: a stored qrels set's name or id, a file path or data in any shape
+                :func:`rankhouse.evaluate` takes (a DataFrame, ``{qid: {docid: grade}}``...).
+            runs: one run or a list: stored names or ids, file paths or data (DataFrames...).
             measures: one name or a list (``"nDCG@10"``, ``"P_5"``, ``"ndcg_cut.10,20"``).
             relevance_level: grade from which a judgment counts as relevant (trec_eval ``-l``).
             missing_queries: ``"zero"`` (trec_eval ``-c``) or ``"skip"``.
+            order: ``"score"`` ranks a run given as a file or data by score as trec_eval
+                does; ``"rank"`` takes its ranks as the ranking (stored runs keep theirs).
+            columns: column mapping of runs given as frames or tabular files, e.g.
+                ``{"qid": "query", "score": "sim"}`` or ``"qid=query,score=sim"``.
+            qrels_columns: column mapping of qrels given as a frame or a tabular file, e.g.
+                ``{"rel": "SCORE"}``: a mapped frame is taken as qrels whatever its column
+                names.
             recompute: compute and store again even when the evaluation is stored.
             options: further value-changing options (``{"max_rank": 100}``, ...).
             with_query_counts: fill the result's ``query_counts``.
@@ -290,6 +338,8 @@ class Warehouse(Analysis, Tracking):
 
         See :func:`rankhouse.evaluation.evaluate` for the result and the errors.
         """
+        from .evaluation import Reading, evaluate
+
         with self._call():
             return evaluate(
                 self.backend,
@@ -304,6 +354,55 @@ class Warehouse(Analysis, Tracking):
                 with_per_query=with_per_query,
                 name=name,
                 meta=meta,
+                allow_no_overlap=allow_no_overlap,
+                level=level,
+                reading=Reading(order, columns, qrels_columns),
+            )
+
+    def evaluate_ranked_labels(
+        self,
+        path: str | os.PathLike[str],
+        measures: Any,
+        *,
+        relevance_level: int = 1,
+        missing_queries: str = "zero",
+        recompute: bool = False,
+        with_per_query: bool = True,
+        allow_no_overlap: bool = False,
+        level: float = 0.95,
+    ) -> EvaluationResult:
+        """Evaluate a ranked file with labels (``rankhouse eval --ranked-labels FILE``).
+
+        Each line is ``qid Q0 docid rel`` and the order of a query's lines is its ranking
+        (:mod:`rankhouse.ingest.ranked_labels`). The file's judgments are stored as a qrels
+        set and its ranking as a run, both named after the file (the run tagged so), and
+        the run is evaluated against the qrels as :meth:`evaluate` does.
+
+        Args:
+            path: the file (plain or compressed).
+            measures: as for :meth:`evaluate`.
+            relevance_level: as for :meth:`evaluate`.
+            missing_queries: as for :meth:`evaluate`.
+            recompute: as for :meth:`evaluate`.
+            with_per_query: as for :meth:`evaluate`.
+            allow_no_overlap: as for :meth:`evaluate`.
+            level: as for :meth:`evaluate`.
+
+        Raises:
+            InputError: a line without 4 fields, a label that is not an integer, a document
+                twice for a query (naming the file, line and field).
+        """
+        from .evaluation import evaluate_ranked_labels
+
+        with self._call():
+            return evaluate_ranked_labels(
+                self.backend,
+                path,
+                measures,
+                relevance_level=relevance_level,
+                missing_queries=missing_queries,
+                recompute=recompute,
+                with_per_query=with_per_query,
                 allow_no_overlap=allow_no_overlap,
                 level=level,
             )

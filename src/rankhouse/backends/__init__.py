@@ -66,11 +66,18 @@ def duckdb_path(url: str) -> str | None:
 
 
 def open_backend(
-    url: str, *, read_only: bool = False, create: bool = True, hold: bool = False
+    url: str,
+    *,
+    read_only: bool = False,
+    create: bool = True,
+    hold: bool = False,
+    upgrade: bool | None = None,
 ) -> Backend:
     """The store ``url`` (from :func:`resolve_target`) names, opened, checked and migrated.
     ``hold``: a DuckDB file stays open until the store is closed, not only during each unit
-    of work (:mod:`rankhouse.backends.duckdb_file.store`).
+    of work (:mod:`rankhouse.backends.duckdb_file.store`). ``upgrade``: None, each store's
+    rule for a warehouse at an older schema (a DuckDB file upgrades on opening, a server
+    refuses); False opens it as it is, for :meth:`~.base.Backend.upgrade`.
 
     Raises:
         RankhouseError: a scheme no backend reads, or the store cannot be opened (see each
@@ -78,10 +85,10 @@ def open_backend(
     """
     path = duckdb_path(url)
     if path is not None:
-        return DuckDBFile(path, read_only=read_only, create=create, hold=hold)
+        return DuckDBFile(path, read_only=read_only, create=create, hold=hold, upgrade=upgrade)
     module, name = SCHEMES[_scheme(url)]
     backend = getattr(importlib.import_module(module), name)
-    return backend(url, read_only=read_only, create=create)
+    return backend(url, read_only=read_only, create=create, upgrade=upgrade)
 
 
 def is_server(target) -> bool:

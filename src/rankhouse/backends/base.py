@@ -114,6 +114,13 @@ class Backend(Protocol):
     def publish_all(self, scratch: Backend) -> None:
         """Copy every qrels set, run and evaluation of ``scratch`` into this store."""
 
+    def upgrade(self) -> list:
+        """Apply the schema migrations the warehouse lacks (``rankhouse migrate``), refused to
+        a login that may not; returns the :class:`~.schema.Migration` s applied."""
+
+    def backup_command(self, version: int) -> str:
+        """A shell command that copies the warehouse as it is, at schema ``version``."""
+
     def close(self) -> None:
         """Release the store; the object cannot be used afterwards."""
 

@@ -2,7 +2,11 @@
 
 DuckDB files take ``migrations/NNNN_name.sql``; PostgreSQL servers take the same numbers from
 ``migrations/postgresql/`` (its types, byte-wise collation and UNIQUE constraints). Both folders
-move in step: migration N means the same schema on either backend.
+move in step: migration N means the same schema on either backend. Each schema version
+belongs to the release that brought it (:data:`rankhouse.version.RELEASES`); from migration 15
+on, ``schema_migrations.release`` records it, so that an older rankhouse meeting a newer
+warehouse names the release it needs. A DuckDB file is upgraded when it is opened; a
+server's warehouse only by ``rankhouse migrate`` (:func:`upgrade`, docs/scaling.md).
 """
 
 from __future__ import annotations
@@ -16,6 +20,7 @@ from typing import TYPE_CHECKING
 
 from ..errors import DatabaseError, SchemaError
 from ..resources import migrations_dir
+from ..version import __version__, release_of_schema
 
 if TYPE_CHECKING:
     from .base import Backend
@@ -38,6 +43,28 @@ class Migration:
             if not line.lstrip().startswith("--")
         )
         return [part.strip() for part in re.split(r";\s*(?:\n|$)", text) if part.strip()]
+
+    @property
+    def summary(self) -> str:
+        """What the migration changes, in one sentence: the first of the header comment of its
+        file in ``migrations/`` (the same schema on every backend)."""
+        header = []
+        for line in (migration_folder() / self.path.name).read_text(encoding="utf-8").splitlines():
+            if not line.startswith("--") or not line[2:].strip():
+                break
+            header.append(line[2:].strip())
+        text = re.sub(r"^\d{4}[^:]*:\s*", "", " ".join(header))
+        return re.split(r"(?<=\.)\s", text, maxsplit=1)[0]
+
+    @property
+    def release(self) -> str:
+        """The release that brought this migration."""
+        return release_of_schema(self.version) or __version__
+
+    @property
+    def label(self) -> str:
+        """``0015_releases``: how messages name the migration."""
+        return f"{self.version:04d}_{self.name}"
 
 
 #: Key of the PostgreSQL advisory lock held while migrating (any constant shared by all).
@@ -73,6 +100,11 @@ def applied_versions(conn: Connection, names: Collection[str] | None = None) -> 
         SchemaError: the table is another application's (its versions are not rankhouse's
             numbered migrations, or name other migrations than rankhouse's).
     """
+    return sorted(row.version for row in _recorded(conn, names))
+
+
+def _recorded(conn: Connection, names: Collection[str] | None) -> list:
+    """The rows of ``schema_migrations``, checked to be rankhouse's (:func:`applied_versions`)."""
     present = "schema_migrations" in names if names is not None else None
     if not (conn.has_table("schema_migrations") if present is None else present):
         return []
@@ -86,7 +118,7 @@ def applied_versions(conn: Connection, names: Collection[str] | None = None) -> 
             raise _foreign(f"version holds {row.version!r}")
         if row.version in known and row.name != known[row.version]:
             raise _foreign(f"version {row.version} is named {row.name!r}")
-    return sorted(row.version for row in rows)
+    return rows
 
 
 def _foreign(found: str) -> SchemaError:
@@ -100,13 +132,19 @@ def _foreign(found: str) -> SchemaError:
 def pending_migrations(conn: Connection, names: Collection[str] | None = None) -> list[Migration]:
     """Migrations not yet applied; raises SchemaError if the warehouse is newer than the code.
     ``names``: as for :func:`applied_versions`."""
-    applied = applied_versions(conn, names)
+    rows = _recorded(conn, names)
+    applied = sorted(row.version for row in rows)
     known = known_migrations(conn.dialect)
     newest_known = known[-1].version if known else 0
     if applied and max(applied) > newest_known:
+        newest = max(rows, key=lambda row: row.version)
+        needed = getattr(newest, "release", None)  # recorded since schema 15
+        release = f"rankhouse {needed} or newer" if needed else "a newer rankhouse"
+        install = f"'rankhouse>={needed}'" if needed else "rankhouse"
         raise SchemaError(
-            f"this warehouse has schema version {max(applied)}, newer than this rankhouse "
-            f"understands ({newest_known}); upgrade rankhouse to open it"
+            f"this warehouse is at schema {newest.version} ({release}); this is rankhouse "
+            f"{__version__}, which knows schemas up to {newest_known}: upgrade rankhouse "
+            f"(pip install -U {install})"
         )
     lost = sorted(set(range(1, max(applied, default=0) + 1)) - set(applied))
     if lost:  # migrations apply in order: a hole means a row was deleted by hand
@@ -115,6 +153,60 @@ def pending_migrations(conn: Connection, names: Collection[str] | None = None) -
             f"{', '.join(map(str, lost))} (a row deleted by hand?); restore the file from a copy"
         )
     return [m for m in known if m.version not in set(applied)]
+
+
+def schema_version(conn: Connection) -> int:
+    """The warehouse's schema version: the newest migration it records (0: none)."""
+    return max(applied_versions(conn), default=0)
+
+
+@dataclass(frozen=True)
+class SchemaUpgrade:
+    """What ``rankhouse migrate`` (:meth:`rankhouse.Warehouse.migrate`) found and did.
+
+    Attributes:
+        where: the warehouse, as messages name it.
+        dialect: its store's dialect.
+        version: its schema version before.
+        pending: the migrations it lacked, in order.
+        applied: those applied (none on a dry run, or when another process applied them first).
+        backup: a command that copies the warehouse as it is.
+    """
+
+    where: str
+    dialect: str
+    version: int
+    pending: tuple[Migration, ...]
+    applied: tuple[Migration, ...]
+    backup: str
+
+    @property
+    def newest(self) -> int:
+        """The schema version this release needs."""
+        return self.pending[-1].version if self.pending else self.version
+
+
+def upgrade(db: Backend, *, dry_run: bool = False) -> SchemaUpgrade:
+    """What ``rankhouse migrate`` does on the store ``db`` (opened with ``upgrade=False``):
+    read its schema version and the migrations it lacks, then, unless ``dry_run``, apply them
+    as its store does (a server: as its owner, under the migration lock)."""
+    with db.connect() as conn:
+        version = schema_version(conn)
+        pending = tuple(pending_migrations(conn))
+    backup = db.backup_command(version)
+    applied = tuple(db.upgrade()) if pending and not dry_run else ()
+    return SchemaUpgrade(db.where, db.dialect, version, pending, applied, backup)
+
+
+def older_schema(where: str, version: int, pending: list[Migration], how: str) -> SchemaError:
+    """The refusal of a warehouse at an older schema than this release needs, which
+    ``rankhouse migrate`` upgrades (``how``: who runs it, and the backup first)."""
+    labels = ", ".join(m.label for m in pending)
+    return SchemaError(
+        f"the warehouse {where} is at schema {version} (rankhouse {release_of_schema(version)}); "
+        f"this is rankhouse {__version__}, which needs schema {pending[-1].version} ({labels}): "
+        f"{how}"
+    )
 
 
 def migrate(db: Backend, names: Collection[str] | None = None) -> list[Migration]:
@@ -169,12 +261,21 @@ _MIGRATIONS_TABLE = (
 _ROW_CHANGE = re.compile(r"(UPDATE|DELETE)\s", re.IGNORECASE)
 
 
+#: The first migration whose row records its release (migration 15 adds the column).
+RELEASE_RECORDED = 15
+
+
 def _apply(conn: Connection, migration: Migration, statements: list[str]) -> None:
     if statements:
         conn.execute_script(";\n".join(statements))
+    values = {"v": migration.version, "n": migration.name, "t": utc_now()}
+    if migration.version < RELEASE_RECORDED:
+        conn.execute("INSERT INTO schema_migrations VALUES (:v, :n, :t)", values)
+        return
     conn.execute(
-        "INSERT INTO schema_migrations VALUES (:v, :n, :t)",
-        {"v": migration.version, "n": migration.name, "t": utc_now()},
+        "INSERT INTO schema_migrations (version, name, applied_at, release) "
+        "VALUES (:v, :n, :t, :r)",
+        values | {"r": migration.release},
     )
 
 

@@ -82,10 +82,25 @@ def _open_ahead(args: list[str]) -> None:
         process.install()
         process.open_ahead(partial(process.trec_eval_database, db, read_only))
     elif command in _WAREHOUSE_COMMANDS:
-        if command == "sql" and "--write" not in rest:  # sql reads only, unless told to write
+        if _reads_only(command, rest):  # opened read-only, as the command opens it
             read_only = True
         process.install()
         process.open_ahead(partial(process.warehouse_file, db, read_only))
+
+
+#: Commands that only ever read (their sub-command): they open the warehouse read-only.
+_READING = {"runs": ("list", "show"), "qrels": ("list",), "history": None}
+
+
+def _reads_only(command: str, rest: list[str]) -> bool:
+    """Whether the command opens the warehouse read-only without being told
+    (:func:`.commands.common.open_warehouse` with ``reads=True``)."""
+    if command == "sql":
+        return "--write" not in rest
+    if command not in _READING:
+        return False
+    subcommands = _READING[command]
+    return subcommands is None or (bool(rest) and rest[0] in subcommands)
 
 
 def _trec_eval_call(args: list[str]) -> tuple[str | None, bool, list[str]] | None:

@@ -8,9 +8,15 @@ evaluates data without a warehouse (``rankhouse.evaluate``).
 
 from ..results import AGGREGATE_COLUMNS, EvaluationResult, PerQueryValues, QueryCounts
 from .counts import query_counts
-from .flow import MISSING_QUERY_POLICIES, evaluate
+from .flow import MISSING_QUERY_POLICIES, evaluate, evaluate_ranked_labels
 from .frames import evaluate_frames
-from .inputs import ingest_qrels_shape, ingest_run_shapes, resolve_qrels, resolve_runs
+from .inputs import (
+    Reading,
+    ingest_qrels_shape,
+    ingest_run_shapes,
+    resolve_qrels,
+    resolve_runs,
+)
 
 __all__ = [
     "AGGREGATE_COLUMNS",
@@ -18,8 +24,10 @@ __all__ = [
     "EvaluationResult",
     "PerQueryValues",
     "QueryCounts",
+    "Reading",
     "evaluate",
     "evaluate_frames",
+    "evaluate_ranked_labels",
     "ingest_qrels_shape",
     "ingest_run_shapes",
     "query_counts",

@@ -32,7 +32,7 @@ from ..errors import (
     RankhouseWarning,
 )
 from ..ingest.files import open_decompressed
-from ..ingest.sources import FIELD_ALIASES
+from ..ingest.sources import FIELD_ALIASES, parse_columns
 from ..ingest.stored import stored_ids
 from ..words import count
 
@@ -68,12 +68,19 @@ def first_line_fields(value: Any) -> int | None:
     return None
 
 
-def check_argument_order(qrels: Any, runs: Any) -> None:
+def check_argument_order(
+    qrels: Any,
+    runs: Any,
+    *,
+    qrels_columns: str | dict[str, str] | None = None,
+    columns: str | dict[str, str] | None = None,
+) -> None:
     """Raise InputError when the qrels are a run (and a run qrels).
 
-    TREC text files are looked at by their first data line, DataFrames by their columns,
-    ir_measures tuples by their fields (:func:`data_kind`); names and tabular files are
-    checked as they resolve. A folder given for either is named as such.
+    TREC text files are looked at by their first data line, DataFrames by their columns as
+    the caller's mappings name them (``qrels_columns`` for the qrels, ``columns`` for the
+    runs), ir_measures tuples by their fields (:func:`data_kind`); names and tabular files
+    are checked as they resolve. A folder given for either is named as such.
     """
     if isinstance(runs, Mapping):  # name -> run (a {qid: {docid: score}} run: harmless)
         run_list = list(runs.values())
@@ -85,8 +92,11 @@ def check_argument_order(qrels: Any, runs: Any) -> None:
         folder = _folder_error(value, kind)
         if folder is not None:
             raise folder
-    if data_kind(qrels) == "run":
-        _refuse_swapped_data(qrels, [run for run in run_list if data_kind(run) == "qrels"])
+    qrels_mapping, run_mapping = parse_columns(qrels_columns), parse_columns(columns)
+    if data_kind(qrels, qrels_mapping) == "run":
+        _refuse_swapped_data(
+            qrels, [run for run in run_list if data_kind(run, run_mapping) == "qrels"]
+        )
     if first_line_fields(qrels) != RUN_FIELDS:
         return
     qrels_like = [run for run in run_list if first_line_fields(run) == QRELS_FIELDS]
@@ -109,13 +119,19 @@ def check_argument_order(qrels: Any, runs: Any) -> None:
     )
 
 
-def data_kind(value: Any) -> str | None:
+def data_kind(value: Any, mapping: dict[str, str] | None = None) -> str | None:
     """``"qrels"`` or ``"run"`` for data whose shape says which it is, else None: a DataFrame
     with a grade column (``rel``, ``label``, ``relevance``...) and no score or rank column is
     qrels, one with a score or rank and no grade a run; a list of ir_measures ``Qrel`` tuples
-    (``relevance``) is qrels, of ``ScoredDoc`` (``score``) a run."""
+    (``relevance``) is qrels, of ``ScoredDoc`` (``score``) a run.
+
+    A frame's columns named in ``mapping`` (field -> column, as ``columns=`` gives it) count
+    as the fields they are mapped to, not by their own names: a mapping is never overruled by
+    a column that happens to be called ``score``."""
     if _is_frame(value):
-        columns = {str(c).lower() for c in value.columns}
+        mapped = {column.lower() for column in (mapping or {}).values()}
+        columns = {str(c).lower() for c in value.columns} - mapped
+        columns |= set(mapping or {})
         graded = bool(columns & _GRADE_COLUMNS)
         scored = bool(columns & _SCORE_COLUMNS)
         if graded != scored:
@@ -192,7 +208,7 @@ def _as_keyword(part: Any, keyword: str | None) -> Any:
         return part
     flag = part.render(cli=True)
     if keyword is not None:
-        return Option(keyword, part.value, cli_value=part.cli_value, flag="--columns")
+        return Option(keyword, part.value, cli_value=part.cli_value)
     renamed = {column: field for field, column in part.value.items()}
     return Either(
         python=f"frame.rename(columns={renamed!r}) (this call takes no column mapping)",
@@ -205,6 +221,11 @@ def not_found(store, value: Any, kind: str, error: NotFoundError) -> RankhouseEr
     folder = _folder_error(value, kind)
     if folder is not None:
         return folder
+    if value == "-" and not Path("-").exists():
+        return InputError(
+            f"standard input ('-') is not read here: give the {kind} as a file or a stored name",
+            hint="write it to a file first and name the file",
+        )
     named = isinstance(value, str) and not value.strip().lstrip("-").isdigit()  # not an id
     if kind == "qrels" and named and _stored_run(store, value):
         return NotFoundError(

@@ -7,19 +7,21 @@ the stored per-query values instead of computing them again, unless ``recompute`
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Iterable
 from typing import Any
 
 from ..backends.base import store_of
 from ..catalog import Ingested, removed_on_failure
 from ..errors import RankhouseError
+from ..ingest.ranked_labels import read_ranked_labels
 from ..labels import label
 from ..measures import measure_texts, parse_measures
 from ..results import EvaluationResult, QueryCounts
 from ..stats import DEFAULT_LEVEL, check_level
-from .checks import check_argument_order, check_overlap, refuse_read_only
+from .checks import check_argument_order, check_overlap, refuse_new_file, refuse_read_only
 from .counts import query_counts
-from .inputs import resolve_qrels, resolve_runs
+from .inputs import Reading, ingest_qrels_shape, resolve_qrels, resolve_runs
 from .spread import stored_summaries, value_summaries, with_intervals
 from .stored import (
     EvaluationKey,
@@ -51,6 +53,7 @@ def evaluate(
     asked_for: bool = True,
     ingested: Ingested | None = None,
     level: float = DEFAULT_LEVEL,
+    reading: Reading | None = None,
 ) -> EvaluationResult:
     """Evaluate runs against a qrels set, storing per-query values and aggregates.
 
@@ -86,6 +89,9 @@ def evaluate(
             removes the files it ingested itself.
         level: the confidence level of each mean's interval (the result's ``mean_low``,
             ``mean_high``: Student's t over the per-query values, :mod:`.spread`).
+        reading: how runs and qrels given as files or data are read: their column mappings
+            and the runs' order (:class:`~rankhouse.evaluation.inputs.Reading`; None: the
+            defaults, from a caller that takes no mapping).
 
     Returns:
         An :class:`EvaluationResult`.
@@ -101,11 +107,14 @@ def evaluate(
     check_level(level)
     options = dict(sorted((options or {}).items()))
     measure_list, labels = requested(measures, relevance_level, missing_queries, options)
-    check_argument_order(qrels, runs)
+    mapped = reading or Reading()
+    check_argument_order(qrels, runs, qrels_columns=mapped.qrels_columns, columns=mapped.columns)
     # a call that fails removes the files it ingested: it leaves the warehouse as it found it
     with removed_on_failure(store, ingested) as journal:
-        qrels_row = resolve_qrels(store, qrels, ingested=journal)
-        run_rows = resolve_runs(store, runs, name=name, meta=meta, ingested=journal)
+        qrels_row = resolve_qrels(store, qrels, reading=reading, ingested=journal)
+        run_rows = resolve_runs(
+            store, runs, name=name, meta=meta, reading=reading, ingested=journal
+        )
         return _evaluate(
             store,
             qrels_row,
@@ -121,6 +130,37 @@ def evaluate(
             allow_no_overlap=allow_no_overlap,
             asked_for=asked_for,
             level=level,
+        )
+
+
+def evaluate_ranked_labels(
+    wh, path: str | os.PathLike[str], measures: Iterable[Any], **settings: Any
+) -> EvaluationResult:
+    """Evaluate a ranked file with labels (``qid Q0 docid rel`` lines in rank order,
+    :mod:`rankhouse.ingest.ranked_labels`): its qrels and its run are stored under the
+    file's base name (the run as its next version when the name holds other content), then
+    evaluated as :func:`evaluate` evaluates them.
+
+    Args:
+        wh: the :class:`~rankhouse.Warehouse` or its store.
+        path: the file.
+        measures: as for :func:`evaluate`.
+        settings: :func:`evaluate`'s keywords (``relevance_level``, ``missing_queries``,
+            ``recompute``, ``level``...), except ``name``, ``meta`` and ``reading``.
+
+    Raises:
+        InputError: the file cannot be read (naming its line and field).
+        RankhouseError: a read-only warehouse (the file's content cannot be stored).
+    """
+    store = store_of(wh)
+    ranked = read_ranked_labels(path)
+    if store.read_only:
+        raise refuse_new_file(path, "ranked")
+    with removed_on_failure(store, settings.pop("ingested", None)) as journal:
+        qrels_id = ingest_qrels_shape(store, ranked.qrels, name=ranked.name, ingested=journal)
+        runs = resolve_runs(store, ranked.run, name=ranked.name, ingested=journal)
+        return evaluate(
+            store, qrels_id, [run["id"] for run in runs], measures, ingested=journal, **settings
         )
 
 

@@ -61,7 +61,7 @@ def evaluate_frames(
     Returns:
         An :class:`EvaluationResult` (``evaluation_id`` is empty: nothing is stored).
     """
-    check_argument_order(qrels, run)
+    check_argument_order(qrels, run, qrels_columns=qrels_columns, columns=columns)
     check_level(level)
     measure_list, labels = requested(measures, relevance_level, missing_queries, {})
     with scratch_cursor() as duck:

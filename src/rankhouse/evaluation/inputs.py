@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import os
 import sys
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -20,21 +20,45 @@ from ..ingest.sources import FIELD_ALIASES, parse_columns
 from .checks import columns_keyword, not_found, stored_files
 
 
+@dataclass(frozen=True)
+class Reading:
+    """How an evaluation reads the runs and qrels it is given as files or data, as
+    ``rankhouse.evaluate`` and ``Warehouse.evaluate`` take it (one object, one meaning).
+
+    A caller that passes a Reading takes these keywords, so an error's column hint names
+    them (``pass qrels_columns={'rel': '<column>'}``); one that passes none (``compare``,
+    ``experiment``) has no mapping to offer, and the hint says to rename the frame.
+
+    Attributes:
+        order: ``"score"`` ranks a run by score (trec_eval); ``"rank"`` takes its ranks as
+            the ranking. Stored runs keep the order they were ingested with.
+        columns: the runs' column mapping, ``{"qid": "query", "score": "sim"}`` or
+            ``"qid=query,score=sim"``.
+        qrels_columns: the qrels' column mapping, ``{"rel": "grade"}``.
+    """
+
+    order: str = "score"
+    columns: str | dict[str, str] | None = None
+    qrels_columns: str | dict[str, str] | None = None
+
+
 def ingest_qrels_shape(
     store,
     qrels: Any,
     *,
     columns: str | dict[str, str] | None = None,
+    keyword: str | None = None,
     name: str | None = None,
     ingested: Ingested | None = None,
 ) -> int:
     """Ingest qrels given in any shape of :mod:`rankhouse.ingest.shapes` (under ``name``, else
-    the name ingest gives); the qrels set's id. Without ``columns``, an error's column hint
-    says to rename the frame (the caller has no column mapping to pass). New content is
+    the name ingest gives); the qrels set's id. ``columns`` maps the qrels' columns;
+    ``keyword`` is the caller's argument that takes it (an error's column hint names it;
+    None: the caller takes no mapping, the hint says to rename the frame). New content is
     noted in ``ingested``."""
     source, implied = qrels_source(qrels)
     mapping = {**(implied or {}), **parse_columns(columns)}
-    with columns_keyword(None if columns is None else "columns"):
+    with columns_keyword(keyword):
         result = ingest_qrels(store, source, name=name, columns=mapping)
     if ingested is not None:
         ingested.note("qrels", result.id, result.created)
@@ -117,15 +141,25 @@ def _ingest_sources(
     return list(dict.fromkeys(ids))
 
 
-def resolve_qrels(wh, qrels: Any, *, ingested: Ingested | None = None) -> dict[str, Any]:
+def resolve_qrels(
+    wh, qrels: Any, *, reading: Reading | None = None, ingested: Ingested | None = None
+) -> dict[str, Any]:
     """The catalogue row of a qrels set given by name, id, file path or data (a DataFrame,
-    ``{qid: {docid: grade}}``, ir_measures ``Qrel`` tuples); ``wh`` is the warehouse or its
-    store. Qrels stored here as new content are noted in ``ingested``."""
+    ``{qid: {docid: grade}}``, ir_measures ``Qrel`` tuples, read as ``reading`` says);
+    ``wh`` is the warehouse or its store. Qrels stored here as new content are noted in
+    ``ingested``."""
     store = store_of(wh)
     if not isinstance(qrels, (str, int, os.PathLike)) or _is_existing_file(qrels):
         if store.read_only and _is_existing_file(qrels):
             return get_qrels(store, stored_files(store, [qrels], "qrels")[0])
-        return get_qrels(store, ingest_qrels_shape(store, qrels, ingested=ingested))
+        qrels_id = ingest_qrels_shape(
+            store,
+            qrels,
+            columns=None if reading is None else reading.qrels_columns,
+            keyword=None if reading is None else "qrels_columns",
+            ingested=ingested,
+        )
+        return get_qrels(store, qrels_id)
     try:
         return get_qrels(store, qrels)
     except NotFoundError as exc:
@@ -138,9 +172,11 @@ def resolve_runs(
     *,
     name: str | None = None,
     meta: dict[str, str] | None = None,
+    reading: Reading | None = None,
     ingested: Ingested | None = None,
 ) -> list[dict[str, Any]]:
-    """Catalogue rows of runs given by names, ids, file paths or data (in order).
+    """Catalogue rows of runs given by names, ids, file paths or data (in order; files and
+    data read as ``reading`` says).
 
     Data is any shape of :mod:`rankhouse.ingest.shapes` (a DataFrame, ``{qid: {docid:
     score}}``, ir_measures ``ScoredDoc`` tuples; several in a list, or a dict name -> run
@@ -160,9 +196,10 @@ def resolve_runs(
         InputError: ``name`` or ``meta`` given without a run file, or ``name`` for several.
     """
     store = store_of(wh)
+    given, reading = reading, reading or Reading()
     sources = run_sources(runs)
     if name is None:
-        sources = positional_names(sources)
+        sources = positional_names(sources, reading.columns)
     to_ingest = [s for s in sources if s.is_frame or _is_existing_file(s.source)]
     if (name is not None or meta) and not to_ingest:
         raise InputError(
@@ -189,9 +226,18 @@ def resolve_runs(
             rows.extend(get_run(store, run_id) for run_id in ids)
             continue
         if source.is_frame or _is_existing_file(source.source):
-            with columns_keyword(None if source.is_frame else "columns"):
+            # a caller without a Reading takes no mapping for a frame: the hint renames it
+            mapped = given is not None or not source.is_frame
+            with columns_keyword("columns" if mapped else None):
                 ids = _ingest_sources(
-                    store, [source], name=name, meta=meta, new_version=True, ingested=ingested
+                    store,
+                    [source],
+                    columns=reading.columns,
+                    order=reading.order,
+                    name=name,
+                    meta=meta,
+                    new_version=True,
+                    ingested=ingested,
                 )
             rows.extend(get_run(store, run_id) for run_id in ids)
             continue

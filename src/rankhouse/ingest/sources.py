@@ -109,10 +109,22 @@ def open_source(
         )
     label = os.fspath(source)
     path = Path(label).expanduser()
+    if label == "-" and not path.exists():
+        raise InputError(
+            "standard input ('-') is not read here",
+            hint="write it to a file first and name the file (rankhouse reads a file twice: "
+            "once to hash it, once to load it)",
+        )
     if not path.exists():
         raise InputError("no such file", source=label, hint="check the path")
-    if not path.is_file():
+    if path.is_dir():
         raise InputError("not a file", source=label, hint="pass a qrels or run file, not a folder")
+    if not path.is_file():
+        raise InputError(
+            "not a regular file (a device, pipe or socket)",
+            source=label,
+            hint="write it to a file first and name the file",
+        )
     detected = detect_format(path, format, label)
     if given is not None and detected not in ("csv", "tsv"):
         raise InputError(

@@ -27,7 +27,12 @@ GAIN = Param(
 """The gain of nDCG, DCG and CG (ir_measures' ``dcg`` parameter of nDCG)."""
 ERR_MAX_GRADE = 4
 PERSISTENCE = Param(
-    "p", float, 0.8, "persistence (ir_measures' default 0.8; trec_eval's 0.9)", minimum=0.0
+    "p",
+    float,
+    0.8,
+    "persistence in [0, 1] (ir_measures' default 0.8; trec_eval's 0.9)",
+    minimum=0.0,
+    maximum=1.0,
 )
 """RBP's persistence: the chance that the reader goes on to the next rank."""
 """ERR's default grade of a perfect document: gdeval's and ir_measures' (never the qrels')."""
@@ -180,7 +185,18 @@ for _definition in (
     MeasureDef(
         "IPrec",
         "iprec",
-        (Param("recall", float, None, "recall point in [0, 1]", minimum=0.0, required=True), REL),
+        (
+            Param(
+                "recall",
+                float,
+                None,
+                "recall point in [0, 1]",
+                minimum=0.0,
+                maximum=1.0,
+                required=True,
+            ),
+            REL,
+        ),
         at="recall",
         bounds=UNIT,
         doc="interpolated precision at recall r: max precision at or after relevant round(r*R)",

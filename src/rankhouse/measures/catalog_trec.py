@@ -8,7 +8,7 @@ number); ``rankhouse trec-eval`` prints it from ``sql/trec_eval/relstring.sql``.
 from __future__ import annotations
 
 from .catalog import CUTOFF_REQUIRED, PERSISTENCE, REL, TREC_CUTOFFS
-from .gain_table import prepare_gain_entries
+from .gain_table import check_gains, prepare_gain_entries
 from .model import UNIT, Family, MeasureDef, Param, TrecName
 from .rbp_weights import prepare_rbp, prepare_weights
 from .registry import REGISTRY
@@ -23,6 +23,7 @@ GAINS = Param(
     str,
     None,
     "level=gain pairs separated by ';' (e.g. '1=3;2=9'); other levels gain their grade",
+    check=check_gains,
 )
 
 for _family in (
@@ -106,6 +107,7 @@ for _definition in (
                 float,
                 1.0,
                 "weight of recall (trec_eval's x, beta squared of F_beta)",
+                minimum=0.0,
             ),
             REL,
         ),
@@ -121,7 +123,7 @@ for _definition in (
             Param("nonrel_ret", float, -1.0, "gain of a non-relevant retrieved document"),
             Param("rel_nonret", float, 0.0, "gain of a relevant document not retrieved"),
             Param("nonrel_nonret", float, 0.0, "gain of a non-relevant document not retrieved"),
-            Param("docs", int, 0, "collection size (trec_eval -N)"),
+            Param("docs", int, 0, "collection size (trec_eval -N)", minimum=0),
             REL,
         ),
         doc="rel_ret*a + nonrel_ret*(n-a) + rel_nonret*(R-a) + nonrel_nonret*(docs+a-n-R)",

@@ -132,9 +132,27 @@ lround(1.2) = 1, 1.0. |
 | `P@k`, `AP`, every trec_eval measure | ir_measures (pytrec_eval: trec_eval 9) | scores \
 1.0000001 and 1.0 tie in trec_eval 9 (32-bit floats), so the document id decides; rankhouse \
 compares doubles, as trec_eval 10. |
-| every measure, aggregated | ir_measures, pytrec_eval, ranx | a qrels query the run lacks: \
-they leave it out of the mean; rankhouse scores it 0 (trec_eval's `-c`) unless \
-`missing_queries="skip"` (`--missing skip`). |
+| every measure, aggregated | ir_measures, pytrec_eval, ranx | qrels q1 (a=1), q2 (b=1), \
+the run answers q1 with a: ir_measures scores q2 0 and gives `P@1` = 0.5, as rankhouse does \
+by default (trec_eval's `-c`); pytrec_eval leaves q2 out (1.0), as rankhouse's \
+`missing_queries="skip"` (`--missing-queries skip`) does; ranx refuses the pair unless \
+`make_comparable=True`, which scores q2 0 (0.5). |
+| `Judged@k` | ir_measures | a tie at the cutoff: ir_measures orders tied scores by doc_id \
+ascending, rankhouse by doc_id descending (trec_eval's order, which every measure here \
+shares). Unjudged a and judged b tie at rank 1: `Judged@1` is 0.0 in ir_measures, 1.0 here. |
+| `SetP(relative=True)`, `nDCG(gains={0:1,1:4})` | ir_measures | read as rankhouse's \
+`SetRelP` and `nDCG_gains(gains='0=1.0;1=4.0')` (trec_eval's ndcg with a gain table, the \
+same number for whole-number gains); `nDCG(gains=...)@k` is refused: no gain table with a \
+cutoff here. |
+| `P(judged_only=True)@5` (and the other measures ir_measures gives `judged_only`) | \
+ir_measures | refused: judged_only is an option of a whole evaluation here \
+(`options={"judged_only": True}`, `rankhouse trec-eval -J`), labelled `P@5 [judged_only=true]`; \
+`judged_only=False` is the measure itself. |
+| `RBP(p=1.5)`, `IPrec@2.0` | ir_measures | ir_measures takes any number; rankhouse refuses a \
+parameter out of its range before anything is stored: `p` in [0, 1], `recall` in [0, 1], a \
+cutoff an integer >= 1, gains finite numbers of integer grades, `SetF`'s `beta` >= 0. Values \
+an older release stored for such names are still shown by `history`; `report` leaves them out \
+with a note. |
 | `ERR@k`, `nDCG(dcg='exp-log2')@k` | ir_measures (gdeval) | gdeval prints 5 decimals, so \
 ir_measures gives 0.03548 where rankhouse gives 0.0354817708. |
 | `NumRet(rel=1)` | ir_measures | ir_measures' `NumRelRet` prints as `NumRet(rel=1)`: it is \

@@ -25,6 +25,10 @@ def parse_gains(text: str | None) -> list[tuple[int, float]]:
     Raises:
         MeasureError: an item that is not ``level=gain`` with an integer level.
     """
+    return _pairs(text)
+
+
+def _pairs(text: str | None) -> list[tuple[int, float]]:
     pairs: list[tuple[int, float]] = []
     for item in (text or "").split(";"):
         if not item.strip():
@@ -39,6 +43,21 @@ def parse_gains(text: str | None) -> list[tuple[int, float]]:
                 f"gains: {item!r} is not level=gain; write e.g. gains='1=3;2=9'"
             ) from None
     return pairs
+
+
+def check_gains(text: str) -> None:
+    """Refuse a gain table that is not ``level=gain`` pairs of an integer level and a finite
+    gain (the ``check`` of the ``gains`` parameter).
+
+    Raises:
+        MeasureError: naming the item and the form to write instead.
+    """
+    for level, gain in _pairs(text):
+        if not math.isfinite(gain):
+            raise MeasureError(
+                f"gains: level {level} gains {gain!r}; a gain must be a finite number, "
+                "e.g. gains='1=3;2=9'"
+            )
 
 
 def format_gains(pairs: Sequence[tuple[int, float]]) -> str | None:

@@ -3,6 +3,10 @@ canonically as ir_measures prints it (``Name(k=v,...)@at``, defaults left out)."
 
 from __future__ import annotations
 
+import contextvars
+import math
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
 from ..errors import MeasureError
@@ -10,6 +14,21 @@ from .model import Measure, MeasureDef, Param
 
 #: The range of an ``int`` parameter: SQL binds it as INTEGER.
 INT32_MIN, INT32_MAX = -(2**31), 2**31 - 1
+
+
+_STORED = contextvars.ContextVar("stored_names", default=False)
+
+
+@contextmanager
+def stored_names() -> Iterator[None]:
+    """Within it, names are read as the labels of stored values: a parameter out of its
+    range still names what an older release stored (``RBP(p=1.5)``), so that it can be shown
+    and chosen; types and choices are still checked."""
+    token = _STORED.set(True)
+    try:
+        yield
+    finally:
+        _STORED.reset(token)
 
 
 def make_measure(definition: MeasureDef, **params: Any) -> Measure:
@@ -69,16 +88,39 @@ def check_value(definition: MeasureDef, param: Param, value: Any) -> Any:
             f"{definition.name}: parameter {param.name} must be one of "
             f"{', '.join(map(repr, param.choices))}, not {value!r}"
         )
-    if param.minimum is not None and value < param.minimum:
+    if _STORED.get():
+        return value
+    if isinstance(value, float) and not math.isfinite(value):
         raise MeasureError(
-            f"{definition.name}: parameter {param.name} must be >= {param.minimum:g}, not {value!r}"
+            f"{definition.name}: parameter {param.name} must be a finite number, not {value!r}"
+        )
+    if param.type in (int, float) and not _in_range(param, value):
+        raise MeasureError(
+            f"{definition.name}: parameter {param.name} must be {_range(param)}, not {value!r}"
         )
     if param.type is int and not INT32_MIN <= value <= INT32_MAX:  # SQL binds it as INTEGER
         raise MeasureError(
             f"{definition.name}: parameter {param.name} must be a 32-bit integer "
             f"({INT32_MIN} to {INT32_MAX}), not {value!r}"
         )
+    if param.check is not None:
+        param.check(value)
     return value
+
+
+def _in_range(param: Param, value: float) -> bool:
+    return (param.minimum is None or value >= param.minimum) and (
+        param.maximum is None or value <= param.maximum
+    )
+
+
+def _range(param: Param) -> str:
+    """How a message says the allowed range: ``>= 1`` or ``in [0, 1]``."""
+    if param.maximum is None:
+        return f">= {param.minimum:g}"
+    if param.minimum is None:
+        return f"<= {param.maximum:g}"
+    return f"in [{param.minimum:g}, {param.maximum:g}]"
 
 
 _KINDS = {int: "an integer", float: "a number", str: "a string", bool: "true or false"}

@@ -34,6 +34,10 @@ class Param:
         choices: the allowed values of a ``str`` parameter, or ``None`` for any.
         minimum: the smallest allowed value of a number, or ``None``.
         required: whether the parameter must be given (``P`` needs its cutoff).
+        maximum: the largest allowed value of a number, or ``None``.
+        check: called with a given value (not the default) to refuse what the type and the
+            range cannot say (a gain table that is not ``level=gain`` pairs); raises
+            MeasureError.
     """
 
     name: str
@@ -43,6 +47,8 @@ class Param:
     choices: tuple[Any, ...] | None = None
     minimum: float | None = None
     required: bool = False
+    maximum: float | None = None
+    check: Callable[[Any], None] | None = field(default=None, compare=False)
 
 
 @dataclass(frozen=True)

@@ -24,17 +24,12 @@ from collections.abc import Iterable
 from typing import Any
 
 from ..errors import Either, MeasureError, Message
+from .gain_table import format_gains
 from .given import measure_texts
 from .make import kind_of, make_measure
 from .model import Measure, MeasureDef, Param, TrecName
 from .registry import REGISTRY
 from .trec import parse_trec_measure
-
-#: The range of an integer parameter (the SQL files bind them as INTEGER).
-
-_IR_NAME = re.compile(
-    r"^(?P<name>[A-Za-z_][A-Za-z0-9_]*)(?:\((?P<params>[^()]*)\))?(?:@(?P<at>[^@()]+))?$"
-)
 
 
 def parse_measure(text: str) -> Measure:
@@ -135,23 +130,30 @@ def _parse(text: str) -> list[Measure]:
     return measures
 
 
-def _split_list(text: str) -> list[str]:
-    """``text`` split at the commas outside parentheses and quotes (empty pieces dropped)."""
-    pieces, depth, quote, start = [], 0, None, 0
+def _split_list(text: str, keep_empty: bool = False) -> list[str]:
+    """``text`` split at the commas outside brackets and quotes, stripped (empty pieces
+    dropped unless ``keep_empty``)."""
+    pieces, start = [], 0
+    for i, char, depth in _outside_quotes(text):
+        if char == "," and depth == 0:
+            pieces.append(text[start:i])
+            start = i + 1
+    pieces.append(text[start:])
+    return [piece.strip() for piece in pieces if keep_empty or piece.strip()]
+
+
+def _outside_quotes(text: str):
+    """(index, character, bracket depth after it) of each character of ``text`` that stands
+    outside quotes (the quote characters themselves left out)."""
+    depth, quote = 0, None
     for i, char in enumerate(text):
         if quote:
             quote = None if char == quote else quote
         elif char in "'\"":
             quote = char
-        elif char == "(":
-            depth += 1
-        elif char == ")":
-            depth -= 1
-        elif char == "," and depth == 0:
-            pieces.append(text[start:i])
-            start = i + 1
-    pieces.append(text[start:])
-    return [piece.strip() for piece in pieces if piece.strip()]
+        else:
+            depth += (char in "([{") - (char in ")]}")
+            yield i, char, depth
 
 
 def _parse_one(text: str) -> list[Measure]:
@@ -186,35 +188,158 @@ def _parse_one(text: str) -> list[Measure]:
 
 
 def _parse_ir(text: str) -> Measure:
-    match = _IR_NAME.match(text)
-    if match is None:
+    name, items, at = _ir_parts(text)
+    definition = REGISTRY.lookup(name)
+    if definition is None:
+        raise _unknown(text)
+    given: dict[str, str] = {}
+    for item in items:
+        key, sep, raw = item.partition("=")
+        key = key.strip()
+        if not sep or not key.isidentifier() or key in given:
+            raise MeasureError(
+                f"{text!r}: write each parameter once as name=value, not {item.strip()!r} "
+                f"({definition.name} takes {_param_names(definition)})"
+            )
+        given[key] = raw.strip()
+    definition, given = _ir_measures_forms(text, definition, given, at)
+    params: dict[str, Any] = {}
+    for key, raw in given.items():
+        param = definition.param(key)
+        if param is None:
+            raise MeasureError(
+                f"{text!r}: {definition.name} takes parameters {_param_names(definition)}, "
+                f"not {key}={raw}"
+            )
+        params[key] = _literal(raw, param)
+    if at is not None:
+        if definition.at is None:
+            raise MeasureError(f"{text!r}: {definition.name} takes no @cutoff")
+        params[definition.at] = _literal(at.strip(), definition.param(definition.at))
+    return make_measure(definition, **params)
+
+
+def _ir_parts(text: str) -> tuple[str, list[str], str | None]:
+    """``Name(k=v,...)@at`` -> (name, the ``k=v`` items split at their top-level commas, at)."""
+    match = re.match(r"[A-Za-z_][A-Za-z0-9_]*", text)
+    rest = text[match.end() :] if match else text
+    items: list[str] = []
+    if match and rest.startswith("("):
+        close = _closing(rest)
+        if close is not None:
+            items = _split_list(rest[1:close], keep_empty=True) if rest[1:close].strip() else []
+            rest = rest[close + 1 :]
+    at = rest[1:] if rest.startswith("@") else None
+    if match is None or (rest and (at is None or not at.strip() or re.search(r"[@()]", at))):
         raise MeasureError(
             f"cannot read measure name {text!r}; write it as Name(param=value,...)@cutoff, "
             "e.g. P(rel=2)@5"
         )
-    definition = REGISTRY.lookup(match["name"])
-    if definition is None:
-        raise _unknown(text)
-    if definition.name == "NumRet" and re.search(r"(^|,)\s*rel\s*=", match["params"] or ""):
+    return match.group(0), items, at
+
+
+def _closing(text: str) -> int | None:
+    """The index of the parenthesis closing ``text[0]``, outside quotes, or ``None``."""
+    for i, char, depth in _outside_quotes(text):
+        if char in ")]}" and depth == 0:
+            return i if char == ")" else None
+    return None
+
+
+#: The measures to which ir_measures gives ``judged_only`` (trec_eval's -J).
+_JUDGED_ONLY = frozenset(
+    ("AP", "P", "R", "RR", "Rprec", "SetP", "SetRelP", "SetF", "SetAP", "Success", "IPrec", "nDCG")
+)
+
+
+def _ir_measures_forms(
+    text: str, definition: MeasureDef, given: dict[str, str], at: str | None
+) -> tuple[MeasureDef, dict[str, str]]:
+    """ir_measures' parameters that select another rankhouse measure, or none:
+    ``SetP(relative=True)`` is SetRelP, ``NumRet(rel=1)`` NumRelRet, ``nDCG(gains={0:1})``
+    nDCG_gains, ``judged_only=False`` the measure itself."""
+    given = dict(given)
+    judged = "judged_only" in given and definition.name in _JUDGED_ONLY
+    if judged and _flag(text, definition, "judged_only", given.pop("judged_only")):
+        plain = _parse_ir(_without(text, "judged_only"))
+        raise MeasureError(
+            Message(
+                f"{text!r}: rankhouse applies judged_only (trec_eval -J) to a whole "
+                f"evaluation, not to one measure: ask for {plain.name} with ",
+                Either(
+                    python="options={'judged_only': True}",
+                    cli="`rankhouse trec-eval -J`",
+                ),
+                f"; its values are labelled {plain.name} [judged_only=true]",
+            )
+        )
+    relative = definition.name == "SetP" and "relative" in given
+    if relative and _flag(text, definition, "relative", given.pop("relative")):
+        definition = REGISTRY.measures["SetRelP"]
+    if definition.name == "NumRet" and "rel" in given:
         # ir_measures' NumRelRet prints as NumRet(rel=1): the relevant ones retrieved
-        definition = REGISTRY.lookup("NumRelRet")
-    params: dict[str, Any] = {}
-    if match["params"]:
-        for item in match["params"].split(","):
-            key, sep, raw = item.partition("=")
-            key = key.strip()
-            param = definition.param(key)
-            if not sep or param is None:
-                raise MeasureError(
-                    f"{text!r}: {definition.name} takes parameters "
-                    f"{', '.join(p.name for p in definition.params) or '(none)'}, not {item!r}"
-                )
-            params[key] = _literal(raw.strip(), param)
-    if match["at"] is not None:
-        if definition.at is None:
-            raise MeasureError(f"{text!r}: {definition.name} takes no @cutoff")
-        params[definition.at] = _literal(match["at"].strip(), definition.param(definition.at))
-    return make_measure(definition, **params)
+        definition = REGISTRY.measures["NumRelRet"]
+    if definition.name == "nDCG" and "gains" in given:
+        given["gains"] = _gains_text(text, given["gains"])
+        example = f"nDCG_gains(gains={given['gains']!r})"
+        if at is not None or given.get("dcg", "'log2'").strip("'\"") != "log2":
+            raise MeasureError(
+                f"{text!r}: rankhouse computes nDCG with a gain table over the whole ranking "
+                f"and linear gains only, as trec_eval's ndcg does: {example}, without @cutoff "
+                "or dcg"
+            )
+        given.pop("dcg", None)
+        definition = REGISTRY.measures["nDCG_gains"]
+    return definition, given
+
+
+def _flag(text: str, definition: MeasureDef, key: str, raw: str) -> bool:
+    value = _value(raw)
+    if not isinstance(value, bool):
+        raise MeasureError(
+            f"{text!r}: {definition.name}'s parameter {key} must be True or False, not {raw}"
+        )
+    return value
+
+
+def _without(text: str, key: str) -> str:
+    """``text`` without its parameter ``key`` (the name of the measure it leaves)."""
+    name, items, at = _ir_parts(text)
+    kept = [item for item in items if item.partition("=")[0].strip() != key]
+    return name + (f"({','.join(kept)})" if kept else "") + (f"@{at}" if at is not None else "")
+
+
+def _gains_text(text: str, raw: str) -> str:
+    """ir_measures' gain dictionary (``{0:1,1:4}``) as rankhouse's gain table (``0=1;1=4``)."""
+    value = _value(raw)
+    if isinstance(value, str):  # rankhouse's own text, as nDCG_gains takes it
+        return value
+    pairs = value.items() if isinstance(value, dict) else None
+    if pairs is None or not all(
+        isinstance(level, int)
+        and not isinstance(level, bool)
+        and isinstance(gain, int | float)
+        and not isinstance(gain, bool)
+        for level, gain in pairs
+    ):
+        raise MeasureError(
+            f"{text!r}: gains must map integer grades to numbers, e.g. gains={{0:0,1:1,2:3}} "
+            f"(rankhouse's spelling: nDCG_gains(gains='1=1;2=3')), not {raw}"
+        )
+    return format_gains(list(pairs)) or ""
+
+
+def _param_names(definition: MeasureDef) -> str:
+    return ", ".join(p.name for p in definition.params) or "(none)"
+
+
+def _value(raw: str) -> Any:
+    """A parameter's Python literal (number, string, bool, list, dict), or ``raw`` itself when
+    it is none (``dcg=exp-log2`` written without quotes)."""
+    try:
+        return ast.literal_eval(raw)
+    except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
+        return raw
 
 
 def _from_trec(definition: MeasureDef, trec: TrecName, raw: Any) -> Measure:
@@ -224,14 +349,9 @@ def _from_trec(definition: MeasureDef, trec: TrecName, raw: Any) -> Measure:
 
 
 def _literal(raw: str, param: Param) -> Any:
-    try:
-        value = ast.literal_eval(raw)
-    except (ValueError, SyntaxError):
-        if param.type is not str:
-            raise MeasureError(
-                f"parameter {param.name}: {raw!r} is not {kind_of(param.type)}"
-            ) from None
-        value = raw
+    value = _value(raw)
+    if value is raw and param.type is not str:
+        raise MeasureError(f"parameter {param.name}: {raw!r} is not {kind_of(param.type)}")
     if isinstance(value, tuple | list | dict | set):  # `P@5,` is no tuple of cutoffs
         raise MeasureError(
             f"parameter {param.name}: {raw!r} is not {kind_of(param.type)}"

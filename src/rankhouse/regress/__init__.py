@@ -14,6 +14,7 @@
   JSON and JUnit files.
 """
 
+from ..defaults import DEFAULT_FALSE_ALARM
 from .baselines import (
     BASELINE_RULES,
     BEST,
@@ -27,7 +28,7 @@ from .baselines import (
     previous_run,
     reference_history,
 )
-from .calibration import DEFAULT_FALSE_ALARM, MIN_NIGHTS
+from .calibration import MIN_NIGHTS
 from .gate import OUTCOMES, STATUSES, RegressResult, regress
 from .inputs import InputChangeError
 from .store import remove_check

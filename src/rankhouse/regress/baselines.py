@@ -34,12 +34,13 @@ from typing import Any
 
 from ..backends.base import store_of
 from ..catalog import TREC_EVAL_COPY, get_run
+from ..defaults import DEFAULT_GATE_BASELINE
 from ..errors import InputError, Message, NotFoundError, Option
 from ..evaluation import evaluate, resolve_qrels, resolve_runs
 from ..words import count
 from .inputs import first_checks, gate_checks, reference_evaluations, signatures
 
-PREVIOUS = "previous"
+PREVIOUS = DEFAULT_GATE_BASELINE
 """The latest earlier run of the same system tag."""
 
 LAST_PASSED = "last-passed"

@@ -17,17 +17,17 @@ not what it is calibrated on) and the squares pooled over the newest :data:`WIND
 count (the same input signature). A night that failed breaks the chain on both sides, so a
 lasting drop never enters the calibration.
 
-**The margin.** The check's false-alarm target (:data:`DEFAULT_FALSE_ALARM`, 1 % of unchanged
-nights for the whole check) is spread evenly over its measures (Bonferroni: with m measures
-each fails an unchanged night with probability at most target / m, so the check at most the
-target, whatever their correlation). Each measure's margin is the one at which the
+**The margin.** The check's false-alarm target (:data:`rankhouse.defaults.DEFAULT_FALSE_ALARM`,
+1 % of unchanged nights for the whole check) is spread evenly over its measures (Bonferroni:
+with m measures each fails an unchanged night with probability at most target / m, so the check
+at most the target, whatever their correlation). Each measure's margin is the one at which the
 non-inferiority test fails an unchanged night with exactly that probability
 (:func:`rankhouse.stats.power.calibrated_margin`: a noncentral t computation, with the spread
-against the reference and tonight's number of queries). The reference is the per-query mean
-of K nights (:func:`rankhouse.regress.baselines.reference_pool`), and against the mean of K
-nights the differences spread sqrt((1 + 1 / K) / 2) times as much as between two nights.
-Until :data:`MIN_NIGHTS` nightly differences are stored the gate is *calibrating*: the margin
-then comes from tonight's own queries, ``s / sqrt(n) * (t_{1-alpha} + t_{1-target})``
+against the reference and tonight's number of queries). The reference is the per-query mean of K
+nights (:func:`rankhouse.regress.baselines.reference_pool`), and against the mean of K nights
+the differences spread sqrt((1 + 1 / K) / 2) times as much as between two nights. Until
+:data:`MIN_NIGHTS` nightly differences are stored the gate is *calibrating*: the margin then
+comes from tonight's own queries, ``s / sqrt(n) * (t_{1-alpha} + t_{1-target})``
 (:func:`t_test_margin`), which makes the test exactly the one-sided t-test of a drop at the
 measure's target. A margin given by the user wins; the gate then says how often it fails
 unchanged nights, and warns when that is above the check's target.
@@ -51,9 +51,6 @@ from ..stats.intervals import t_quantile
 from ..stats.power import DEFAULT_POWER, calibrated_margin, detectable_drop, gate_fail_rate
 from ..words import count
 from .inputs import first_checks
-
-DEFAULT_FALSE_ALARM = 0.01
-"""The share of unchanged nights a whole check may fail (spread over its measures)."""
 
 MIN_NIGHTS = 5
 """Nightly differences (pairs of passed nights) needed before the spread is taken from

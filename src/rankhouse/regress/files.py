@@ -15,13 +15,14 @@ import json
 import math
 import os
 import xml.etree.ElementTree as ET
-from pathlib import Path
 from typing import Any
 
 from ..cells import json_value
+from ..defaults import DEFAULT_FALSE_ALARM
+from ..outputs import write_text
 from ..stats.power import calibrated_margin
 from ..words import count
-from .calibration import DEFAULT_FALSE_ALARM, describe_target
+from .calibration import describe_target
 
 # Each function takes a :class:`~rankhouse.regress.RegressResult` (``result``); the module
 # does not import it, so that the result's own properties can speak these words.
@@ -80,8 +81,9 @@ def to_json(result: Any) -> str:
 
 
 def write_json(result: Any, path: str | os.PathLike[str]) -> None:
-    """Write the check as a JSON document (:func:`to_json`)."""
-    Path(path).write_text(to_json(result), encoding="utf-8")
+    """Write the check as a JSON document (:func:`to_json`), whole or not at all (a device
+    such as ``/dev/null`` is written through)."""
+    write_text(path, to_json(result), "the JSON report")
 
 
 def describe(row: dict[str, Any], settings: dict[str, Any]) -> str:
@@ -199,7 +201,7 @@ def to_markdown(result: Any) -> str:
 
 def write_markdown(result: Any, path: str | os.PathLike[str]) -> None:
     """Write the check as Markdown."""
-    Path(path).write_text(to_markdown(result), encoding="utf-8")
+    write_text(path, to_markdown(result), "the Markdown report")
 
 
 def to_junit(result: Any) -> ET.ElementTree:
@@ -281,7 +283,7 @@ def to_junit_text(result: Any) -> str:
 
 def write_junit(result: Any, path: str | os.PathLike[str]) -> None:
     """Write the check as a JUnit XML file."""
-    Path(path).write_text(to_junit_text(result), encoding="utf-8")
+    write_text(path, to_junit_text(result), "the JUnit report")
 
 
 def _plain(value: Any, digits: int = 4) -> str:

@@ -26,6 +26,7 @@ from typing import Any
 from ..backends.base import store_of
 from ..catalog import removed_on_failure
 from ..columns import VERDICT_COLUMNS, VERDICT_NUMBERS  # noqa: F401 (the verdicts' columns)
+from ..defaults import DEFAULT_FALSE_ALARM
 from ..display.tables import HtmlTable
 from ..display.verdicts import verdicts_html
 from ..errors import InputError, NotFoundError
@@ -60,7 +61,6 @@ from .baselines import (
     reference_run,
 )
 from .calibration import (
-    DEFAULT_FALSE_ALARM,
     MIN_NIGHTS,
     TONIGHT,
     nightly_spread,

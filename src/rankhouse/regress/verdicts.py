@@ -51,6 +51,7 @@ from typing import Any
 from ..backends.base import store_of
 from ..columns import VERDICT_COLUMNS
 from ..compare.margins import MarginSetting, parse_margin
+from ..defaults import DEFAULT_GATE_MODE
 from ..errors import InputError, MeasureError
 from ..lazy import numpy as np
 from ..measures import parse_measures
@@ -59,7 +60,7 @@ from ..pairing import paired_arrays, paired_comparison
 from ..stats import correct, effect_size, gate_status, summarize, t_interval, verdict
 from .calibration import Spread, calibrate, per_measure_target
 
-MODES = ("non_inferiority", "significance")
+MODES = (DEFAULT_GATE_MODE, "significance")
 """The gate's modes; the first is the default."""
 
 NOT_SHOWN_POLICIES = ("auto", "fail", "pass")

@@ -27,7 +27,7 @@ from ..catalog import get_qrels, removed_on_failure
 from ..columns import HIDDEN_METADATA
 from ..compare import comparison
 from ..compare.comparing import settings_shown
-from ..errors import NotFoundError, RankhouseError
+from ..errors import MeasureError, NotFoundError, RankhouseError
 from ..evaluation import evaluate, resolve_qrels, resolve_runs
 from ..labels import requested_labels
 from ..lazy import pandas as pd
@@ -367,6 +367,12 @@ def _measures(
             {"qrels_id": qrels_id, "run_ids": [int(r["id"]) for r in run_rows]},
         )
         stored = [r[0] for r in found if r[0] not in IPREC_MEASURES]
+    for name in list(stored):
+        try:  # an older release stored measures whose parameters are refused now
+            parse_measures([name])
+        except MeasureError as exc:
+            stored.remove(name)
+            notes.append(f"{name} is stored but left out: {exc}")
     if len(stored) > max_measures:
         notes.append(
             f"{len(stored)} measures are stored; the first {max_measures} stored are shown "

@@ -29,7 +29,13 @@ statsmodels are imported at first use (:mod:`rankhouse.lazy`), so importing this
 stays light.
 """
 
-from ..defaults import DEFAULT_PERMUTATIONS, DEFAULT_SEED
+from ..defaults import (
+    DEFAULT_DEPTH,
+    DEFAULT_LEVEL,
+    DEFAULT_PERMUTATIONS,
+    DEFAULT_PERSISTENCE,
+    DEFAULT_SEED,
+)
 from .anova import AnovaRow, AnovaTable, two_way_anova
 from .checks import check_alpha, check_direction, check_level, check_margin, check_resampling
 from .corrections import (
@@ -39,10 +45,9 @@ from .corrections import (
     correct,
     correction_method,
 )
-from .drift import DEFAULT_DEPTH, Drift, drift
+from .drift import Drift, drift
 from .effect_size import EffectSize, effect_size, hedges_correction
 from .intervals import (
-    DEFAULT_LEVEL,
     INTERVAL_METHODS,
     Interval,
     difference_interval,
@@ -55,7 +60,7 @@ from .paired import TESTS, PairedTest, bootstrap_null_sampler, check_test, paire
 from .pairwise import PairwiseResult, all_pairs
 from .power import DEFAULT_POWER, detectable_effect_size, minimum_detectable_effect
 from .rank_correlation import kendall_tau, overlap, tau_ap
-from .rbo import DEFAULT_PERSISTENCE, rank_biased_overlap
+from .rbo import rank_biased_overlap
 from .summary import Summary, summarize
 from .tukey import randomised_tukey_hsd, tukey_hsd
 from .verdict import VERDICTS, Verdict, verdict

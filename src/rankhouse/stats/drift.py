@@ -14,12 +14,10 @@ from __future__ import annotations
 from collections.abc import Hashable, Sequence
 from dataclasses import dataclass
 
+from ..defaults import DEFAULT_DEPTH, DEFAULT_PERSISTENCE
 from .rank_correlation import kendall_tau, overlap, shared_positions, tau_ap
 from .rankings import check_depth
-from .rbo import DEFAULT_PERSISTENCE, rank_biased_overlap
-
-DEFAULT_DEPTH = 100
-"""The depth k of drift unless one is given."""
+from .rbo import rank_biased_overlap
 
 
 @dataclass(frozen=True)

@@ -36,7 +36,7 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from ..defaults import DEFAULT_PERMUTATIONS, DEFAULT_SEED
+from ..defaults import DEFAULT_LEVEL, DEFAULT_PERMUTATIONS, DEFAULT_SEED
 from ..errors import Message, Option, RankhouseError
 from ..lazy import numpy as np
 from .checks import check_level, check_resampling, finite_values, paired_differences
@@ -45,9 +45,6 @@ from .t_quantile import t_quantile
 
 INTERVAL_METHODS = ("t", "bootstrap")
 """The interval methods; the first is the default."""
-
-DEFAULT_LEVEL = 0.95
-"""The confidence level of intervals unless one is given."""
 
 _BATCH_VALUES = 4_000_000
 """Resampled values drawn at once by the bootstrap (32 MB of indices)."""

@@ -36,11 +36,9 @@ from __future__ import annotations
 
 from collections.abc import Hashable, Sequence
 
+from ..defaults import DEFAULT_PERSISTENCE
 from ..lazy import numpy as np
 from .rankings import check_depth, check_persistence, ranking
-
-DEFAULT_PERSISTENCE = 0.9
-"""RBO's persistence p unless one is given: the top 10 ranks carry 86 % of the weight."""
 
 
 def rank_biased_overlap(

@@ -42,11 +42,18 @@ def summarize(values: Sequence[float]) -> Summary:
         return Summary(0, math.nan, math.nan)
     if bool((array == array[0]).all()):
         return Summary(n, float(array[0]), 0.0 if n >= 2 else math.nan)
-    mean = np.mean(array)
-    if n < 2:
-        return Summary(n, float(mean), math.nan)
-    deviations = array - mean
-    variance = np.mean(deviations**2) * (np.float64(n) / np.float64(n - 1))
+    # values near the largest double (an older release stored RBP(p=1.5)) overflow: inf, no
+    # RuntimeWarning for every later reader
+    with np.errstate(over="ignore", invalid="ignore"):
+        mean = np.mean(array)
+        if n < 2:
+            return Summary(n, float(mean), math.nan)
+        deviations = array - mean
+        variance = np.mean(deviations**2) * (np.float64(n) / np.float64(n - 1))
+        if np.isinf(variance) and np.isfinite(mean):  # squared deviations past 1.8e308
+            scale = np.max(np.abs(deviations))
+            ratio = np.mean((deviations / scale) ** 2) * (np.float64(n) / np.float64(n - 1))
+            return Summary(n, float(mean), float(scale * np.sqrt(ratio)))
     return Summary(n, float(mean), float(np.sqrt(variance)))
 
 

@@ -27,7 +27,13 @@ DEFAULT_LOCK_TIMEOUT = 30.0
 LOCK_TIMEOUT_ENV = "RANKHOUSE_LOCK_TIMEOUT"
 
 _LOCK_CONFLICT = "Could not set lock on file"
-_LOCK_HOLDER = re.compile(r"Conflicting lock is held in (.*?)(?: \(PID (\d+)\))?(?:\. See also|$)")
+_LOCK_HOLDER = re.compile(
+    r"Conflicting lock is held in (.*?)(?: \(PID (\d+)\)(?: by user [^.]*)?)?"
+    r"(?:\. However|\. See also|$)"
+)
+#: DuckDB's words when the process that holds the file holds it read-only (its advice, "the
+#: -readonly parameter in the CLI", is the duckdb shell's, not rankhouse's).
+_HELD_BY_READER = "open this database in read-only mode"
 
 T = TypeVar("T")
 
@@ -214,15 +220,26 @@ def _say_on_stderr(message: str) -> None:
 
 
 def _holder(exc: BaseException) -> str:
-    """``python3.11, PID 123`` from DuckDB's message, or what it says."""
-    match = _LOCK_HOLDER.search(str(exc))
+    """``python3.11, PID 123`` from DuckDB's message (``..., reading it`` when that process
+    holds the file read-only), or what it says."""
+    text = str(exc)
+    match = _LOCK_HOLDER.search(text)
     if match is None:
         return "process unknown"
     program = Path(match.group(1).strip()).name or match.group(1)
-    return f"{program}, PID {match.group(2)}" if match.group(2) else program
+    holder = f"{program}, PID {match.group(2)}" if match.group(2) else program
+    return f"{holder}, reading it" if _HELD_BY_READER in text else holder
 
 
 def _locked_message(path: Path | str, exc: BaseException, waited: float) -> str:
+    if _HELD_BY_READER in str(exc):  # this process wants to write; readers share the file
+        return (
+            f"the warehouse {path} is in use by another process ({_holder(exc)}) and stayed "
+            f"locked for {waited:g} s; a DuckDB file is read by many processes or written by "
+            "one, and this command writes: run it when that process has finished, wait longer "
+            f"with ${LOCK_TIMEOUT_ENV}=SECONDS, or share a PostgreSQL warehouse (commands that "
+            "only read, such as runs list, history and sql, run beside a reader)"
+        )
     return (
         f"the warehouse {path} is in use by another process ({_holder(exc)}) and stayed locked "
         f"for {waited:g} s; a DuckDB file takes one writing process at a time: run again when "

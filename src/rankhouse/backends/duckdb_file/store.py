@@ -24,6 +24,7 @@ data lives in it.
 
 from __future__ import annotations
 
+import shlex
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -83,6 +84,9 @@ class DuckDBFile:
             NoWarehouseError.
         hold: keep the file open (and locked) until :meth:`close`; by default it is open
             only during a unit of work (a :meth:`session`; see the module).
+        upgrade: False opens a file at an older schema as it is, for :meth:`upgrade`
+            (``rankhouse migrate``); otherwise opening upgrades it (one user, embedded: the
+            upgrade is implicit, docs/cli.md).
 
     Raises:
         NoWarehouseError: no warehouse at ``path`` and it may not be created.
@@ -96,7 +100,13 @@ class DuckDBFile:
     enforces_unique = False
 
     def __init__(
-        self, path: str, *, read_only: bool = False, create: bool = True, hold: bool = False
+        self,
+        path: str,
+        *,
+        read_only: bool = False,
+        create: bool = True,
+        hold: bool = False,
+        upgrade: bool | None = None,
     ) -> None:
         self.path = path
         self.url = DUCKDB_PREFIX + path
@@ -105,6 +115,7 @@ class DuckDBFile:
         self._config = duckdb_config(read_only)
         self._memory = path == ":memory:"
         self._create = create
+        self._upgrade = upgrade
         self._duck = None
         self._connection: DuckDBConnection | None = None
         self._depth = 0
@@ -209,7 +220,12 @@ class DuckDBFile:
                 raise SchemaError(
                     "this warehouse needs a schema upgrade; open it once without --read-only"
                 )
-        if not self.read_only:
+            left = (  # for rankhouse migrate, which says what it does before it does it
+                self._upgrade is False
+                and "schema_migrations" in names
+                and bool(_pending(self.where, conn, names))
+            )
+        if not (self.read_only or left):
             with _opening(self.where):
                 try:
                     applied = migrate(self, names)  # one writer: the names still hold
@@ -218,9 +234,29 @@ class DuckDBFile:
                 if applied or "schema_migrations" not in names:
                     with self.connect() as conn:
                         names, whole = recognise(conn)
-        if not whole:
+        if not (whole or left):
             with _opening(self.where), self.connect() as conn:
                 check_whole(self.where, conn, names)
+
+    def upgrade(self) -> list:
+        """Apply the migrations the file lacks (``rankhouse migrate``); returns them."""
+        with self.session(), _opening(self.where):
+            try:
+                applied = migrate(self)
+            except SchemaError as exc:
+                raise SchemaError(f"cannot open the warehouse {self.where}: {exc}") from None
+            with self.connect() as conn:
+                names, whole = recognise(conn)
+                if not whole:
+                    check_whole(self.where, conn, names)
+        return applied
+
+    def backup_command(self, version: int) -> str:
+        """A command that copies the file as it is (its schema at ``version``), while no
+        process holds it."""
+        if self._memory:
+            return "nothing to copy: the warehouse is in memory"
+        return f"cp {shlex.quote(self.path)} {shlex.quote(f'{self.path}.schema-{version}')}"
 
     # --- connections -----------------------------------------------------------------------
 

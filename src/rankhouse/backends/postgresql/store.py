@@ -30,7 +30,7 @@ from ..duckdb_file import DuckDBFile
 from .connection import ServerConnection
 from .copy import copy_into
 from .locks import lock
-from .opening import open_schema, schema_objects
+from .opening import backup_command, open_schema, schema_objects, upgrade_schema
 from .publish import publish, publish_all
 from .settings import (
     CONNECT_TIMEOUT_ENV,
@@ -65,7 +65,10 @@ class PostgreSQL:
     Args:
         url: an SQLAlchemy URL (``postgresql+psycopg://...``).
         read_only: every transaction of the sessions is read-only.
+        create: an empty schema may get the warehouse's tables.
         hold: accepted for a DuckDB file's sake; a server's connections are pooled per call.
+        upgrade: None refuses a warehouse at an older schema; False opens it as it is, for
+            :meth:`upgrade` (``rankhouse migrate``); True upgrades it on opening.
     """
 
     dialect = "postgresql"
@@ -74,7 +77,13 @@ class PostgreSQL:
     enforces_unique = True
 
     def __init__(
-        self, url: str, *, read_only: bool = False, create: bool = True, hold: bool = False
+        self,
+        url: str,
+        *,
+        read_only: bool = False,
+        create: bool = True,
+        hold: bool = False,
+        upgrade: bool | None = None,
     ) -> None:
         require_postgres_drivers()
         parsed = parse_url(url)
@@ -90,13 +99,22 @@ class PostgreSQL:
         sa.event.listen(self.engine, "connect", _tune_postgresql)
         self._workspace: Workspace | None = None
         try:
-            open_schema(self, create)
+            open_schema(self, create, upgrade)
         except DatabaseError as exc:
             self.engine.dispose()
             raise RankhouseError(f"cannot open warehouse {self.where}: {exc.reason}") from None
         except BaseException:
             self.engine.dispose()
             raise
+
+    def upgrade(self) -> list:
+        """Apply the migrations the warehouse lacks, as its owner (``rankhouse migrate``)."""
+        return upgrade_schema(self)
+
+    def backup_command(self, version: int) -> str:
+        """A command that copies the warehouse as it is (its schema at ``version``)."""
+        with self.connect() as conn:
+            return backup_command(self, conn, version)
 
     def object_names(self, conn: ServerConnection) -> list[str]:
         """The tables and views of the warehouse's own schema, in lower case."""
@@ -175,6 +193,8 @@ class PostgreSQL:
         if waited is not None:
             return waited
         only_read = "this login may only read: open the warehouse with --read-only"
+        if "schema_migrations" in str(reason):  # the owner's alone, even to a writer
+            only_read = "only the role that owns the schema changes it, with rankhouse migrate"
         hints = {
             psycopg.errors.InsufficientPrivilege: (
                 "this login has no privilege for it" if self.read_only else only_read

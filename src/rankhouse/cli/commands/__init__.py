@@ -19,6 +19,7 @@ _MODULES = (
     "gate",
     "report",
     "sql",
+    "migrate",
 )
 
 

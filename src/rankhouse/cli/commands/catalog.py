@@ -67,7 +67,9 @@ def register(app: typer.Typer) -> None:
         other names)."""
         from ...catalog import run_rows
 
-        _print_listing(run_rows(open_warehouse(ctx, write=False)), _RUN_LIST, fmt, "runs")
+        _print_listing(
+            run_rows(open_warehouse(ctx, write=False, reads=True)), _RUN_LIST, fmt, "runs"
+        )
 
     @runs.command("show")
     def runs_show(
@@ -80,7 +82,7 @@ def register(app: typer.Typer) -> None:
 
         from ...catalog import other_names, query_count_rows
 
-        wh = open_warehouse(ctx, write=False)
+        wh = open_warehouse(ctx, write=False, reads=True)
         run = wh.run(name)
         run["aliases"] = other_names(wh, "run", run["id"])
         counts = query_count_rows(wh, run["id"]).column("num_rows")
@@ -122,7 +124,7 @@ def register(app: typer.Typer) -> None:
         aliases (its other names)."""
         from ...catalog import qrels_rows
 
-        wh = open_warehouse(ctx, write=False)
+        wh = open_warehouse(ctx, write=False, reads=True)
         _print_listing(qrels_rows(wh), _QRELS_LIST, fmt, "qrels sets")
 
     @qrels.command("rm")

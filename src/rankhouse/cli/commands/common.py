@@ -22,32 +22,51 @@ class CliState:
 
 
 def open_warehouse(
-    ctx: typer.Context, *, write: bool = True, create: bool | None = None
+    ctx: typer.Context, *, write: bool = True, create: bool | None = None, reads: bool = False
 ) -> Warehouse:
     """The warehouse named by ``--db`` / ``$RANKHOUSE_DB`` / ``./rankhouse.duckdb``.
 
     Commands that write pass ``write=True``; with ``--read-only`` they fail clearly.
     ``create`` (default: ``write``) says whether a missing warehouse file may be created: a
-    command that only reads stored things says "no warehouse at PATH" instead.
+    command that only reads stored things says "no warehouse at PATH" instead. A command that
+    only ever reads (``runs list``, ``history``, ``sql`` without ``--write``) passes
+    ``reads=True``: the warehouse is then opened read-only without being told, so that a DuckDB
+    file is shared with other readers (a file at an older schema is opened writable once, to
+    upgrade it, as by any command).
 
     A command is one unit of work: the warehouse is opened with ``hold=True``, so a DuckDB
     file is opened once (the connection opened ahead, :mod:`rankhouse.cli.process`) and
     held until the command ends, as a ``with wh.session():`` block would hold it.
     """
-    from ...errors import RankhouseError
+    from ...backends import duckdb_path, resolve_target
+    from ...errors import RankhouseError, SchemaError
     from ...warehouse import Warehouse
 
     state: CliState = ctx.find_root().obj
     if write and state.read_only:
         raise RankhouseError("this command writes to the warehouse; drop --read-only")
     if state._warehouse is None:
-        state._warehouse = Warehouse(
-            state.db,
-            read_only=state.read_only,
-            create=write if create is None else create,
-            hold=True,
-        )
-        ctx.find_root().call_on_close(state._warehouse.close)
+        path = duckdb_path(resolve_target(state.db))
+        if path == ":memory:":
+            raise RankhouseError(
+                "--db :memory: keeps nothing once the command ends: name a warehouse file "
+                "(--db rankhouse.duckdb) or a PostgreSQL server; only trec-eval evaluates "
+                "without keeping anything, and does so without --db"
+            )
+        create = write if create is None else create
+        read_only = state.read_only or reads
+        try:
+            opened = Warehouse(state.db, read_only=read_only, create=create, hold=True)
+        except SchemaError:
+            if state.read_only or not read_only:
+                raise
+            # an older schema: opened writable once, it is upgraded as by any command (a
+            # damaged file, or a server that upgrades only by `rankhouse migrate`, refuses
+            # again with its own words); then read-only again
+            Warehouse(state.db, create=create).close()
+            opened = Warehouse(state.db, read_only=True, create=create, hold=True)
+        state._warehouse = opened
+        ctx.find_root().call_on_close(opened.close)
     return state._warehouse
 
 

@@ -18,6 +18,7 @@ from .common import (
     open_warehouse,
     parse_meta,
 )
+from .ingest import RunOrder
 from .output import FORMAT_OPTION, OutputFormat, print_rows
 
 DEFAULT_MEASURES = ["AP", "nDCG@10", "P@10", "RR", "R@1000"]
@@ -27,10 +28,16 @@ def register(app: typer.Typer) -> None:
     app.command("eval")(eval_command)
 
 
+# Not required by Typer: --ranked-labels FILE stands for both (checked in the command, which
+# says what Typer would say without the option).
+_QRELS = typer.Argument(None, metavar="QRELS", help=QRELS_ARGUMENT.help, show_default=False)
+_RUNS = typer.Argument(None, metavar="RUN...", help=RUNS_ARGUMENT.help, show_default=False)
+
+
 def eval_command(
     ctx: typer.Context,
-    qrels: str = QRELS_ARGUMENT,
-    runs: list[str] = RUNS_ARGUMENT,
+    qrels: str = _QRELS,
+    runs: list[str] = _RUNS,
     measures: list[str] = typer.Option(
         None,
         "--measure",
@@ -60,6 +67,29 @@ def eval_command(
         "it is almost always the wrong file).",
     ),
     level: float = LEVEL_OPTION,
+    order: RunOrder = typer.Option(
+        RunOrder.score,
+        "--order",
+        help="Rank RUN files by score (trec_eval), or take their ranks as the ranking.",
+    ),
+    columns: str = typer.Option(
+        None,
+        "--columns",
+        help="Column mapping of tabular RUN files, e.g. qid=QUERY_KEY,docid=DOC_KEY,score=SIM.",
+    ),
+    qrels_columns: str = typer.Option(
+        None,
+        "--qrels-columns",
+        help="Column mapping of a tabular QRELS file, e.g. qid=query,docid=doc,rel=SCORE.",
+    ),
+    ranked_labels: str = typer.Option(
+        None,
+        "--ranked-labels",
+        metavar="FILE",
+        help="Evaluate a ranking with its labels instead of QRELS and RUN: lines 'qid Q0 "
+        "docid rel', each query's lines in rank order (stored as qrels and a run named "
+        "after FILE).",
+    ),
     fmt: OutputFormat = FORMAT_OPTION,
 ) -> None:
     """Evaluate RUNS against QRELS; every evaluation is stored and reused when asked again.
@@ -70,26 +100,43 @@ def eval_command(
 
     A run file is ingested first; when its name is held by other content (the file was
     regenerated), it is stored as the next version NAME@2, NAME@3... of the same system.
+
+    --ranked-labels FILE evaluates a ranking with its labels ('qid Q0 docid rel' lines, each
+    query's lines in rank order) instead of QRELS and RUN.
     """
     metadata = parse_meta(meta)
-    from ...evaluation.checks import check_argument_order
+    common = {
+        "relevance_level": relevance_level,
+        "missing_queries": missing_queries.value,
+        "recompute": recompute,
+        "with_per_query": per_query,
+        "allow_no_overlap": allow_no_overlap,
+        "level": level,
+    }
+    if ranked_labels is not None:
+        mapped = columns is not None or qrels_columns is not None
+        _refuse_with_ranked_labels(ctx, qrels, runs, name, metadata, mapped)
+        wh = open_warehouse(ctx, write=False, create=all_files(ranked_labels))
+        result = wh.evaluate_ranked_labels(ranked_labels, measures or DEFAULT_MEASURES, **common)
+    else:
+        _require(ctx, qrels, runs)
+        from ...evaluation.checks import check_argument_order
 
-    check_argument_order(qrels, runs)  # before a missing warehouse is reported
-    # --read-only serves stored values; only files may create the warehouse
-    wh = open_warehouse(ctx, write=False, create=all_files(qrels, *runs))
-    result = wh.evaluate(
-        qrels,
-        runs,
-        measures or DEFAULT_MEASURES,
-        relevance_level=relevance_level,
-        missing_queries=missing_queries.value,
-        recompute=recompute,
-        with_per_query=per_query,
-        name=name,
-        meta=metadata or None,
-        allow_no_overlap=allow_no_overlap,
-        level=level,
-    )
+        # before a missing warehouse is reported
+        check_argument_order(qrels, runs, qrels_columns=qrels_columns, columns=columns)
+        # --read-only serves stored values; only files may create the warehouse
+        wh = open_warehouse(ctx, write=False, create=all_files(qrels, *runs))
+        result = wh.evaluate(
+            qrels,
+            runs,
+            measures or DEFAULT_MEASURES,
+            name=name,
+            meta=metadata or None,
+            order=order.value,
+            columns=columns,
+            qrels_columns=qrels_columns,
+            **common,
+        )
     from ...words import count
 
     for run, counts in result.query_counts.items():
@@ -129,3 +176,32 @@ def eval_command(
         print_rows(columns, rows, fmt, title=title, numeric=numeric)
     else:
         print_rows(*result.interval_rows(), fmt)
+
+
+def _require(ctx: typer.Context, qrels: str | None, runs: list[str] | None) -> None:
+    """Typer's own error for a missing QRELS or RUN (they are optional for --ranked-labels)."""
+    for value, metavar in ((qrels, "QRELS"), (runs, "RUN...")):
+        if not value:
+            ctx.fail(f"Missing argument '{metavar}' (or give --ranked-labels FILE).")
+
+
+def _refuse_with_ranked_labels(
+    ctx: typer.Context,
+    qrels: str | None,
+    runs: list[str] | None,
+    name: str | None,
+    metadata: dict[str, str],
+    mapped: bool,
+) -> None:
+    """--ranked-labels FILE is the qrels and the run: neither can be given beside it."""
+    given = [value for value in (qrels, *(runs or [])) if value]
+    if given:
+        ctx.fail(
+            f"--ranked-labels FILE holds both the qrels and the run: drop {given[0]!r}, or "
+            "evaluate QRELS RUN... without --ranked-labels."
+        )
+    if name is not None or metadata or mapped:
+        ctx.fail(
+            "--name, --meta, --columns and --qrels-columns apply to QRELS and RUN files; a "
+            "--ranked-labels FILE is 'qid Q0 docid rel' lines, its run named after the file."
+        )

@@ -98,7 +98,7 @@ def register(app: typer.Typer) -> None:
         margin came from (calibrated from N nightly differences, tonight's queries while
         calibrating, or given), the night-to-night spread, the expected share of unchanged
         nights it fails, and the drop it catches on the first night 80% of the time."""
-        wh = open_warehouse(ctx, write=False)
+        wh = open_warehouse(ctx, write=False, reads=True)
         with wh.connect() as conn:
             if history:
                 rows = conn.execute(_HISTORY, {"system": system}).all()

@@ -68,7 +68,7 @@ def history_command(
     """
     from ...history import history_rows
 
-    wh = open_warehouse(ctx, write=False)
+    wh = open_warehouse(ctx, write=False, reads=True)
     found, measure_columns, hidden = history_rows(
         wh,
         system=system,

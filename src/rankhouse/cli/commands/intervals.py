@@ -62,4 +62,6 @@ def cell(mean: Any, low: Any, high: Any) -> str:
     if not text or is_missing(low) or is_missing(high):
         return text
     half = (float(high) - float(low)) / 2
-    return f"{text} ±{half:.{DIGITS}f}"
+    # a half-width of 16 digits or more is written as a large mean is (1.0000e+174)
+    shown = table_value(half, DIGITS) if abs(half) >= 1e16 else f"{half:.{DIGITS}f}"
+    return f"{text} ±{shown}"

@@ -93,8 +93,8 @@ def report_command(
         brief=brief,
         margin=margins_from_texts(margin or []),
     )
-    size = path.stat().st_size
-    print(f"wrote {path} ({size / 1024:.0f} KiB)", file=sys.stderr)
+    size = f" ({path.stat().st_size / 1024:.0f} KiB)" if path.is_file() else ""  # not /dev/null
+    print(f"wrote {path}{size}", file=sys.stderr)
 
 
 def _round_option(items: list[str] | None):

@@ -64,10 +64,8 @@ def sql_command(
             "no SQL statement given (the query is empty or only comments); e.g. rankhouse sql "
             '"SELECT * FROM latest_evaluations"'
         )
-    state = ctx.find_root().obj
-    if not write:
-        state.read_only = True
-    wh = open_warehouse(ctx, write=write, create=False)
+    _refuse_transaction_control(query)
+    wh = open_warehouse(ctx, write=write, create=False, reads=not write)
     capped = limit is None and fmt == OutputFormat.table
     if limit is None:
         limit = TABLE_ROWS if capped else 0
@@ -110,6 +108,38 @@ def _read_stdin() -> str:
 
 
 _COMMENTS = re.compile(r"--[^\n]*|/\*.*?\*/", re.DOTALL)
+
+
+#: A statement that starts or ends a transaction, for what DuckDB's parser cannot read (a
+#: PostgreSQL warehouse's own syntax).
+_TRANSACTION_WORDS = re.compile(
+    r"^(BEGIN|START\s+TRANSACTION|COMMIT|END|ROLLBACK|ABORT|SAVEPOINT|RELEASE|PREPARE\s+"
+    r"TRANSACTION)\b",
+    re.IGNORECASE,
+)
+
+
+def _refuse_transaction_control(query: str) -> None:
+    """Refuse BEGIN, COMMIT, ROLLBACK and their kin: each query runs in a transaction of its
+    own, which a COMMIT inside it would end halfway (the rest then ran outside it)."""
+    from ...duck import duckdb
+
+    try:
+        found = [
+            statement.query
+            for statement in duckdb.extract_statements(query)
+            if statement.type == duckdb.StatementType.TRANSACTION
+        ]
+    except duckdb.Error:  # not DuckDB's syntax: look at how each statement starts
+        texts = _COMMENTS.sub(" ", query).split(";")
+        found = [text for text in texts if _TRANSACTION_WORDS.match(text.strip())]
+    if found:
+        word = _COMMENTS.sub(" ", found[0]).strip().rstrip(";").split()[0].upper()
+        raise RankhouseError(
+            f"{word} is not taken here: rankhouse sql runs each query in a transaction of its "
+            "own, committed when the query succeeds and rolled back when it fails; leave out "
+            "BEGIN, COMMIT and ROLLBACK (statements separated by ';' run together)"
+        )
 
 
 def _empty(query: str) -> bool:

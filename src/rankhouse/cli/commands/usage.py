@@ -28,11 +28,9 @@ class _Argument(TyperArgument):
         name = self.metavar or self.name.upper()
         if not usage:
             return name
-        if not self.required:
-            name = f"[{name}]"
         if self.nargs != 1 and not name.endswith("..."):
             name += "..."
-        return name
+        return name if self.required else f"[{name}]"
 
 
 class _Option(TyperOption):
@@ -92,12 +90,35 @@ def _refuse_flag_values(command: Any, ctx: Any, args: list[str]) -> None:
             )
 
 
+#: The root command's options, which a user may write after the command by mistake.
+_GLOBAL_OPTIONS = ("--db", "--read-only")
+
+
+def _refuse_global_options(command: Any, ctx: Any, args: list[str]) -> None:
+    """``rankhouse runs list --db x``: say where the global option goes, not only that the
+    command has no such option."""
+    own = {name for param in command.get_params(ctx) for name in getattr(param, "opts", ())}
+    for position, arg in enumerate(args):
+        if arg == "--":
+            return
+        name = arg.split("=", 1)[0]
+        if name in _GLOBAL_OPTIONS and name not in own:
+            root = ctx.find_root().info_name or "rankhouse"
+            words = [ctx.command_path[len(root) :].strip(), *args[:position]]
+            value = " PATH" if name == "--db" else ""
+            ctx.fail(
+                f"{name} is a global option and goes before the command: "
+                f"{root} {name}{value} {' '.join(w for w in words if w)} ..."
+            )
+
+
 class _Command(TyperCommand):
     def get_help_option(self, ctx: Any) -> Any:
         return _tidy_param(super().get_help_option(ctx))
 
     def parse_args(self, ctx: Any, args: list[str]) -> list[str]:
         _refuse_flag_values(self, ctx, args)
+        _refuse_global_options(self, ctx, args)
         return super().parse_args(ctx, args)
 
 
@@ -107,6 +128,7 @@ class _Group(TyperGroup):
 
     def parse_args(self, ctx: Any, args: list[str]) -> list[str]:
         _refuse_flag_values(self, ctx, args)
+        _refuse_global_options(self, ctx, args)
         return super().parse_args(ctx, args)
 
 

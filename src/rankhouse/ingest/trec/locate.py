@@ -67,6 +67,11 @@ def _line_problem(
                 hint,
                 "; this looks like a qrels line: ",
                 Either("ingest it with Warehouse.ingest_qrels", "use 'rankhouse ingest qrels'"),
+                "; a ranking with its labels (the line order is the ranking) is evaluated with ",
+                Either(
+                    "rankhouse.evaluate_ranked_labels(FILE, measures)",
+                    "'rankhouse eval --ranked-labels FILE'",
+                ),
             )
         elif len(fields) == 5:
             hint = Message(hint, "; a line without a score needs ", Option("order", "rank"))
