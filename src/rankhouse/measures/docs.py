@@ -150,7 +150,8 @@ ir_measures | refused: judged_only is an option of a whole evaluation here \
 `judged_only=False` is the measure itself. |
 | `RBP(p=1.5)`, `IPrec@2.0` | ir_measures | ir_measures takes any number; rankhouse refuses a \
 parameter out of its range before anything is stored: `p` in [0, 1], `recall` in [0, 1], a \
-cutoff an integer >= 1, gains finite numbers of integer grades, `SetF`'s `beta` >= 0. Values \
+cutoff an integer >= 1, gains finite numbers of integer grades (`SetF`'s `beta` and \
+`Utility`'s `docs` take any number, as trec_eval's `set_F.-1` and `-N -5` do). Values \
 an older release stored for such names are still shown by `history`; `report` leaves them out \
 with a note. |
 | `ERR@k`, `nDCG(dcg='exp-log2')@k` | ir_measures (gdeval) | gdeval prints 5 decimals, so \
