@@ -42,7 +42,7 @@ from ..stats import (
     check_resampling,
     check_test,
 )
-from ..stats.rankings import check_depth, check_persistence
+from ..stats.drift import check_depth, check_persistence
 from ..words import count
 from .against import COUNTS, with_mean_intervals, with_tests
 from .drift import drift_frame, drift_rows

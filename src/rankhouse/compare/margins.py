@@ -3,7 +3,7 @@ units) or relative (a share of the baseline's mean, converted here).
 
 A margin is what a difference must exceed to matter: with one, **better** and **worse** also
 need the interval of the difference beyond it, and **equivalent** becomes possible (the
-interval inside plus or minus it; :mod:`rankhouse.stats.verdict`). Without one (the
+interval inside plus or minus it; :mod:`rankhouse.stats.verdicts`). Without one (the
 default), better and worse mean significant after the correction, and nothing is shown
 equivalent.
 

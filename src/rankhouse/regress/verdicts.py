@@ -8,7 +8,7 @@ Two modes (``regress --mode``):
   reference by more than the margin: the one-sided t-test of H0: mean difference <= -margin
   at level alpha, that is the lower limit of the two-sided (1 - 2 alpha) Student t interval
   of the mean paired difference (run minus baseline) at least -margin
-  (:mod:`rankhouse.stats.noninferiority`; Schuirmann 1987; Walker & Nowacki 2011). Each
+  (:mod:`rankhouse.stats.verdicts`; Schuirmann 1987; Walker & Nowacki 2011). Each
   measure gets one of three statuses:
 
   - ``non_inferior``: shown (the bound is at least -margin): it passes;
