@@ -50,7 +50,7 @@ from typing import Any
 
 from ..backends.base import store_of
 from ..columns import VERDICT_COLUMNS
-from ..compare.margins import MarginSetting, parse_margin
+from ..compare.options import MarginSetting, parse_margin
 from ..defaults import DEFAULT_GATE_MODE
 from ..errors import InputError, MeasureError
 from ..lazy import numpy as np
