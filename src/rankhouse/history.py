@@ -28,7 +28,7 @@ from .rows import Rows
 from .stats import DEFAULT_LEVEL
 
 if TYPE_CHECKING:
-    from .backends.sql import Connection
+    from .backends.base import Connection
 
 FIRST_RUN = "first run"
 """The gate of a run that ``regress --allow-missing-baseline`` passed as the first of its series."""

@@ -20,7 +20,7 @@ if TYPE_CHECKING:
     import pandas as pd
 
     from .backends import Backend
-    from .backends.sql import Connection
+    from .backends.base import Connection
     from .ingest.result import IngestResult
     from .results import EvaluationResult
 
@@ -36,7 +36,8 @@ class Warehouse(Analysis, Tracking):
             ``":memory:"``, or ``None`` for ``$RANKHOUSE_DB`` / ``./rankhouse.duckdb``.
         read_only: open without the right to write (for analysts; the file must exist and
             be at the current schema version). A DuckDB file is then also cut off from other
-            files and its settings are locked (see :mod:`rankhouse.backends.duckdb_file.sandbox`).
+            files and its settings are locked (see
+            :data:`rankhouse.backends.duckdb_file.store.READ_ONLY_CONFIG`).
         create: create the warehouse (and its folder) when no DuckDB file exists at
             ``target``; ``False`` raises NoWarehouseError instead (commands that only read).
         hold: keep a DuckDB file open, and locked, until :meth:`close` (a script that is one

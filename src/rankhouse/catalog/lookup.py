@@ -22,7 +22,7 @@ from ..rows import Rows, fetched
 if TYPE_CHECKING:
     import pandas as pd
 
-    from ..backends.sql import Connection
+    from ..backends.base import Connection
 
 _RUN_COLUMNS = (
     "id, name, system_tag, num_queries, num_rows, order_by, ingested_at, source, "

@@ -21,7 +21,7 @@ from ..errors import Message, RankhouseError
 from .lookup import _QRELS_COLUMNS, _RUN_COLUMNS, TABLES, alias_target, aliases_of, find
 
 if TYPE_CHECKING:
-    from ..backends.sql import Connection
+    from ..backends.base import Connection
 
 
 def _delete_evaluations(conn: Connection, column: str, value: int) -> None:

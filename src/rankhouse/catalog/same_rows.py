@@ -19,7 +19,7 @@ from .lookup import real_name
 from .writes import TREC_EVAL_COPY
 
 if TYPE_CHECKING:
-    from ..backends.sql import Connection
+    from ..backends.base import Connection
 
 #: The columns a row is compared on, per kind (a run's tag is its own column in the catalogue).
 COLUMNS = {"run": "query_id, doc_id, rank, score", "qrels": "query_id, doc_id, grade"}

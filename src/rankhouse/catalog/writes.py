@@ -16,7 +16,7 @@ from .lookup import KIND_OF_TABLE, TABLES, alias_target
 from .removal import delete_qrels, delete_run, drop_alias
 
 if TYPE_CHECKING:
-    from ..backends.sql import Connection
+    from ..backends.base import Connection
 
 TREC_EVAL_COPY = json.dumps({"format": "trec_eval"})
 """The parse options of the copies of files ``trec-eval`` keeps: trec_eval's rules (C ``atof``

@@ -13,8 +13,7 @@ from __future__ import annotations
 import json
 from typing import NamedTuple
 
-from ..backends.base import Backend
-from ..backends.sql import Connection
+from ..backends.base import Backend, Connection
 from ..background import Background
 from ..catalog import writes
 from ..catalog.same_rows import how_they_differ, same_rows

@@ -13,7 +13,7 @@ import warnings
 from collections.abc import Sequence
 from typing import Protocol
 
-from ..backends.sql import Connection
+from ..backends.base import Connection
 from ..errors import Message, Option, RankhouseWarning
 
 SAMPLE_ROWS = 50_000

@@ -11,8 +11,7 @@ import json
 import os
 from typing import TYPE_CHECKING, Any, NamedTuple
 
-from ..backends.base import Backend, store_of
-from ..backends.sql import Connection
+from ..backends.base import Backend, Connection, store_of
 from ..catalog import writes
 from ..catalog.same_rows import how_they_differ, same_rows
 from ..errors import InputError, Message, Option

@@ -28,7 +28,7 @@ from ..ingest.hashing import file_sha256
 from .direct import DirectRun, insert_direct, regular_run
 
 if TYPE_CHECKING:
-    from ..backends.sql import Connection
+    from ..backends.base import Connection
 
 PARSE_OPTIONS = TREC_EVAL_COPY
 
