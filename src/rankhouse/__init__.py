@@ -208,7 +208,7 @@ def experiment(
         eval_metrics: PyTerrier's name for ``measures`` (give one of the two).
 
     Returns:
-        A :class:`~rankhouse.display.frames.ComparisonFrame` (a notebook shows the Experiment
+        A :class:`~rankhouse.present.frames.ComparisonFrame` (a notebook shows the Experiment
         table; :func:`experiment_table` makes it wide), or the per-query values, or both;
         with ``shape="pyterrier"``, PyTerrier's frames.
 
@@ -259,8 +259,8 @@ def experiment(
 def experiment_table(frame):
     """The wide Experiment table of a comparison, one row per run, with ``<m> +`` and
     ``<m> -`` (queries improved, degraded); see
-    :func:`rankhouse.display.experiment.experiment_table`."""
-    from .display.experiment import experiment_table as wide
+    :func:`rankhouse.present.frames.experiment_table`."""
+    from .present.frames import experiment_table as wide
 
     return wide(frame)
 

@@ -13,7 +13,7 @@ stored (:func:`drift`, :func:`run_drift`), and :mod:`.pyterrier` the frame of Py
 from ..columns import COMPARE_COLUMNS as COLUMNS
 from ..columns import COMPARE_NUMBERS as NUMBER_COLUMNS
 from ..columns import PER_QUERY_COLUMNS
-from ..display.experiment import experiment_rows, experiment_table
+from ..present.frames import experiment_rows, experiment_table
 from .all_pairs import ALL_PAIRS_TESTS, AllPairs, MeasurePairs, all_pairs
 from .comparing import Comparison, compare, comparison
 from .drift import DRIFT_MEASURES, DriftMeans, QueryDrift, StoredDrift, drift, run_drift

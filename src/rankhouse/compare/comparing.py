@@ -38,8 +38,6 @@ from typing import Any
 from ..backends.base import store_of
 from ..catalog import Ingested, removed_on_failure
 from ..columns import COMPARE_COLUMNS, COMPARE_NUMBERS
-from ..display import frames
-from ..display.tables import check_display, normal_highlight
 from ..errors import Either, InputError, Message, Option, RankhouseError
 from ..evaluation import evaluate
 from ..lazy import numpy as np
@@ -47,6 +45,7 @@ from ..lazy import pandas as pd
 from ..measures import measure_texts, parse_measures
 from ..measures.best import direction
 from ..pairing import paired, paired_comparison, values_by_measure
+from ..present import check_display, frames, normal_highlight
 from ..results import PerQueryValues
 from ..stats import (
     INTERVAL_METHODS,
@@ -169,8 +168,8 @@ def compare(
             ``settings`` given as keywords replace its fields.
 
     Returns:
-        A DataFrame (a :class:`~rankhouse.display.frames.ComparisonFrame`, which a notebook
-        shows as the Experiment table and :func:`rankhouse.display.experiment_table` makes
+        A DataFrame (a :class:`~rankhouse.present.frames.ComparisonFrame`, which a notebook
+        shows as the Experiment table and :func:`rankhouse.present.frames.experiment_table` makes
         wide) with :data:`~rankhouse.columns.COMPARE_COLUMNS`, one row per run and measure
         (runs in the order given, measures in request order). ``mean`` and ``num_q`` are the
         stored aggregate (or the subset's), ``mean_low``/``mean_high`` its interval;

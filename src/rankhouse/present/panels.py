@@ -1,5 +1,5 @@
-"""The command line's compact tables of a comparison, as plain text cells (no pandas): one
-small table (a panel) per measure, paper-like, that fits 80 columns.
+"""compare's panels: one small table per measure, described once as plain text cells (a
+:class:`Panel`, no pandas) and drawn for the terminal, the notebook and the report's page.
 
 * Against a baseline, per measure: each run's mean, its difference from the baseline with
   the interval of the paired difference (``+0.133 [0.081, 0.184]``; the difference alone
@@ -9,19 +9,31 @@ small table (a panel) per measure, paper-like, that fits 80 columns.
 * The order drift of each run from the baseline, and the tables of all pairs: the ANOVA,
   the matrix of differences with their p-values, and the letter groups.
 
-Numbers are rounded to ``digits`` decimals (3 unless told: a paper's precision; effect sizes
-always 2); a legend under the panels says what the columns and verdict words mean.
+The command line prints the panels as they are, paper-like, each fitting 80 columns; numbers
+are rounded to ``digits`` decimals (3 unless told: a paper's precision; effect sizes always
+2), and a legend under the panels says what the columns and verdict words mean. The report
+and the notebook draw the same panels as HTML (:func:`comparison_panels_html`), so the three
+show the same numbers and the same verdict words. One panel per measure keeps each table
+narrow: ten runs and five measures are five tables of five or six columns, side by side where
+the page is wide enough and one under the other where it is not, instead of one table of fifty
+columns. All pairs (:class:`rankhouse.compare.AllPairs`) and a comparison's drift table have
+their HTML tables for notebooks too (:func:`all_pairs_html`, :func:`drift_html`).
 """
 
 from __future__ import annotations
 
+import html
 import textwrap
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from ..cells import is_missing
+from ..lazy import pandas as pd
 from ..measures.best import best_positions
+from . import DEFAULT_ROUND, best_class, cell, check_display, digits_for, table
+from . import number as table_number
+from . import signed as table_signed
 
 COMPACT_DIGITS = 3
 """The decimals of the compact tables unless told otherwise."""
@@ -306,3 +318,169 @@ def all_pairs_panels(found, digits: int = COMPACT_DIGITS) -> list[Panel]:
             )
         )
     return panels
+
+
+#: The verdict words coloured as compare colours them.
+_TONES = {"better": "better", "worse": "worse"}
+
+PANELS_STYLE = (
+    ".rh-panels{display:flex;flex-wrap:wrap;gap:4px 22px;align-items:flex-start}"
+    ".rh-panels .rh-table{margin:6px 0}"
+    ".rh-legend{color:#57606a;font-size:12.5px;max-width:78em}"
+)
+"""What the panels need beyond the tables' classes (the report and the notebook add it)."""
+
+
+def frame_rows(frame: pd.DataFrame) -> list[dict[str, Any]]:
+    """compare's frame as the plain rows the panels read (pandas' NA as None)."""
+    rows = frame.to_dict("records")
+    return [
+        {key: None if is_missing(v) and key != "mean" else v for key, v in r.items()} for r in rows
+    ]
+
+
+def comparison_panels_html(
+    rows: Sequence[Mapping[str, Any]],
+    settings: Mapping[str, Any],
+    *,
+    round: int | Mapping[str, int] = DEFAULT_ROUND,  # noqa: A002 (PyTerrier's name)
+    highlight: str | None = "bold",
+    legend: bool = True,
+    style: bool = True,
+) -> str:
+    """One table per measure (``<div class="rh-panels">``), then the legend.
+
+    Args:
+        rows: compare's rows (:attr:`rankhouse.compare.Comparison.rows`, or
+            :func:`frame_rows` of its frame).
+        settings: compare's settings (``attrs["comparison"]`` of its frame: level, interval,
+            test, correction, alpha).
+        round: decimals, one number or per measure.
+        highlight: how the best mean is marked (``'bold'``, ``'color'`` or None).
+        legend: add what the columns and verdict words mean.
+        style: begin with the panels' stylesheet (a page that has it leaves it out).
+    """
+    check_display(round, highlight)
+    measures = list(dict.fromkeys(row["measure"] for row in rows))
+    places = {m: digits_for(round, m) for m in measures}
+    panels = comparison_panels(rows, settings, digits=places, highlight=highlight is not None)
+    parts = [f"<style>{PANELS_STYLE}</style>"] if style else []
+    parts.append('<div class="rh-panels">')
+    parts += [panel_html(panel, best_class(highlight)) for panel in panels]
+    parts.append("</div>")
+    if legend:
+        words = html.escape(comparison_legend(rows, settings, width=10_000).strip())
+        parts.append(f'<p class="rh-legend">{words}</p>')
+    return "".join(parts)
+
+
+def panel_html(panel: Panel, mark: str = "best-bold") -> str:
+    """One :class:`Panel` as a table: its first column's header (the measure) as the
+    caption's lead, numbers right-aligned, verdict words coloured."""
+    title = panel.title
+    head = "<tr>" + "".join(
+        cell(name, tag="th", classes=[] if numeric else ["text"])
+        for name, numeric in zip(panel.columns, panel.numeric, strict=True)
+    )
+    rows = []
+    for position, line in enumerate(panel.rows):
+        cells = []
+        for name, text, numeric in zip(panel.columns, line, panel.numeric, strict=True):
+            classes = [] if numeric else ["text"]
+            if position in panel.emphasis.get(name, ()):
+                classes.append(mark)
+            if name.startswith("verdict") and text in _TONES:
+                classes.append(_TONES[text])
+            cells.append(cell(text, classes=classes))
+        rows.append("".join(cells))
+    return table(head + "</tr>", rows, caption=title)
+
+
+def all_pairs_html(found: Any, *, round: int = 4) -> str:  # noqa: A002 (PyTerrier's name)
+    """The tables of an :class:`~rankhouse.compare.AllPairs`, measure after measure."""
+    parts = []
+    level = level_text(found.options.level)
+    for m in found.measures:
+        ranked = list(m.letters)  # best first
+        at = {run: i for i, run in enumerate(m.pairs.systems)}
+        anova = [
+            cell(row.source, classes=["text"])
+            + cell(table_number(row.sum_of_squares, round))
+            + cell(str(row.df))
+            + cell(table_number(row.mean_square, round))
+            + cell(table_number(row.f, 2))
+            + cell(p_text(row.p_value))
+            for row in m.anova.rows
+        ]
+        parts.append(
+            table(
+                ["source", "sum of squares", "df", "mean square", "F", "p"],
+                anova,
+                caption=f"{m.measure}: {len(ranked)} runs x {len(m.queries)} queries, "
+                "two-way ANOVA",
+            )
+        )
+        matrix = []
+        for i, run in enumerate(ranked[:-1]):
+            line = cell(run, classes=["text"])
+            for j, other in enumerate(ranked[1:], start=1):
+                if j <= i:
+                    line += cell("")
+                    continue
+                a, b = at[run], at[other]
+                p = m.pairs.p_values[a][b]
+                text = f"{table_signed(m.pairs.differences[a][b], round)} ({p_text(p)})"
+                line += cell(text, classes=["better" if p <= found.alpha else ""])
+            matrix.append(line)
+        parts.append(
+            table(
+                ["", *ranked[1:]],
+                matrix,
+                caption=f"{m.measure}: row minus column (p: {method_text(m.pairs)})",
+            )
+        )
+        groups = [
+            cell(run, classes=["text"])
+            + cell(table_number(m.pairs.means[at[run]], round))
+            + cell(_bounds(m.intervals[at[run]].low, m.intervals[at[run]].high, round))
+            + cell(letters, classes=["text"])
+            for run, letters in m.letters.items()
+        ]
+        parts.append(
+            table(
+                ["run", "mean", f"{level} CI", "group"],
+                groups,
+                caption=f"{m.measure}: groups at alpha {found.alpha:g} (runs sharing a letter "
+                "cannot be told apart)",
+            )
+        )
+    return "".join(parts)
+
+
+def drift_html(frame: pd.DataFrame, *, round: int = 4) -> str:  # noqa: A002
+    """A comparison's drift table (:data:`~rankhouse.columns.DRIFT_COLUMNS`)."""
+    if frame.empty:
+        return ""
+    first = frame.iloc[0]
+    k = int(first["k"])
+    rows = [
+        cell(str(row["run"]), classes=["text"])
+        + "".join(
+            cell(table_number(row[name], round))
+            for name in ("rbo", "kendall_tau", "tau_ap", "overlap")
+        )
+        + cell(str(int(row["num_q"])))
+        for row in frame.to_dict("records")
+    ]
+    return table(
+        ["run", "RBO", "tau", "tau_AP", f"overlap@{k}", "queries"],
+        rows,
+        caption=f"order drift from {first['baseline']}: top {k}, RBO persistence "
+        f"{float(first['p']):g}",
+    )
+
+
+def _bounds(low: float, high: float, digits: int) -> str:
+    if pd.isna(low) or pd.isna(high):
+        return ""
+    return f"[{table_number(low, digits)}, {table_number(high, digits)}]"

@@ -1,6 +1,24 @@
-"""HTML tables of evaluation results: the notebook display and the report's tables.
+"""How results look, for the terminal, the notebook and the page, from one description.
 
-One set of options serves both: ``round`` (decimals, one number or a dict measure ->
+The package's map: this root writes the HTML tables that the notebook and the report share;
+:mod:`.frames` gives a notebook its DataFrames (``ComparisonFrame``, ``HistoryFrame``,
+``ExperimentFrame``) and PyTerrier's wide Experiment table; :mod:`.panels` draws compare's
+compact panels, all pairs and order drift as text cells for the terminal and as HTML;
+:mod:`.report` makes ``rankhouse report``'s self-contained page from what :mod:`.gather` reads
+from the warehouse, each system's series (:mod:`.trends`) and the other pictures
+(:mod:`.figures`). Only :mod:`.gather` and :mod:`.trends` read the warehouse.
+
+The tables here: the cells and numbers every table is written with, then one table per
+result: an evaluation's means with their intervals, a history, a comparison as PyTerrier's
+Experiment table with intervals, and a regression check (``Warehouse.regress``'s result shown
+as its verdicts: one row per measure, with the baseline's mean, the run's, the difference with
+the interval of the paired difference, the non-inferiority bound, Hedges' g_z, the queries
+paired, improved and degraded, the p-value and the corrected one, the verdict word and the
+status; a regressed measure in red, under a caption that gives the verdict as ``rankhouse
+regress`` prints it, ``PASS``/``FAIL`` with the measures that failed and why, and what its
+margins mean).
+
+One set of options serves them all: ``round`` (decimals, one number or a dict measure ->
 decimals, PyTerrier's ``round``) and ``highlight`` (``"bold"``, ``"color"`` or ``None``: how
 the best value of each measure is marked). Nothing here imports matplotlib, so a notebook
 pays for tables only.
@@ -388,3 +406,73 @@ def _bounds(low: Any, high: Any, digits: int) -> str:
 
 def _int(value: Any) -> int | None:
     return None if value is None or pd.isna(value) else int(value)
+
+
+_HEADER = (
+    "measure",
+    "baseline",
+    "run",
+    "delta",
+    "interval",
+    "bound",
+    "g_z",
+    "n",
+    "+",
+    "-",
+    "p",
+    "p corr",
+    "verdict",
+    "status",
+)
+_TEXT = {"measure", "verdict", "status"}
+
+
+def verdicts_html(
+    result: Any,
+    *,
+    round: int | Mapping[str, int] = DEFAULT_ROUND,  # noqa: A002 (PyTerrier's name)
+) -> str:
+    """:class:`~rankhouse.regress.RegressResult` as an HTML table (its verdict as caption)."""
+    check_display(round, None)
+    caption = " ".join([result.headline, *result.meaning])
+    rows = []
+    for row in result.verdict_rows:
+        digits = digits_for(round, str(row["measure"]))
+        tone = ["fail"] if row["fails"] else []
+        rows.append(
+            "".join(
+                [
+                    cell(str(row["measure"]), classes=["text"]),
+                    cell(number(row["baseline_value"], digits)),
+                    cell(number(row["run_value"], digits)),
+                    cell(signed(row["delta"], digits), classes=tone),
+                    cell(_interval(row, digits)),
+                    cell(signed(_shown(row.get("bound")), digits)),
+                    cell(signed(_shown(row.get("hedges_gz")), 2)),
+                    cell(number(row.get("num_q"), digits)),
+                    cell(number(row["improved"], digits)),
+                    cell(number(row["degraded"], digits)),
+                    cell(p_value(row["p_value"])),
+                    cell(p_value(row["p_corrected"])),
+                    cell(str(row.get("verdict") or ""), classes=["text"]),
+                    cell(str(row["status"]), classes=["text", *tone]),
+                ]
+            )
+        )
+    header = "<tr>" + "".join(
+        cell(h, tag="th", classes=["text"] if h in _TEXT else []) for h in _HEADER
+    )
+    return table(header + "</tr>", rows, caption=caption)
+
+
+def _interval(row: Mapping[str, Any], digits: int) -> str:
+    """``[low, high]`` of the paired difference, empty when it has none."""
+    low, high = row.get("delta_low"), row.get("delta_high")
+    if low is None or high is None or low != low or high != high:  # None or NaN
+        return ""
+    return f"[{signed(low, digits)}, {signed(high, digits)}]"
+
+
+def _shown(value: Any) -> Any:
+    """None for a value the check has not (NaN: the significance mode has no bound)."""
+    return None if value is None or value != value else value

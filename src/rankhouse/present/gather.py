@@ -35,7 +35,7 @@ from ..measures import measure_texts, parse_measures
 from ..pairing import paired_frames
 from ..stats import check_alpha, check_correction, check_test
 from ..version import __version__
-from .series import RunInfo, Trend, clipped_means, clipped_row, trends
+from .trends import RunInfo, Trend, clipped_means, clipped_row, trends
 
 RECALL_POINTS = tuple(i / 10 for i in range(11))
 IPREC_MEASURES = tuple(f"IPrec@{r:.1f}" for r in RECALL_POINTS)
@@ -101,7 +101,8 @@ def gather(
     brief: bool = False,
     margin: Any = None,
 ) -> ReportData:
-    """Collect a report's data; see :func:`rankhouse.report.write_report` for the arguments.
+    """Collect a report's data; see :func:`rankhouse.present.report.write_report` for the
+    arguments.
 
     ``last`` keeps the newest ``last`` runs of each system (the baseline and named runs
     stay); ``brief`` compares only the newest run with the baseline (the trends still cover

@@ -1,21 +1,39 @@
-"""The report as one HTML document: a stylesheet, tables and inline SVG; no script.
+"""``rankhouse report``: one self-contained HTML file of trends, comparisons and curves.
 
-Everything the page needs is in the file, so it opens offline and makes no request.
+:func:`build_report` reads what the report shows from the warehouse (:mod:`.gather`) and puts
+the document together here: a stylesheet, the tables (the package root's and :mod:`.panels`', the
+ones the notebook shows), and inline SVG (:mod:`.trends` draws each system's series,
+:mod:`.figures` the per-query pictures and the precision-recall curves). The file has no
+script and references nothing outside itself, so it opens offline and makes no request.
 """
 
 from __future__ import annotations
 
 import html
+import os
 from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
 
-from ..display import tables
-from ..display.frames import EVERY_COLUMN
-from ..display.panels import PANELS_STYLE, comparison_panels_html
 from ..lazy import pandas as pd
+from ..outputs import check_output_path, write_text
 from ..words import count
+from . import (
+    DEFAULT_ROUND,
+    cell,
+    check_display,
+    comparison_html,
+    digits_for,
+    measure_table,
+    number,
+    signed,
+    table,
+)
 from .figures import comparison_figure, precision_recall_figure, sorted_deltas
-from .gather import QrelsSection, ReportData
-from .trend_figure import DETAIL, MIN_FRACTION, MIN_SPAN, trend_figure
+from .frames import EVERY_COLUMN
+from .gather import QrelsSection, ReportData, gather
+from .panels import PANELS_STYLE, comparison_panels_html
+from .trends import DETAIL, MIN_FRACTION, MIN_SPAN, trend_figure
 
 WORST_LISTED = 10
 
@@ -57,17 +75,88 @@ details.pair{border-top:1px solid #d8dee4;padding-top:6px;margin-top:14px}
 STYLE += PANELS_STYLE
 
 
+def build_report(
+    wh,
+    *,
+    round: int | Mapping[str, int] = DEFAULT_ROUND,  # noqa: A002 (PyTerrier's name)
+    highlight: str | None = "bold",
+    **selection: Any,
+) -> str:
+    """The report's HTML text.
+
+    With no selection it covers what the warehouse holds: every qrels set with a stored
+    evaluation, every run evaluated against it, and the measures stored for them (the first
+    eight stored; the 11 precision-recall points have their own section). Missing values
+    (typically the precision-recall points, or a measure one run lacks) are evaluated and
+    stored, as :func:`rankhouse.compare.compare` does.
+
+    Args:
+        wh: the :class:`~rankhouse.Warehouse` or its store.
+        round: decimals shown, one number or a dict measure -> decimals.
+        highlight: how the best mean per measure is marked: ``'bold'``, ``'color'`` or None.
+        **selection: what to report and how to test it (:func:`.gather.gather`'s arguments):
+            qrels: only this qrels set (name, id or file).
+            runs: only these runs (names, ids or files), with ``systems``' runs.
+            systems: only the runs of these system tags.
+            measures: the measures shown (any spelling), in this order.
+            baseline: the run the others are tested against (name, id or file); None: means only.
+            test: the paired test, as for compare (``'t'``, ``'wilcoxon'``, ...).
+            correction: the multiple-testing correction, as for compare.
+            alpha: significance level.
+            relevance_level: grade from which binary measures count a document as relevant.
+            last: only the newest ``last`` runs of each system (the baseline and named
+                runs stay), the trends included.
+            brief: the per-run sections (runs table, comparison, per-query pictures,
+                precision-recall) show only the newest run and the baseline; without it
+                they show the baseline and the newest runs, 10 in all (``MAX_COMPARED``).
+                The trends always cover every selected run.
+            margin: the comparison's practical margin, as compare takes it (``0.01``,
+                ``'2%'``, ``{'nDCG@10': 0.05}``): its verdicts use it, and the table shows
+                the nightly gate's word at that margin (non-inferior, regressed, not shown).
+
+    Raises:
+        RankhouseError: nothing to report, or a bad option.
+        NotFoundError: a named run, system or qrels set that is not stored.
+    """
+    check_display(round, highlight)
+    data = gather(wh, **selection)
+    return render(data, round=round, highlight=highlight)
+
+
+def write_report(wh, path: str | os.PathLike[str], **options: Any) -> Path:
+    """Write the report to ``path`` (UTF-8 HTML); the options are :func:`build_report`'s.
+
+    ``path`` is checked before the report is made (:func:`rankhouse.outputs.check_output_path`):
+    a folder, a missing folder or one without the right to write fails before anything is
+    evaluated or stored. The file is written whole or not at all.
+
+    Returns:
+        The path written.
+
+    Raises:
+        OutputError: ``path`` cannot be written.
+    """
+    target = check_output_path(path, "the report", "report.html")
+    text = build_report(wh, **options)
+    return write_text(
+        target,
+        text,
+        "the report",
+        kept="the values it evaluated stay stored (the report made again reuses them)",
+    )
+
+
 def render(
     data: ReportData,
     *,
-    round: int | Mapping[str, int] = tables.DEFAULT_ROUND,  # noqa: A002
+    round: int | Mapping[str, int] = DEFAULT_ROUND,  # noqa: A002
     highlight: str | None = "bold",
 ) -> str:
     """The report's HTML document."""
-    tables.check_display(round, highlight)
+    check_display(round, highlight)
     body = [_header(data)]
-    for number, section in enumerate(data.sections):
-        body.append(_section(section, f"s{number}", round=round, highlight=highlight))
+    for index, section in enumerate(data.sections):
+        body.append(_section(section, f"s{index}", round=round, highlight=highlight))
     return (
         '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
         '<meta name="viewport" content="width=device-width,initial-scale=1">'
@@ -164,18 +253,18 @@ def _runs_table(section: QrelsSection) -> str:
     rows = []
     for run in section.runs:
         cells = [
-            tables.cell(run.name, classes=["text"]),
-            tables.cell(run.system, classes=["text"]),
-            tables.cell(str(run.ingested_at)[:19], classes=["text"]),
-            tables.cell(str(run.num_queries)),
+            cell(run.name, classes=["text"]),
+            cell(run.system, classes=["text"]),
+            cell(str(run.ingested_at)[:19], classes=["text"]),
+            cell(str(run.num_queries)),
         ]
-        cells += [tables.cell(_meta(run.metadata.get(k)), classes=["text"]) for k in keys]
+        cells += [cell(_meta(run.metadata.get(k)), classes=["text"]) for k in keys]
         rows.append("".join(cells))
     header = "<tr>" + "".join(
-        tables.cell(h, tag="th", classes=["text"] if h != "queries" else [])
+        cell(h, tag="th", classes=["text"] if h != "queries" else [])
         for h in ["run", "system", "ingested (UTC)", "queries", *keys]
     )
-    return "<h3>Runs</h3>" + tables.table(header + "</tr>", rows)
+    return "<h3>Runs</h3>" + table(header + "</tr>", rows)
 
 
 def _meta(value) -> str:
@@ -239,7 +328,7 @@ def _trend_table(trend, measures, *, round, highlight) -> str:  # noqa: A002
             + (f", and the {count(earlier, 'earlier run')} whose gate failed" if earlier else "")
             + " (<code>rankhouse history</code> lists them all).</p>"
         )
-    return note + tables.measure_table(
+    return note + measure_table(
         frame,
         ["#", "run", *keys],
         measures,
@@ -294,7 +383,7 @@ def _comparison(section: QrelsSection, anchor: str, *, round, highlight) -> str:
         )
     )
     parts.append(_drift_table(section, round=round))
-    experiment = tables.comparison_html(
+    experiment = comparison_html(
         section.comparison, round=round, highlight=highlight, settings=section.settings
     )
     parts.append(
@@ -352,7 +441,7 @@ def _worst_tables(run: str, baseline: str, pairs, *, round) -> str:  # noqa: A00
     for measure, frame in pairs.items():
         data = sorted_deltas(frame)
         worse = data[data["delta"] < 0].head(WORST_LISTED)
-        digits = tables.digits_for(round, measure)
+        digits = digits_for(round, measure)
         caption = (
             f"{measure}: the query that lost most"
             if len(worse) == 1
@@ -362,15 +451,15 @@ def _worst_tables(run: str, baseline: str, pairs, *, round) -> str:  # noqa: A00
             blocks.append(f'<p class="note">{html.escape(measure)}: no query got worse.</p>')
             continue
         rows = [
-            tables.cell(str(r.query_id), classes=["text"])
-            + tables.cell(tables.number(r.baseline_value, digits))
-            + tables.cell(tables.number(r.run_value, digits))
-            + tables.cell(tables.signed(r.delta, digits), classes=["worse"])
+            cell(str(r.query_id), classes=["text"])
+            + cell(number(r.baseline_value, digits))
+            + cell(number(r.run_value, digits))
+            + cell(signed(r.delta, digits), classes=["worse"])
             for r in worse.itertuples()
         ]
         header = "<tr>" + "".join(
-            tables.cell(h, tag="th", classes=["text"] if h == "query" else [])
+            cell(h, tag="th", classes=["text"] if h == "query" else [])
             for h in ("query", baseline, run, "difference")
         )
-        blocks.append(tables.table(header + "</tr>", rows, caption=caption))
+        blocks.append(table(header + "</tr>", rows, caption=caption))
     return f'<div class="worst">{"".join(blocks)}</div>'
