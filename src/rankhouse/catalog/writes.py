@@ -1,9 +1,11 @@
-"""Every change to the catalogue: claiming a name, recording a qrels set, a run or an alias,
-and removing one with everything made from it (evaluations, gate checks, order drift).
+"""Writing the catalogue: what an ingest needs before it writes (content stored already, a name
+taken), claiming a name, recording a qrels set, a run or an alias; and removing one with
+everything made from it (evaluations, gate checks, order drift).
 
 Plain SQL on a connection of the caller's transaction (an ingest, a publish to a server,
-trec-eval's copies, a ``--replace`` ingest deleting what it overwrites: the ``delete_*``
-functions); nothing here commits but the verbs ``remove_*``, one transaction each.
+trec-eval's copies; the ``delete_*`` functions too: a ``--replace`` ingest deletes what it
+overwrites). Only the verbs ``remove_*`` and the removal of what a failed call ingested commit,
+one transaction each.
 
 A call that ingests files on its way (``eval FILE``, ``regress FILE``, ``report --run FILE``)
 and then fails removes what it ingested (:func:`removed_on_failure`): a failed call leaves the
