@@ -28,10 +28,9 @@ from dataclasses import replace as with_changes
 from pathlib import Path
 
 from ...catalog import writes
-from ...catalog.same_rows import COLUMNS, Incoming, how_they_differ, same_rows
-from ...catalog.writes import TREC_EVAL_COPY
+from ...catalog.lookup import COLUMNS, TREC_EVAL_COPY, Incoming, how_they_differ, same_rows
 from ...duck import load_package, register
-from ...ingest.copies import say_reused
+from ...ingest.reuse import say_reused
 from ...lazy import numpy as np
 from ...lazy import pandas as pd
 from ...lazy import pyarrow as pa
