@@ -18,8 +18,7 @@ from rankhouse import Warehouse
 from rankhouse.engine import compute
 from rankhouse.engine import computing as engine
 from rankhouse.errors import RankhouseWarning
-from rankhouse.ingest.qrels import ingest_qrels
-from rankhouse.ingest.runs import ingest_run
+from rankhouse.ingest.storing import ingest_qrels, ingest_run
 from rankhouse.measures import parse_measures
 
 

@@ -6,8 +6,8 @@ The layers, top to bottom (docs/ARCHITECTURE.md draws them):
 
     cli      the command line (rankhouse.cli)
     api      the package's functions and the Warehouse facade
-    verbs    evaluation, compare, regress, history, report, trec_eval, and what they return
-             and show (results, display, pairing)
+    verbs    evaluation, compare, regress, history, trec_eval, and what they return and
+             show (results, present: tables, panels, frames and the report, pairing)
     core     engine, ingest, measures, backends, catalog, stats
     base     errors, resources, defaults, version, lazy, duck, ...
 
@@ -37,10 +37,9 @@ LAYERS = {
     "rankhouse.compare": "verbs",
     "rankhouse.regress": "verbs",
     "rankhouse.history": "verbs",
-    "rankhouse.report": "verbs",
     "rankhouse.trec_eval": "verbs",
     "rankhouse.results": "verbs",
-    "rankhouse.display": "verbs",
+    "rankhouse.present": "verbs",
     "rankhouse.pairing": "verbs",
     "rankhouse.engine": "core",
     "rankhouse.ingest": "core",

@@ -10,7 +10,7 @@ from report_helpers import EXAMPLES, QRELS, build_example_warehouse
 
 import rankhouse
 from rankhouse import RankhouseError, Warehouse
-from rankhouse.display import ComparisonFrame, HistoryFrame
+from rankhouse.present.frames import ComparisonFrame, HistoryFrame
 
 
 @pytest.fixture(scope="module")

@@ -7,7 +7,7 @@ import pytest
 from engine_helpers import small_database
 
 from rankhouse.engine import VALUES_TABLE, compute
-from rankhouse.engine import groups as engine
+from rankhouse.engine import computing as engine
 from rankhouse.errors import MeasureError
 from rankhouse.measures import parse_measures
 from rankhouse.measures.sqlfile import load_sql, parse_sql

@@ -11,7 +11,7 @@ from conftest import EXAMPLES
 
 from rankhouse.engine import VALUES_TABLE, compute, scratch_database
 from rankhouse.errors import RankhouseWarning
-from rankhouse.ingest.engine_load import load_into_engine
+from rankhouse.ingest.parse import load_into_engine
 from rankhouse.measures import parse_measures
 
 _LIFTED = (

@@ -91,14 +91,14 @@ def test_a_lifted_memory_limit_is_put_back_when_the_call_ends(monkeypatch):
 
 def _shared_databases() -> list:
     """This process's databases under the memory limit in force (each limit has its own)."""
-    from rankhouse.engine import databases as engine
+    from rankhouse.engine import values as engine
 
     key = (os.getpid(), scratch.memory_limit())
     return [shared for found, shared in engine._SHARED.items() if found == key]
 
 
 def test_small_calls_share_one_database_and_a_large_call_retires_it(monkeypatch):
-    from rankhouse.engine import databases as engine
+    from rankhouse.engine import values as engine
 
     assert _means(_run("a", "b")) == A_FIRST
     [kept] = _shared_databases()

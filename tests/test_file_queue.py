@@ -2,7 +2,7 @@
 
 Sixteen writers started together on one file failed by the luck of DuckDB's retries (issue 29:
 1-5 of 16 after the 30 s wait, on their first step, while the batch took 41-46 s). They now
-queue (rankhouse.backends.duckdb_file.queue): each gets the file in the order it came, and
+queue (rankhouse.backends.duckdb_file.locking): each gets the file in the order it came, and
 ``$RANKHOUSE_LOCK_TIMEOUT`` bounds how long the file may stay with one process, not how long
 the queue is. A process that dies while it waits leaves no gap.
 """

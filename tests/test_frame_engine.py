@@ -15,7 +15,7 @@ import pytest
 import rankhouse
 from rankhouse.engine import scratch_database
 from rankhouse.errors import InputError, RankhouseWarning
-from rankhouse.ingest import engine_load, frame_engine, hashing, sources
+from rankhouse.ingest import files, parse, sources
 
 MEASURES = ["AP", "nDCG@5", "P@2", "RR", "R@10", "Bpref", "NumRet"]
 
@@ -37,7 +37,7 @@ def _frames(seed: int = 3) -> tuple[pd.DataFrame, pd.DataFrame]:
 
 
 def _general_only(monkeypatch) -> None:
-    monkeypatch.setattr(frame_engine, "insert", lambda *args, **kwargs: None)
+    monkeypatch.setattr(parse, "insert", lambda *args, **kwargs: None)
 
 
 def _outcome(qrels, run, **kwargs):
@@ -63,7 +63,7 @@ def test_the_direct_path_is_taken_and_reports_what_it_inserted():
     qrels, run = _frames()
     duck = scratch_database()
     try:
-        [loaded] = engine_load.load_into_engine(duck, run, "run", first_id=4, name="mine")
+        [loaded] = parse.load_into_engine(duck, run, "run", first_id=4, name="mine")
         rows = duck.execute("SELECT count(*), min(run_id), max(run_id) FROM run_rows").fetchall()
         staged = duck.execute(
             "SELECT count(*) FROM duckdb_tables() WHERE table_name = '_rankhouse_stage'"
@@ -80,7 +80,7 @@ def test_the_direct_path_is_taken_and_reports_what_it_inserted():
 def _load_run(run: pd.DataFrame):
     duck = scratch_database()
     try:
-        [loaded] = engine_load.load_into_engine(duck, run, "run", first_id=1)
+        [loaded] = parse.load_into_engine(duck, run, "run", first_id=1)
     finally:
         duck.close()
     return loaded
@@ -89,8 +89,8 @@ def _load_run(run: pd.DataFrame):
 @pytest.mark.parametrize(
     "rows, thread",
     [
-        (frame_engine.HASH_BESIDE_FROM, "rankhouse-frame-hash"),
-        (frame_engine.HASH_BESIDE_FROM - 1, "MainThread"),
+        (parse.HASH_BESIDE_FROM, "rankhouse-frame-hash"),
+        (parse.HASH_BESIDE_FROM - 1, "MainThread"),
     ],
 )
 def test_a_large_frame_is_hashed_while_it_is_read_and_a_small_one_after(monkeypatch, rows, thread):
@@ -105,10 +105,10 @@ def test_a_large_frame_is_hashed_while_it_is_read_and_a_small_one_after(monkeypa
 
     def recorded(frame):
         where.append(threading.current_thread().name)
-        return hashing.frame_sha256(frame)
+        return files.frame_sha256(frame)
 
     with monkeypatch.context() as patch:
-        patch.setattr(frame_engine, "frame_sha256", recorded)
+        patch.setattr(parse, "frame_sha256", recorded)
         loaded = _load_run(run)
     assert where == [thread]
     with monkeypatch.context() as patch:
@@ -147,11 +147,11 @@ def test_nothing_of_a_refused_frame_stays_in_the_table():
     try:
         spoilt = pd.concat([run, run.iloc[[2]].assign(score=99.0)])  # one pair, two scores
         source = sources.open_source(spoilt, None, None)
-        assert frame_engine.insert(duck, source, "run", 1, {}, "score") is None
+        assert parse.insert(duck, source, "run", 1, {}, "score") is None
         assert duck.execute("SELECT count(*) FROM run_rows").fetchall() == [(0,)]
         twice = pd.concat([qrels, qrels.iloc[[0]]])
         source = sources.open_source(twice, None, None)
-        assert frame_engine.insert(duck, source, "qrels", 1, {}, "score") is None
+        assert parse.insert(duck, source, "qrels", 1, {}, "score") is None
         assert duck.execute("SELECT count(*) FROM judgments").fetchall() == [(0,)]
     finally:
         duck.close()
@@ -187,7 +187,7 @@ def _engine_load(case, *, general: bool, monkeypatch):
             _general_only(patch)
         duck = scratch_database()
         try:
-            loaded = engine_load.load_into_engine(duck, case.frame, case.kind, order=case.order)
+            loaded = parse.load_into_engine(duck, case.frame, case.kind, order=case.order)
         except InputError as exc:
             return "error: " + str(exc)
         finally:
@@ -208,14 +208,14 @@ def test_generated_frames_load_alike_on_both_paths(monkeypatch, seeds):
     from tabular_cases import generate_frame
 
     taken = []
-    insert = frame_engine.insert
+    insert = parse.insert
 
     def spied(*args, **kwargs):
         inserted = insert(*args, **kwargs)
         taken.append(inserted is not None)
         return inserted
 
-    monkeypatch.setattr(frame_engine, "insert", spied)
+    monkeypatch.setattr(parse, "insert", spied)
     loaded = refused = 0
     for seed in seeds:
         case = generate_frame(seed)

@@ -21,7 +21,7 @@ from statsmodels.stats.power import TTestPower
 
 from rankhouse.regress import NoBaselineError
 from rankhouse.regress.calibration import MIN_NIGHTS
-from rankhouse.stats.power import calibrated_margin, detectable_drop, gate_fail_rate
+from rankhouse.stats.verdicts import calibrated_margin, detectable_drop, gate_fail_rate
 
 QUERIES = [f"q{i:02d}" for i in range(1, 11)]
 

@@ -74,13 +74,13 @@ def test_direct_and_staged_paths_give_the_same_error(
 ):
     """Regular one-tag files are read straight into run_rows; without that path (the stage,
     which every other file takes) the error must be word for word the same."""
-    from rankhouse.ingest import direct_run
+    from rankhouse.ingest import storing
 
     bad = tmp_path / "bad"
     bad.write_text(text)
     with pytest.raises(InputError) as direct:
         warehouse.ingest_run(bad)
-    monkeypatch.setattr(direct_run, "eligible", lambda src, mapping: None)
+    monkeypatch.setattr(storing, "eligible", lambda src, mapping: None)
     with pytest.raises(InputError) as staged:
         warehouse.ingest_run(bad)
     assert str(direct.value) == str(staged.value)

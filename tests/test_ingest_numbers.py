@@ -7,7 +7,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from rankhouse.ingest.checks import integer_problem, integer_sql, score_problem, score_sql
+from rankhouse.ingest.staging import integer_problem, integer_sql, score_problem, score_sql
 
 ALPHABET = "0123456789+-.eE_xXinfatyINFATY \t\u0661\x1c\x1f"
 SPELLINGS = st.text(alphabet=ALPHABET, max_size=8) | st.sampled_from(

@@ -11,18 +11,17 @@ from trec_cases import generate
 
 from rankhouse import Warehouse
 from rankhouse.errors import RankhouseError
-from rankhouse.ingest import direct_run
-from rankhouse.ingest.trec import sql_stage
+from rankhouse.ingest import storing, trec
 
 CASES = max(150, int(os.environ.get("RANKHOUSE_GENERATED_CASES", "1000")) // 7)
 
 
 def _force(monkeypatch, path: str) -> None:
     if path in ("stage", "exact"):
-        monkeypatch.setattr(direct_run, "eligible", lambda src, mapping: None)
-        monkeypatch.setattr(sql_stage, "first_line_separator", lambda source: None)
+        monkeypatch.setattr(storing, "eligible", lambda src, mapping: None)
+        monkeypatch.setattr(trec, "first_line_separator", lambda source: None)
     if path == "exact":
-        monkeypatch.setattr(sql_stage, "starts_with_bom", lambda source: True)
+        monkeypatch.setattr(trec, "starts_with_bom", lambda source: True)
 
 
 def _outcome(wh, path, kind: str, order: str):

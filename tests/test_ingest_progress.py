@@ -11,7 +11,7 @@ import io
 from rich.console import Console
 from rich.progress import Progress
 
-from rankhouse.ingest.progress import IngestProgress, columns
+from rankhouse.ingest.parse import IngestProgress, columns
 
 
 def _lines(progress: Progress) -> list[str]:

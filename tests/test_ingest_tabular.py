@@ -9,7 +9,7 @@ import pandas as pd
 import pytest
 
 from rankhouse import InputError
-from rankhouse.ingest.hashing import frame_sha256
+from rankhouse.ingest.files import frame_sha256
 
 RUN = pd.DataFrame(
     {"QUERY_KEY": ["010", "010", "10"], "DOC_KEY": ["a", "b", "a"], "SCORE": [1.5, 2.5, 0.5]}

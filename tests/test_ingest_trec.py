@@ -198,7 +198,7 @@ def test_odd_bytes_are_found_with_or_without_the_hash(tmp_path, compressed):
     finds what the hashing scan finds (here a tab and a carriage return, past the first MiB)."""
     import hashlib
 
-    from rankhouse.ingest.hashing import file_odd_bytes, file_sha256
+    from rankhouse.ingest.files import file_odd_bytes, file_sha256
 
     text = b"1 Q0 d 1 1.0 r\n" * 100_000 + b"2\tQ0 d 1 1.0 r\r\n"
     path = tmp_path / ("run.gz" if compressed else "run")
@@ -215,7 +215,7 @@ def test_stored_qrels_given_again_are_found_by_hash_without_a_parse(
     """The same qrels file under its stored name is recognised by its hash; other content
     under that name is still read (and refused as a conflict)."""
     from rankhouse.errors import ConflictError
-    from rankhouse.ingest.trec import sql_stage
+    from rankhouse.ingest import trec
 
     path = tmp_path / "judged.txt"
     path.write_text("1 0 a 1\n1 0 b 0\n2 0 c 2\n")
@@ -225,7 +225,7 @@ def test_stored_qrels_given_again_are_found_by_hash_without_a_parse(
         raise AssertionError("stored content was read again")
 
     with monkeypatch.context() as patch:
-        patch.setattr(sql_stage, "stage", refuse)
+        patch.setattr(trec, "stage", refuse)
         again = warehouse.ingest_qrels(path)
     assert (again.id, again.name, again.created) == (first.id, "judged", False)
     assert (again.num_queries, again.num_rows) == (2, 3)

@@ -20,9 +20,8 @@ from rankhouse import MeasureError, NoWarehouseError, SchemaError, Warehouse
 from rankhouse.backends.duckdb_file import DuckDBFile
 from rankhouse.backends.duckdb_file.connection import DuckDBConnection
 from rankhouse.backends.duckdb_file.locking import lock_timeout
-from rankhouse.backends.duckdb_file.recognise import holds_nothing, object_names
-from rankhouse.backends.opening import OBJECTS_QUERY, expected_objects
-from rankhouse.backends.schema import known_migrations
+from rankhouse.backends.duckdb_file.store import holds_nothing, object_names
+from rankhouse.backends.schema import OBJECTS_QUERY, expected_objects, known_migrations
 
 QRELS = b"q1 0 d1 1\nq1 0 d2 0\nq2 0 d3 1\n"
 RUN_A = b"q1 Q0 d1 1 2.0 sysA\nq1 Q0 d2 2 1.0 sysA\nq2 Q0 d3 1 1.0 sysA\n"

@@ -24,7 +24,7 @@ from cli_helpers import ERROR_LINE
 from rankhouse import SchemaError, Warehouse
 from rankhouse.backends.duckdb_file import DuckDBFile
 from rankhouse.cli.process import warehouse_file
-from rankhouse.engine.databases import scratch_cursor, scratch_database
+from rankhouse.engine.values import scratch_cursor, scratch_database
 
 QRELS = b"q1 0 d1 1\nq1 0 d2 0\nq2 0 d3 1\n"
 

@@ -10,7 +10,7 @@ import pyarrow as pa
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from rankhouse.backends.postgresql.copy import HEADER, TRAILER, encode
+from rankhouse.backends.postgresql.publish import HEADER, TRAILER, encode
 
 # what ids and values may hold: any text PostgreSQL stores (no NUL), any double, NULLs
 TEXT = st.text(st.characters(blacklist_characters="\x00", blacklist_categories=("Cs",)))

@@ -24,7 +24,7 @@ from conftest import EXAMPLES
 from schema_helpers import RawDatabase, insert_run_and_qrels, migrate_by_hand
 
 from rankhouse import Warehouse
-from rankhouse.backends.postgresql.locks import key_number
+from rankhouse.backends.postgresql.connection import key_number
 from rankhouse.errors import RankhouseError
 
 SCALING = Path(__file__).resolve().parents[1] / "docs" / "scaling.md"

@@ -24,7 +24,7 @@ from cli_helpers import ERROR_LINE
 from conftest import EXAMPLES
 
 from rankhouse import Warehouse
-from rankhouse.backends.postgresql.locks import key_number
+from rankhouse.backends.postgresql.connection import key_number
 from rankhouse.backends.schema import MIGRATION_LOCK
 
 #: Seconds a command may take beyond its limit (starting Python, importing, connecting).

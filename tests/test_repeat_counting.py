@@ -10,7 +10,7 @@ import io
 import pytest
 
 from rankhouse import InputError
-from rankhouse.ingest import repeats
+from rankhouse.ingest import staging
 from rankhouse.trec_eval.runner import main as trec_eval
 
 # q1 has three documents at score 2 (two tied pairs), q2 two at score 1 (one tied pair)
@@ -25,7 +25,7 @@ QRELS = "q1 0 a 1\nq1 0 d 1\nq2 0 b 1\n"
 def counted_by(request, monkeypatch) -> str:
     """Count repeats in DuckDB (the default for small inputs) or in numpy (threshold 0)."""
     if request.param == "numpy":
-        monkeypatch.setattr(repeats, "NUMPY_FROM", 0)
+        monkeypatch.setattr(staging, "NUMPY_FROM", 0)
     return request.param
 
 
@@ -86,7 +86,7 @@ def _in_segments(lengths, *columns):
     import numpy as np
 
     arrays = [np.array(column) for column in columns]
-    return repeats.count_repeats_in_segments(np.array(lengths, dtype=np.int64), arrays)
+    return staging.count_repeats_in_segments(np.array(lengths, dtype=np.int64), arrays)
 
 
 def test_repeats_are_counted_within_each_segment_only():
@@ -124,11 +124,11 @@ def test_segments_too_uneven_are_left_to_the_caller():
 def test_a_run_is_counted_by_query_when_its_queries_are_together(
     warehouse, tmp_path, monkeypatch, text, way
 ):
-    monkeypatch.setattr(repeats, "NUMPY_FROM", 0)
+    monkeypatch.setattr(staging, "NUMPY_FROM", 0)
     used = []
     for module, name, label in (
-        (repeats, "count_repeats_in_segments", "segments"),
-        (repeats, "count_repeats_each", "whole run"),
+        (staging, "count_repeats_in_segments", "segments"),
+        (staging, "count_repeats_each", "whole run"),
     ):
         original = getattr(module, name)
 
@@ -145,7 +145,7 @@ def test_a_run_is_counted_by_query_when_its_queries_are_together(
 
 @pytest.mark.parametrize("block", [1, 4, 8, 1 << 20])
 def test_uneven_segments_counted_a_block_of_rows_at_a_time(block, monkeypatch):
-    monkeypatch.setattr(repeats, "SEGMENT_BLOCK", block)
+    monkeypatch.setattr(staging, "SEGMENT_BLOCK", block)
     # segments of 4, 2, 1, 3 and 2 values: repeats 2 + 1 + 0 + 1 + 0 docs, 1 + 0 + 0 + 2 + 1
     docs = [1, 2, 1, 1, 5, 5, 9, 4, 4, 3, 7, 8]
     scores = [0.5, 0.5, 0.25, 0.75, 1.0, 2.0, 3.0, 6.0, 6.0, 6.0, 1.5, 1.5]
@@ -155,9 +155,9 @@ def test_uneven_segments_counted_a_block_of_rows_at_a_time(block, monkeypatch):
 def test_a_run_file_may_hold_a_million_lines_by_its_size(tmp_path):
     path = tmp_path / "run.txt"
     with path.open("wb") as file:  # sparse: only the size matters
-        file.truncate(repeats.NUMPY_FILE_BYTES - 1)
-    assert not repeats.may_hold_numpy_rows(path)
+        file.truncate(staging.NUMPY_FILE_BYTES - 1)
+    assert not staging.may_hold_numpy_rows(path)
     with path.open("ab") as file:
         file.write(b"\n")
-    assert repeats.may_hold_numpy_rows(path)
-    assert not repeats.may_hold_numpy_rows(tmp_path / "missing.txt")
+    assert staging.may_hold_numpy_rows(path)
+    assert not staging.may_hold_numpy_rows(tmp_path / "missing.txt")

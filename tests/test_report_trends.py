@@ -16,11 +16,16 @@ import pytest
 import scipy.stats
 from report_helpers import EXAMPLES, QRELS, read_trec
 
-from rankhouse.report import build_report
-from rankhouse.report.gather import gather
-from rankhouse.report.page import OPEN_PAIRS
-from rankhouse.report.series import RunInfo, Trend, input_segments
-from rankhouse.report.trend_figure import axis_caption, axis_range, trend_figure
+from rankhouse.present.gather import gather
+from rankhouse.present.report import OPEN_PAIRS, build_report
+from rankhouse.present.trends import (
+    RunInfo,
+    Trend,
+    axis_caption,
+    axis_range,
+    input_segments,
+    trend_figure,
+)
 
 
 @pytest.mark.parametrize(

@@ -1,4 +1,5 @@
-"""The local cache of a server warehouse's run rows and judgments (rankhouse.row_cache)."""
+"""The local cache of a server warehouse's run rows and judgments
+(rankhouse.backends.postgresql.workspace)."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ import pytest
 from conftest import EXAMPLES
 
 from rankhouse import Warehouse
-from rankhouse.backends.postgresql.row_cache import RowCache
+from rankhouse.backends.postgresql.workspace import RowCache
 
 MEASURES = ["AP", "nDCG@10", "P@5"]
 

@@ -8,7 +8,7 @@ import math
 import pytest
 from scipy.special import stdtrit
 
-from rankhouse.stats.t_quantile import t_quantile
+from rankhouse.stats.estimates import t_quantile
 
 PROBABILITIES = [0.0005, 0.005, 0.025, 0.05, 0.1, 0.25, 0.4, 0.5, 0.6, 0.75, 0.9, 0.95, 0.975]
 PROBABILITIES += [0.995, 0.9995]

@@ -113,7 +113,7 @@ def evaluate_ranked_labels(
 
     Each line is ``qid Q0 docid rel`` (a qrels line's shape) and the order of a query's lines
     is its ranking: the file holds a run and its judgments at once, as course material hands
-    them out (:mod:`rankhouse.ingest.ranked_labels`). The run is named after the file.
+    them out (:mod:`rankhouse.ingest.trec_exact`). The run is named after the file.
 
     Args:
         path: the file (plain or compressed).
@@ -132,7 +132,7 @@ def evaluate_ranked_labels(
     """
     from .callers import warnings_at_caller
     from .evaluation import evaluate_frames
-    from .ingest.ranked_labels import read_ranked_labels
+    from .ingest.trec_exact import read_ranked_labels
 
     ranked = read_ranked_labels(path)
     with warnings_at_caller():
@@ -208,7 +208,7 @@ def experiment(
         eval_metrics: PyTerrier's name for ``measures`` (give one of the two).
 
     Returns:
-        A :class:`~rankhouse.display.frames.ComparisonFrame` (a notebook shows the Experiment
+        A :class:`~rankhouse.present.frames.ComparisonFrame` (a notebook shows the Experiment
         table; :func:`experiment_table` makes it wide), or the per-query values, or both;
         with ``shape="pyterrier"``, PyTerrier's frames.
 
@@ -259,8 +259,8 @@ def experiment(
 def experiment_table(frame):
     """The wide Experiment table of a comparison, one row per run, with ``<m> +`` and
     ``<m> -`` (queries improved, degraded); see
-    :func:`rankhouse.display.experiment.experiment_table`."""
-    from .display.experiment import experiment_table as wide
+    :func:`rankhouse.present.frames.experiment_table`."""
+    from .present.frames import experiment_table as wide
 
     return wide(frame)
 

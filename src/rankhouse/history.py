@@ -17,18 +17,18 @@ from .backends.base import store_of
 from .catalog import get_qrels, get_run
 from .columns import HIDDEN_METADATA
 from .columns import HISTORY_FIXED_COLUMNS as FIXED_COLUMNS
-from .display import frames
 from .errors import NotFoundError, RankhouseError
 from .evaluation.signature import combined, short
 from .evaluation.spread import NUM_Q, interval_columns, with_spread
 from .labels import requested_labels
 from .lazy import numpy as np
 from .lazy import pandas as pd
+from .present import frames
 from .rows import Rows
 from .stats import DEFAULT_LEVEL
 
 if TYPE_CHECKING:
-    from .backends.sql import Connection
+    from .backends.base import Connection
 
 FIRST_RUN = "first run"
 """The gate of a run that ``regress --allow-missing-baseline`` passed as the first of its series."""
@@ -76,7 +76,7 @@ def history(wh, **selection: Any) -> pd.DataFrame:
             ``kendall_tau``, ``tau_ap``, ``overlap``; empty where none is stored.
 
     Returns:
-        A DataFrame (a :class:`~rankhouse.display.HistoryFrame`, which a notebook shows as
+        A DataFrame (a :class:`~rankhouse.present.frames.HistoryFrame`, which a notebook shows as
         an HTML table) with columns ``ingested_at, run, system, qrels``, the metadata keys,
         ``num_q`` (the queries the means are over), each measure followed by ``<measure>
         low`` and ``<measure> high`` (the bounds of the interval of its mean: Student's t

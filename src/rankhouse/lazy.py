@@ -9,7 +9,7 @@ name what it uses at its top. So modules take these names from here::
 
 and each library is imported at the first attribute read (``pd.DataFrame``), once. Nothing
 is read at import time: a class that subclasses a DataFrame is built when first asked for
-(:mod:`rankhouse.display.frames`). DuckDB's engine has its own module, :mod:`rankhouse.duck`.
+(:mod:`rankhouse.present.frames`). DuckDB's engine has its own module, :mod:`rankhouse.duck`.
 """
 
 from __future__ import annotations

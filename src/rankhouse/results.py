@@ -1,7 +1,7 @@
 """What an evaluation gives back: per-query values, query counts, and the result object.
 
 The verbs build these (:mod:`rankhouse.evaluation`, :mod:`rankhouse.compare`) and the
-presentation shows them (:mod:`rankhouse.display`); neither imports the other for them.
+presentation shows them (:mod:`rankhouse.present`); neither imports the other for them.
 """
 
 from __future__ import annotations
@@ -12,9 +12,9 @@ from functools import cached_property
 from typing import Any
 
 from .columns import AGGREGATE_COLUMNS, INTERVAL_SUFFIXES
-from .display.tables import HtmlTable, evaluation_html
 from .errors import RankhouseError
 from .lazy import pandas as pd
+from .present import HtmlTable, evaluation_html
 
 
 @dataclass
@@ -205,7 +205,7 @@ class EvaluationResult:
                 None.
 
         Returns:
-            A :class:`~rankhouse.report.HtmlTable` (``str()`` of it is the HTML).
+            A :class:`~rankhouse.present.HtmlTable` (``str()`` of it is the HTML).
         """
         return HtmlTable(evaluation_html(self, round=round, highlight=highlight))
 

@@ -20,8 +20,8 @@ if TYPE_CHECKING:
     import pandas as pd
 
     from .backends import Backend
-    from .backends.sql import Connection
-    from .ingest.result import IngestResult
+    from .backends.base import Connection
+    from .ingest.sources import IngestResult
     from .results import EvaluationResult
 
 __all__ = ["Warehouse", "resolve_target"]
@@ -36,7 +36,8 @@ class Warehouse(Analysis, Tracking):
             ``":memory:"``, or ``None`` for ``$RANKHOUSE_DB`` / ``./rankhouse.duckdb``.
         read_only: open without the right to write (for analysts; the file must exist and
             be at the current schema version). A DuckDB file is then also cut off from other
-            files and its settings are locked (see :mod:`rankhouse.backends.duckdb_file.sandbox`).
+            files and its settings are locked (see
+            :data:`rankhouse.backends.duckdb_file.store.READ_ONLY_CONFIG`).
         create: create the warehouse (and its folder) when no DuckDB file exists at
             ``target``; ``False`` raises NoWarehouseError instead (commands that only read).
         hold: keep a DuckDB file open, and locked, until :meth:`close` (a script that is one
@@ -219,9 +220,9 @@ class Warehouse(Analysis, Tracking):
             replace: overwrite a qrels set of the same name with different content.
             progress: show a progress bar (default: big files, stderr a terminal).
 
-        See :func:`rankhouse.ingest.qrels.ingest_qrels` for the result and the errors.
+        See :func:`rankhouse.ingest.storing.ingest_qrels` for the result and the errors.
         """
-        from .ingest.qrels import ingest_qrels
+        from .ingest.storing import ingest_qrels
 
         with self._call():
             return ingest_qrels(
@@ -265,9 +266,9 @@ class Warehouse(Analysis, Tracking):
             new_version: store a run whose name holds other content as ``<name>@2``, ...
             progress: show a progress bar (default: big files, stderr a terminal).
 
-        See :func:`rankhouse.ingest.runs.ingest_run` for the result and the errors.
+        See :func:`rankhouse.ingest.storing.ingest_run` for the result and the errors.
         """
-        from .ingest.runs import ingest_run
+        from .ingest.storing import ingest_run
 
         with self._call():
             return ingest_run(
@@ -374,7 +375,7 @@ class Warehouse(Analysis, Tracking):
         """Evaluate a ranked file with labels (``rankhouse eval --ranked-labels FILE``).
 
         Each line is ``qid Q0 docid rel`` and the order of a query's lines is its ranking
-        (:mod:`rankhouse.ingest.ranked_labels`). The file's judgments are stored as a qrels
+        (:mod:`rankhouse.ingest.trec_exact`). The file's judgments are stored as a qrels
         set and its ranking as a run, both named after the file (the run tagged so), and
         the run is evaluated against the qrels as :meth:`evaluate` does.
 

@@ -1,6 +1,7 @@
 """The catalogue: which qrels sets and runs the warehouse holds, recording and removing them."""
 
 from .lookup import (
+    TREC_EVAL_COPY,
     get_qrels,
     get_run,
     list_qrels,
@@ -11,7 +12,7 @@ from .lookup import (
     run_query_counts,
     run_rows,
 )
-from .removal import (
+from .writes import (
     Ingested,
     delete_qrels,
     delete_run,
@@ -20,7 +21,6 @@ from .removal import (
     remove_run,
     removed_on_failure,
 )
-from .writes import TREC_EVAL_COPY
 
 __all__ = [
     "TREC_EVAL_COPY",

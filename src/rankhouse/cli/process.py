@@ -110,8 +110,7 @@ def warehouse_file(db: str | None, read_only: bool) -> tuple[tuple, Any] | None:
 
     from ..backends import duckdb_path, resolve_target
     from ..backends.duckdb_file import store
-    from ..backends.duckdb_file.locking import file_kind
-    from ..backends.duckdb_file.queue import someone_waits
+    from ..backends.duckdb_file.locking import file_kind, someone_waits
     from ..defaults import DUCKDB_CONFIG
     from ..duck import duckdb
 

@@ -24,12 +24,12 @@ from functools import cached_property
 from typing import Any
 
 from ..columns import ANOVA_COLUMNS, GROUP_COLUMNS, PAIR_COLUMNS
-from ..display.all_pairs import all_pairs_html
-from ..display.tables import DEFAULT_ROUND, HtmlTable, check_display
 from ..errors import Message, Option, RankhouseError
 from ..lazy import pandas as pd
 from ..measures.best import direction
 from ..pairing import value_matrix
+from ..present import DEFAULT_ROUND, HtmlTable, check_display
+from ..present.panels import all_pairs_html
 from ..stats import (
     AnovaTable,
     Interval,

@@ -30,7 +30,7 @@ from ..columns import DRIFT_COLUMNS, QUERY_DRIFT_COLUMNS
 from ..lazy import pandas as pd
 from ..stats import DEFAULT_DEPTH, DEFAULT_PERSISTENCE
 from ..stats import drift as ranking_drift
-from ..stats.rankings import check_depth, check_persistence
+from ..stats.drift import check_depth, check_persistence
 from ..version import __version__
 
 DRIFT_MEASURES = ("rbo", "kendall_tau", "tau_ap", "overlap")

@@ -1,19 +1,42 @@
-"""The settings of a comparison, one object shared by the API, the report and the CLI.
+"""What a comparison is asked: its settings, one object shared by the API, the report and the
+CLI (:class:`CompareOptions`), the practical margin of its verdicts per measure, and the subset
+of the queries it is made over.
 
-They are PyTerrier's ``Experiment``'s where they mean the same (``names``, ``baseline`` by
-index or name, ``test`` with a callable, ``correction`` by statsmodels' names,
+The settings are PyTerrier's ``Experiment``'s where they mean the same (``names``,
+``baseline`` by index or name, ``test`` with a callable, ``correction`` by statsmodels' names,
 ``correction_alpha``, ``perquery``, ``round``, ``highlight``; ``queries`` plays
 ``filter_by_topics``): docs/compare.md maps them one by one.
+
+**The margin** is what a difference must exceed to matter: with one, **better** and **worse**
+also need the interval of the difference beyond it, and **equivalent** becomes possible (the
+interval inside plus or minus it; :mod:`rankhouse.stats.verdicts`). Without one (the default),
+better and worse mean significant after the correction, and nothing is shown equivalent. It
+is absolute (in the measure's units) or relative (a share of the baseline's mean, converted
+here), given as a number (``0.01``), a text (``"0.01"``, ``"2%"``: 2 % of the baseline's
+mean), or a dict measure -> either, keyed by the measure as shown (its label, ``nDCG@10``) or
+any name of it (``ndcg_cut_10``); the key None holds the margin of the measures not named.
+
+**A subset of the queries** (PyTerrier's ``filter_by_topics``): the ids read from a list, a
+frame or a file, the per-query values kept to them, and their means computed again.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+import math
+import sys
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, replace
+from pathlib import Path
 from typing import Any
 
 from ..defaults import DEFAULT_PERMUTATIONS, DEFAULT_SEED
+from ..engine import aggregate
+from ..errors import InputError, MeasureError, Message, Option
+from ..lazy import pandas as pd
+from ..measures import measure_texts, parse_measures
+from ..results import PerQueryValues
 from ..stats import DEFAULT_DEPTH, DEFAULT_LEVEL, DEFAULT_PERSISTENCE, PairedTest
+from ..words import count
 
 Margin = float | str | Mapping[str, float | str] | None
 """A practical margin: a number in the measure's units, ``"2%"`` of the baseline's mean, or a
@@ -87,3 +110,200 @@ class CompareOptions:
     perquery: bool | str = False
     round: int | Mapping[str, int] | None = None  # noqa: A003 (PyTerrier's name)
     highlight: str | None = "bold"
+
+
+@dataclass(frozen=True)
+class MarginSetting:
+    """One margin: ``value`` in the measure's units, or a share of the baseline's mean."""
+
+    value: float
+    relative: bool
+
+    @property
+    def text(self) -> str:
+        """The margin as written: ``0.01`` or ``2%``."""
+        return f"{self.value * 100:g}%" if self.relative else f"{self.value:g}"
+
+    def absolute(self, baseline_mean: float) -> float | None:
+        """The margin in the measure's units (None when a relative margin has no mean)."""
+        if not self.relative:
+            return self.value
+        if math.isnan(baseline_mean):
+            return None
+        return self.value * abs(baseline_mean)
+
+
+def parse_margin(value: float | str) -> MarginSetting:
+    """A margin from a number or a text (``"0.01"``, ``"2%"``).
+
+    Raises:
+        InputError: not a number at least 0, or a percentage that is not one.
+    """
+    text = str(value).strip()
+    relative = text.endswith("%")
+    try:
+        number = float(text[:-1] if relative else text)
+    except ValueError:
+        number = math.nan
+    if isinstance(value, bool) or not 0 <= number < math.inf:
+        raise InputError(
+            Message(
+                Option("margin"), f" {value!r} is neither a number at least 0 nor a percentage"
+            ),
+            hint="write e.g. 0.01 (in the measure's units) or 2% (of the baseline's mean)",
+        )
+    return MarginSetting(number / 100 if relative else number, relative)
+
+
+def margin_settings(
+    margin: float | str | Mapping | None, labels: Mapping[str, str]
+) -> dict[str, MarginSetting]:
+    """The margin of each measure's label (labels without one left out).
+
+    Args:
+        margin: as :class:`~rankhouse.compare.options.CompareOptions` takes it.
+        labels: each measure's canonical name -> its label.
+
+    Raises:
+        InputError: a malformed margin, or a dict key that names none of the measures.
+    """
+    if margin is None:
+        return {}
+    if not isinstance(margin, Mapping):
+        setting = parse_margin(margin)
+        return dict.fromkeys(labels.values(), setting)
+    found: dict[str, MarginSetting] = {}
+    default = margin.get(None)
+    if default is not None:
+        found = dict.fromkeys(labels.values(), parse_margin(default))
+    for key, value in margin.items():
+        if key is None:
+            continue
+        label = _label_of(str(key), labels)
+        if value is not None:
+            found[label] = parse_margin(value)
+    return found
+
+
+def _label_of(key: str, labels: Mapping[str, str]) -> str:
+    if key in labels.values():
+        return key
+    try:
+        names = [m.name for m in parse_measures([key])]
+    except MeasureError:  # a key that is no measure name is reported below
+        names = []
+    for name in names:
+        if name in labels:
+            return labels[name]
+    raise InputError(
+        Message("the margin of ", repr(key), " names none of the measures compared"),
+        hint=f"name one of {', '.join(labels.values())}",
+    )
+
+
+def margins_from_texts(items: Sequence[str]) -> dict[str | None, str] | None:
+    """``--margin`` values (``0.01``, ``2%``, ``nDCG@10=0.01``; repeatable) as a margin dict
+    (the key None for the measures not named), or None when none is given."""
+    found: dict[str | None, str] = {}
+    for item in items:
+        measure, equals, value = item.rpartition("=")
+        if equals and not measure.strip():
+            raise InputError(
+                Message(Option("margin"), f" {item!r} names no measure before '='"),
+                hint="write e.g. --margin 0.01 or --margin nDCG@10=0.01",
+            )
+        try:
+            parse_margin(value)
+        except InputError:
+            raise InputError(
+                Message(
+                    Option("margin"), f" {item!r} is neither a number at least 0 nor a percentage"
+                ),
+                hint="write e.g. --margin 0.01, --margin 2% or --margin nDCG@10=0.01",
+            ) from None
+        found[measure.strip() if equals else None] = value
+    return found or None
+
+
+def read_queries(queries: Any) -> set[str]:
+    """The query ids of a subset: a list of ids, a DataFrame or Series of them (a ``qid``
+    or ``query_id`` column: PyTerrier's topics), or a file with one id per line (its first
+    field; blank lines and ``#`` lines skipped).
+
+    Raises:
+        InputError: a file that cannot be read, a frame without an id column, or no id.
+    """
+    pandas = sys.modules.get("pandas")  # a DataFrame given means pandas is imported
+    if pandas is not None and isinstance(queries, pandas.DataFrame):
+        columns = {str(c).lower(): c for c in queries.columns}
+        column = next((columns[c] for c in ("qid", "query_id") if c in columns), None)
+        if column is None:
+            raise InputError(
+                "the queries DataFrame has no qid or query_id column",
+                hint=f"its columns are {', '.join(map(str, queries.columns))}",
+            )
+        ids = queries[column].tolist()
+    elif isinstance(queries, str | Path):
+        path = Path(queries)
+        try:
+            lines = path.read_text(encoding="utf-8").splitlines()
+        except (OSError, UnicodeDecodeError) as exc:
+            raise InputError(f"cannot read the query list {str(path)!r}: {exc}") from None
+        ids = [line.split()[0] for line in lines if line.strip() and not line.startswith("#")]
+    else:
+        ids = list(queries)
+    found = {str(i) for i in ids}
+    if not found:
+        raise InputError("the query subset is empty", hint="give at least one query id")
+    return found
+
+
+def subset(values: PerQueryValues, wanted: set[str]) -> PerQueryValues:
+    """The values of the ``wanted`` queries; InputError when none is there."""
+    kept = [i for i, query in enumerate(values.query) if query in wanted]
+    if not kept:
+        raise InputError(
+            f"none of the {count(len(wanted), 'query')} given is judged in the qrels",
+            hint="query ids are compared as text; check the ids in the file or list",
+        )
+    return PerQueryValues(
+        [values.run[i] for i in kept],
+        [values.query[i] for i in kept],
+        [values.measure[i] for i in kept],
+        [values.value[i] for i in kept],
+    )
+
+
+def subset_means(
+    values: PerQueryValues, measures: Iterable[Any], labels: dict[str, str]
+) -> list[dict[str, Any]]:
+    """Means (sums, geometric means) over the subset, added in query-id byte order as the
+    engine adds them."""
+    by_label = {
+        labels[m.name]: m for m in parse_measures(measure_texts(measures)) if m.name in labels
+    }
+    kinds = [_relabelled(measure, label) for label, measure in by_label.items()]
+    runs = list(dict.fromkeys(values.run))
+    codes = {name: i for i, name in enumerate(runs)}
+    frame = pd.DataFrame(
+        {
+            "run_id": [codes[run] for run in values.run],
+            "query_id": pd.Series(values.query, dtype=object),
+            "measure": pd.Series(values.measure, dtype=object),
+            "value": pd.Series(values.value, dtype=float),
+        }
+    )
+    return [
+        {
+            "run": runs[t.run_id],
+            "measure": t.measure.name,
+            "mean": float(t.value),
+            "num_q": int(t.num_q),
+        }
+        for t in aggregate(frame, kinds)
+    ]
+
+
+def _relabelled(measure, label: str):
+    """The measure under its label's name (what the per-query values call it)."""
+    return replace(measure, name=label)

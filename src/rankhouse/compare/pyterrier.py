@@ -39,13 +39,12 @@ import sys
 from collections.abc import Mapping
 from typing import Any, NamedTuple
 
-from ..display import frames
-from ..display.tables import check_display, normal_highlight
 from ..errors import InputError, Message, RankhouseError
 from ..labels import label
 from ..lazy import pandas as pd
 from ..measures import Measure, measure_items, parse_measures
 from ..measures.trec_table import TABLE_ORDER
+from ..present import check_display, frames, normal_highlight
 from .comparing import Comparison, comparison
 from .options import CompareOptions
 
@@ -78,7 +77,7 @@ def pyterrier_experiment(wh, qrels: Any, runs: Any, measures: Any, options: Comp
     """:func:`~rankhouse.compare.comparison` in PyTerrier's shape (see the module).
 
     Returns:
-        The averages frame (a :class:`~rankhouse.display.frames.ExperimentFrame`), the
+        The averages frame (a :class:`~rankhouse.present.frames.ExperimentFrame`), the
         per-query frame (``perquery=True``), or both as an :class:`Experiment`.
     """
     if options.perquery not in (False, True, "both"):

@@ -32,8 +32,8 @@ from ..errors import (
     RankhouseWarning,
 )
 from ..ingest.files import open_decompressed
+from ..ingest.reuse import stored_ids
 from ..ingest.sources import FIELD_ALIASES, parse_columns
-from ..ingest.stored import stored_ids
 from ..words import count
 
 QRELS_FIELDS = 4

@@ -14,7 +14,7 @@ from typing import Any
 from ..backends.base import store_of
 from ..catalog import Ingested, removed_on_failure
 from ..errors import RankhouseError
-from ..ingest.ranked_labels import read_ranked_labels
+from ..ingest.trec_exact import read_ranked_labels
 from ..labels import label
 from ..measures import measure_texts, parse_measures
 from ..results import EvaluationResult, QueryCounts
@@ -137,7 +137,7 @@ def evaluate_ranked_labels(
     wh, path: str | os.PathLike[str], measures: Iterable[Any], **settings: Any
 ) -> EvaluationResult:
     """Evaluate a ranked file with labels (``qid Q0 docid rel`` lines in rank order,
-    :mod:`rankhouse.ingest.ranked_labels`): its qrels and its run are stored under the
+    :mod:`rankhouse.ingest.trec_exact`): its qrels and its run are stored under the
     file's base name (the run as its next version when the name holds other content), then
     evaluated as :func:`evaluate` evaluates them.
 

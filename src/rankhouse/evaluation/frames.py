@@ -9,7 +9,7 @@ from typing import Any
 
 from ..backends.duckdb_file.connection import DuckDBConnection
 from ..engine import compute, scratch_cursor
-from ..ingest.engine_load import load_into_engine
+from ..ingest.parse import load_into_engine
 from ..ingest.shapes import qrels_source, run_sources
 from ..ingest.sources import parse_columns
 from ..results import EvaluationResult

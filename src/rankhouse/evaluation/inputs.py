@@ -13,10 +13,9 @@ from typing import Any
 from ..backends.base import store_of
 from ..catalog import Ingested, get_qrels, get_run
 from ..errors import Either, InputError, Message, NotFoundError, Option
-from ..ingest.qrels import ingest_qrels
-from ..ingest.runs import ingest_run
 from ..ingest.shapes import RunSource, qrels_source, run_sources
 from ..ingest.sources import FIELD_ALIASES, parse_columns
+from ..ingest.storing import ingest_qrels, ingest_run
 from .checks import columns_keyword, not_found, stored_files
 
 

@@ -31,8 +31,7 @@ from typing import Any
 from ..columns import INTERVAL_SUFFIXES
 from ..results import PerQueryValues
 from ..rows import Rows
-from ..stats import check_level, summarize, t_interval
-from ..stats.summary import Summary
+from ..stats import Summary, check_level, summarize, t_interval
 
 INTERVAL_KEYS = ("mean_low", "mean_high")
 """The keys each aggregate row gains: the bounds of the interval of its mean."""

@@ -21,7 +21,7 @@ from ..version import __version__
 from .signature import EMPTY_QUERY_SET, QUERY_SETS, input_signature
 
 if TYPE_CHECKING:
-    from ..backends.sql import Connection
+    from ..backends.base import Connection
 
 
 @dataclass(frozen=True)

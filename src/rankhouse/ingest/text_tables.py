@@ -1,23 +1,49 @@
-"""Delimited text and JSON lines into the stage: every value checked, with its line and field.
+"""Delimited text (CSV, TSV, ``|`` or ``;`` separated) and JSON lines into the stage: every
+value checked as it is read, the first bad one named with its line and field.
 
-Both formats are read in Python (``delimited``, ``jsonlines``), so each record is checked as it
-is read and the first bad one is named at once. Ids are text as written: a delimited field as
-it stands, a JSON string as its value, a JSON integer as its digits; anything else in an id is
-an error. Grades, ranks and scores follow the number rules of ``checks``.
+Both formats are read record by record in Python, so that every file is read by one set of
+rules (docs/ingest.md, "Reading rules"): a UTF-8 BOM is dropped, LF, CRLF and a lone CR each
+end a line. Delimited fields are quoted as in RFC 4180, and the delimiter is sniffed from the
+header among ``,`` tab ``|`` ``;`` unless it is given. A JSON lines file holds one object per
+line, whose numbers are never converted: the parser hands back the number's own spelling
+(:class:`JsonInteger` or :class:`JsonFraction`), and the field rules decide what each spelling
+may be. Ids are text as written: a delimited field as it stands, a JSON string as its value, a
+JSON integer as its digits; anything else in an id is an error. Grades, ranks and scores follow
+the number rules of :mod:`.staging`.
+
+A delimited file names its columns on its first line. A first line of data (every field a
+number or an id, one at least a number, none a column name rankhouse knows) is a missing
+header, and the error says so. One shape of data is a format of its own: MS MARCO's runs are
+three tab-separated integers, query, passage and rank, without a header; such a file (or any
+file under ``--format msmarco``) is read as ``qid, docid, rank``, ranked by the given rank. A
+number written with a decimal comma gets a hint of its own.
 """
 
 from __future__ import annotations
 
+import csv
+import io
+import itertools
+import json
+import re
 from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from typing import Any
 
 from ..duck import register
 from ..errors import InputError, Message, Option
 from ..lazy import pyarrow as pa
-from . import delimited, headers, jsonlines
-from .checks import duplicate_error, integer_of, integer_problem, score_problem
-from .sources import Source, columns_option, resolve_columns
-from .staging import STAGE
+from ..words import count
+from .files import open_decompressed
+from .sources import (
+    DELIMITERS,
+    FIELD_ALIASES,
+    Source,
+    columns_option,
+    default_delimiter,
+    resolve_columns,
+)
+from .staging import STAGE, duplicate_error, integer_of, integer_problem, score_problem
 
 _BATCH_ROWS = 65_536
 _BATCH_VIEW = "_rankhouse_batch"
@@ -58,7 +84,7 @@ def _text(value: Any) -> str:
 
 
 def _id(value: Any) -> str:
-    if isinstance(value, jsonlines.JsonFraction):
+    if isinstance(value, JsonFraction):
         raise _Bad(f"{str(value)!r} is a JSON number with a fraction or exponent")
     if not isinstance(value, str):
         if value is _NOT_GIVEN or value is None:
@@ -128,26 +154,26 @@ class TextTable:
                 hint=Message("MS MARCO's qrels are TREC qrels: pass ", Option("format", "trec")),
             )
         self.reader = (
-            jsonlines.Records(source)
+            JsonRecords(source)
             if source.format == "jsonl"
-            else delimited.Records(source, "\t" if msmarco else delimiter)
+            else DelimitedRecords(source, "\t" if msmarco else delimiter)
         )
-        self._header = headers.MSMARCO_COLUMNS if msmarco else None
+        self._header = MSMARCO_COLUMNS if msmarco else None
         self.names, self._records = self._read()
         if not msmarco and kind == "run" and not mapping:
-            msmarco = headers.is_msmarco(self.names, self.delimiter)
+            msmarco = is_msmarco(self.names, self.delimiter)
             if msmarco:  # MS MARCO's run format without a header: the first line is data
-                headers.msmarco_needs_rank(source.label, self.names, order, given=False)
-                self._header = headers.MSMARCO_COLUMNS
+                msmarco_needs_rank(source.label, self.names, order, given=False)
+                self._header = MSMARCO_COLUMNS
                 self.names, self._records = self._read()
         elif msmarco:
-            headers.msmarco_needs_rank(source.label, self.names, order, given=True)
+            msmarco_needs_rank(source.label, self.names, order, given=True)
         try:
             self.columns = resolve_columns(self.names, mapping, kind, order, source.label)
         except InputError as exc:
-            if self.delimiter is None or not headers.looks_like_data(self.names):
+            if self.delimiter is None or not looks_like_data(self.names):
                 raise
-            raise headers.missing_header(exc, self.names, self.delimiter, kind) from None
+            raise missing_header(exc, self.names, self.delimiter, kind) from None
         self._steps = self._plan()
 
     def _read(self):
@@ -195,7 +221,7 @@ class TextTable:
         if field is None:
             return None
         column = self.columns[field]
-        if isinstance(self.reader, jsonlines.Records):
+        if isinstance(self.reader, JsonRecords):
             return lambda record: record.get(column, _NOT_GIVEN)
         index = self.names.index(column)
         return lambda fields: fields[index]
@@ -209,7 +235,7 @@ class TextTable:
 
     def _value_error(self, line: int, field: str, problem: str, value: Any) -> InputError:
         column = self.columns[field]
-        hint = headers.decimal_comma_hint(value) if field in ("rel", "rank", "score") else None
+        hint = decimal_comma_hint(value) if field in ("rel", "rank", "score") else None
         hint = hint or Message(
             f"column {column!r} is used as {field}; map another with ",
             columns_option({field: "<column>"}),
@@ -261,3 +287,284 @@ def _insert(duck, schema: pa.Schema, rows: list[tuple]) -> None:
         duck.execute(f"INSERT INTO {STAGE} SELECT * FROM {_BATCH_VIEW}")
     finally:
         duck.unregister(_BATCH_VIEW)
+
+
+# --- delimited text: the header and the records, with lines ---------------------------------------
+
+
+_NAMES = {",": "comma", "\t": "tab", "|": "|", ";": ";"}
+_BOM = "\ufeff"
+
+
+def sniff(header_line: str, fmt: str) -> str:
+    """The candidate delimiter found most often outside quotes in the header line.
+
+    Ties go to the format's own delimiter (``,`` for csv, tab for tsv), then to the order
+    ``,`` tab ``|`` ``;``; a header without any candidate gets the format's own.
+    """
+    counts = dict.fromkeys(DELIMITERS, 0)
+    quoted = False
+    for char in header_line:
+        if char == '"':
+            quoted = not quoted
+        elif not quoted and char in counts:
+            counts[char] += 1
+    own = default_delimiter(fmt)
+    order = [own] + [d for d in DELIMITERS if d != own]
+    return max(order, key=lambda d: counts[d])  # max keeps the first of equal counts
+
+
+@contextmanager
+def lines_of(source: Source, errors: str = "strict") -> Iterator[Iterator[str]]:
+    """The decompressed file's UTF-8 lines, each ending at LF, CRLF or a lone CR (the ending
+    kept), a leading BOM dropped. A byte that is not UTF-8 raises UnicodeDecodeError (or, with
+    ``errors="surrogateescape"``, is kept as a lone surrogate)."""
+    with open_decompressed(source.data_path, source.label) as raw:
+        lines = iter(io.TextIOWrapper(raw, encoding="utf-8", errors=errors, newline=""))
+        first = next(lines, "")
+        yield itertools.chain([first.removeprefix(_BOM)], lines)
+
+
+def not_utf8_error(source: Source) -> InputError:
+    """The error naming the first line holding a byte that is not UTF-8."""
+    with lines_of(source, "surrogateescape") as lines:
+        for line, text in enumerate(lines, start=1):
+            if not_utf8(text):
+                return InputError(
+                    "the line is not UTF-8",
+                    source=source.label,
+                    line=line,
+                    hint="convert the file to UTF-8 (e.g. iconv -f latin1 -t utf-8)",
+                )
+    return InputError("the file is not UTF-8", source=source.label)
+
+
+class DelimitedRecords:
+    """A delimited file read record by record; every record carries the line it starts on.
+
+    Blank lines are skipped; the first other line is the header (line numbers count every
+    line, the header's too); a record spanning lines (a quoted line break) is named by its
+    first line.
+    """
+
+    def __init__(self, source: Source, delimiter: str | None) -> None:
+        self.source = source
+        self.given = delimiter
+        self.delimiter = delimiter or default_delimiter(source.format)
+
+    def __iter__(self) -> Iterator[tuple[int, list[str]]]:
+        """(line, fields) of every non-blank record, the header first; sets ``delimiter``."""
+        try:
+            yield from self._records()
+        except UnicodeDecodeError:
+            raise not_utf8_error(self.source) from None
+
+    def _records(self) -> Iterator[tuple[int, list[str]]]:
+        with lines_of(self.source) as lines:
+            skipped = []
+            for text in lines:
+                skipped.append(text)
+                if text.strip("\r\n"):
+                    break
+            if self.given is None and skipped:
+                self.delimiter = sniff(skipped[-1].rstrip("\r\n"), self.source.format)
+            reader = csv.reader(
+                itertools.chain(skipped, lines),
+                delimiter=self.delimiter,
+                quotechar='"',
+                strict=True,
+            )
+            line = 1
+            while True:
+                try:
+                    fields = next(reader)
+                except StopIteration:
+                    return
+                except csv.Error as exc:
+                    raise self.error(reader.line_num, f"cannot parse the line: {exc}") from None
+                if fields:
+                    yield line, fields
+                line = reader.line_num + 1
+
+    def error(self, line: int, text: str, field: str | None = None, hint=None) -> InputError:
+        return InputError(text, source=self.source.label, line=line, field=field, hint=hint)
+
+    def read(
+        self, header: list[str] | None = None
+    ) -> tuple[list[str], Iterator[tuple[int, list[str]]]]:
+        """(header, rows): the column names and the records after them, each checked to have
+        as many fields as the header. InputError when the file holds no header.
+
+        A ``header`` given names the columns of a file without one: its first line is data.
+        """
+        records = iter(self)
+        first = next(records, None)
+        if first is None:
+            raise InputError("no rows: the source is empty", source=self.source.label)
+        if header is not None:
+            return header, self._checked(itertools.chain([first], records), len(header))
+        return first[1], self._checked(records, len(first[1]))
+
+    def _checked(self, records, width: int) -> Iterator[tuple[int, list[str]]]:
+        for line, fields in records:
+            if len(fields) != width:
+                raise self.error(
+                    line,
+                    f"the line has {count(len(fields), 'field')}, the header has {width} "
+                    f"(delimiter: {_NAMES[self.delimiter]})",
+                    hint=Message(
+                        "quote fields that hold the delimiter, or pass ", Option("delimiter")
+                    ),
+                )
+            yield line, fields
+
+
+def not_utf8(text: str) -> bool:
+    """True when ``text`` holds a byte that was not UTF-8 (read as a lone surrogate)."""
+    return any("\udc80" <= char <= "\udcff" for char in text)
+
+
+# --- JSON lines: numbers kept as they are written -------------------------------------------------
+
+
+class JsonInteger(str):
+    """A JSON number written without fraction or exponent (``12``, ``-3``), as written."""
+
+
+class JsonFraction(str):
+    """A JSON number written with a fraction or an exponent (``2.0``, ``1e3``), as written."""
+
+
+def _no_constant(name: str):
+    raise ValueError(f"{name} is not JSON")
+
+
+_DECODER = json.JSONDecoder(
+    parse_int=JsonInteger, parse_float=JsonFraction, parse_constant=_no_constant
+)
+# JSON's own whitespace; a line holding nothing else is skipped.
+_BLANK = " \t\r\n"
+
+
+class JsonRecords:
+    """The objects of a JSON lines file, each with its line number (every line end counts)."""
+
+    def __init__(self, source: Source) -> None:
+        self.source = source
+
+    def __iter__(self) -> Iterator[tuple[int, dict]]:
+        try:
+            yield from self._records()
+        except UnicodeDecodeError:
+            raise not_utf8_error(self.source) from None
+
+    def _records(self) -> Iterator[tuple[int, dict]]:
+        with lines_of(self.source) as lines:
+            for line, text in enumerate(lines, start=1):
+                if not text.strip(_BLANK):
+                    continue
+                try:
+                    record = _DECODER.decode(text)
+                except ValueError as exc:
+                    raise self.error(line, f"the line is not valid JSON: {exc}") from None
+                if not isinstance(record, dict):
+                    raise self.error(
+                        line, f"the line holds a JSON {type(record).__name__}, not an object"
+                    )
+                yield line, record
+
+    def error(self, line: int, text: str, field: str | None = None, hint=None) -> InputError:
+        return InputError(text, source=self.source.label, line=line, field=field, hint=hint)
+
+    def read(self) -> tuple[list[str], Iterator[tuple[int, dict]]]:
+        """(columns, records): the keys of the first object, and every object (that one too)."""
+        records = iter(self)
+        first = next(records, None)
+        if first is None:
+            raise InputError("no rows: the source is empty", source=self.source.label)
+
+        def all_records():
+            yield first
+            yield from records
+
+        return list(first[1]), all_records()
+
+
+# --- a delimited file's first line ----------------------------------------------------------------
+
+
+#: The columns of MS MARCO's run format, in its order: query, passage, rank.
+MSMARCO_COLUMNS = ["qid", "docid", "rank"]
+
+_INTEGER = re.compile(r"[0-9]+")
+_NUMBER = re.compile(r"\s*[+-]?([0-9]+([.,][0-9]*)?|[.,][0-9]+)([eE][+-]?[0-9]+)?\s*")
+_ID = re.compile(r"[\w.:/@#+-]+")
+_DECIMAL_COMMA = re.compile(r"\s*([+-]?[0-9]+),([0-9]+)\s*")
+_KNOWN = {alias for aliases in FIELD_ALIASES.values() for alias in aliases}
+_SHOWN = {"\t": "<tab>"}
+
+
+def is_msmarco(fields: list[str], delimiter: str | None) -> bool:
+    """Whether a first line is MS MARCO's run format: three integers separated by tabs."""
+    return delimiter == "\t" and len(fields) == 3 and all(_INTEGER.fullmatch(f) for f in fields)
+
+
+def msmarco_needs_rank(label: str, fields: list[str], order: str, given: bool) -> None:
+    """Refuse MS MARCO's run format ranked by score: it has no scores.
+
+    Raises:
+        InputError: ``order`` is not ``'rank'``.
+    """
+    if order == "rank":
+        return
+    line = "\t".join(fields)
+    what = (
+        "MS MARCO's run format"
+        if given
+        else f"the file looks like MS MARCO's run format without a header ({line!r})"
+    )
+    raise InputError(
+        f"{what}: query id, passage id and rank, no score",
+        source=label,
+        line=None if given else 1,
+        hint=Message("pass ", Option("order", "rank"), " to rank each query by the given rank"),
+    )
+
+
+def looks_like_data(fields: list[str]) -> bool:
+    """Whether a header line looks like a line of data: every field a number or an id, at
+    least one a number, and none a column name rankhouse knows."""
+    if any(f.strip().lower() in _KNOWN for f in fields):
+        return False
+    numbers = [f for f in fields if _NUMBER.fullmatch(f)]
+    return bool(numbers) and all(_NUMBER.fullmatch(f) or _ID.fullmatch(f) for f in fields)
+
+
+def missing_header(exc: InputError, fields: list[str], delimiter: str, kind: str) -> InputError:
+    """``exc`` (no column for a field) with the hint that the header is missing."""
+    shown = delimiter.join(fields)
+    if len(shown) > 60:
+        shown = shown[:57] + "..."
+    names = ["qid", "docid", "rel"] if kind == "qrels" else ["qid", "docid", "score"]
+    example = _SHOWN.get(delimiter, delimiter).join(names)
+    return InputError(
+        f"no header: line 1 holds data ({shown!r}), not column names",
+        source=exc.source,
+        hint=Message(
+            "add a first line naming the columns, e.g. ",
+            example,
+            " (the names docs/ingest.md lists), or other names mapped with ",
+            Option("columns"),
+        ),
+    )
+
+
+def decimal_comma_hint(text: object) -> str | None:
+    """The hint for a number written with a decimal comma (``1,5``), else None."""
+    found = _DECIMAL_COMMA.fullmatch(text) if isinstance(text, str) else None
+    if found is None:
+        return None
+    return (
+        "a decimal comma? rankhouse reads numbers with a decimal point: "
+        f"{found.group(1)}.{found.group(2)}"
+    )

@@ -22,7 +22,7 @@ lasting drop never enters the calibration.
 with m measures each fails an unchanged night with probability at most target / m, so the check
 at most the target, whatever their correlation). Each measure's margin is the one at which the
 non-inferiority test fails an unchanged night with exactly that probability
-(:func:`rankhouse.stats.power.calibrated_margin`: a noncentral t computation, with the spread
+(:func:`rankhouse.stats.verdicts.calibrated_margin`: a noncentral t computation, with the spread
 against the reference and tonight's number of queries). The reference is the per-query mean of K
 nights (:func:`rankhouse.regress.baselines.reference_pool`), and against the mean of K nights
 the differences spread sqrt((1 + 1 / K) / 2) times as much as between two nights. Until
@@ -34,7 +34,7 @@ unchanged nights, and warns when that is above the check's target.
 
 **What a check means.** Every measure's row carries its margin's source, the spread and how
 many nightly differences it pooled, the expected false-alarm rate, and the drop it catches on
-the first night with probability 0.8 (:func:`rankhouse.stats.power.detectable_drop`).
+the first night with probability 0.8 (:func:`rankhouse.stats.verdicts.detectable_drop`).
 """
 
 from __future__ import annotations
@@ -47,8 +47,8 @@ from typing import Any
 from ..backends.base import store_of
 from ..catalog import TREC_EVAL_COPY
 from ..lazy import numpy as np
-from ..stats.intervals import t_quantile
-from ..stats.power import DEFAULT_POWER, calibrated_margin, detectable_drop, gate_fail_rate
+from ..stats.estimates import t_quantile
+from ..stats.verdicts import DEFAULT_POWER, calibrated_margin, detectable_drop, gate_fail_rate
 from ..words import count
 from .inputs import first_checks
 

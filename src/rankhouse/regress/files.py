@@ -20,7 +20,7 @@ from typing import Any
 from ..cells import json_value
 from ..defaults import DEFAULT_FALSE_ALARM
 from ..outputs import write_text
-from ..stats.power import calibrated_margin
+from ..stats.verdicts import calibrated_margin
 from ..words import count
 from .calibration import describe_target
 

@@ -27,11 +27,10 @@ from ..backends.base import store_of
 from ..catalog import removed_on_failure
 from ..columns import VERDICT_COLUMNS, VERDICT_NUMBERS  # noqa: F401 (the verdicts' columns)
 from ..defaults import DEFAULT_FALSE_ALARM
-from ..display.tables import HtmlTable
-from ..display.verdicts import verdicts_html
 from ..errors import InputError, NotFoundError
 from ..evaluation import evaluate, resolve_qrels, resolve_runs
 from ..lazy import pandas as pd
+from ..present import HtmlTable, verdicts_html
 from ..stats import (
     DEFAULT_LEVEL,
     DEFAULT_PERMUTATIONS,

@@ -8,7 +8,7 @@ Two modes (``regress --mode``):
   reference by more than the margin: the one-sided t-test of H0: mean difference <= -margin
   at level alpha, that is the lower limit of the two-sided (1 - 2 alpha) Student t interval
   of the mean paired difference (run minus baseline) at least -margin
-  (:mod:`rankhouse.stats.noninferiority`; Schuirmann 1987; Walker & Nowacki 2011). Each
+  (:mod:`rankhouse.stats.verdicts`; Schuirmann 1987; Walker & Nowacki 2011). Each
   measure gets one of three statuses:
 
   - ``non_inferior``: shown (the bound is at least -margin): it passes;
@@ -50,7 +50,7 @@ from typing import Any
 
 from ..backends.base import store_of
 from ..columns import VERDICT_COLUMNS
-from ..compare.margins import MarginSetting, parse_margin
+from ..compare.options import MarginSetting, parse_margin
 from ..defaults import DEFAULT_GATE_MODE
 from ..errors import InputError, MeasureError
 from ..lazy import numpy as np

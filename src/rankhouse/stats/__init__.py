@@ -1,27 +1,23 @@
 """Statistics of paired per-query values: tests, corrections, intervals, effect sizes,
 verdicts, many systems at once, and order drift between two rankings.
 
-One module per concept, each with its formula and reference:
+One module per question, each with its formulas and references:
 
-* :mod:`.paired`: paired significance tests (t, Wilcoxon, randomization, bootstrap, a
-  callable) of two runs' per-query values.
-* :mod:`.corrections`: multiple-testing corrections by statsmodels' names.
-* :mod:`.checks`: the checks of alpha, a confidence level, a margin, a direction, and values.
-* :mod:`.summary`: n, mean and standard deviation of paired differences.
-* :mod:`.intervals`: t and seeded percentile bootstrap intervals of a mean or a difference.
-* :mod:`.effect_size`: Cohen's d_z and Hedges' g_z of a paired difference.
-* :mod:`.power`: the minimum detectable effect of a paired t-test.
-* :mod:`.verdict`: better / worse / equivalent / inconclusive, with the numbers behind it.
-* :mod:`.noninferiority`: no worse than the baseline minus a margin (a gate's test), and the
-  gate's words at a margin (non-inferior, regressed, not shown).
-* :mod:`.anova`: the two-way system x query analysis of variance.
-* :mod:`.pairwise`: all pairs of systems (the result shape; paired tests with a correction).
-* :mod:`.tukey`: randomised and parametric Tukey HSD over all pairs.
-* :mod:`.letters`: compact letter display of the pairs that cannot be told apart.
-* :mod:`.rankings`: rankings as the drift measures take them.
-* :mod:`.rbo`: extrapolated rank-biased overlap.
-* :mod:`.rank_correlation`: Kendall's tau, tau_AP and overlap@k over the top k.
-* :mod:`.drift`: order drift of a run's ranking from its baseline's (all of the above).
+* :mod:`.estimates`: what paired values estimate: n, mean and standard deviation, t and
+  seeded percentile bootstrap intervals of a mean or a difference, Cohen's d_z and Hedges'
+  g_z, Student's t quantile in plain Python, and the checks of the arguments every
+  statistic shares.
+* :mod:`.paired`: is a run different from its baseline? Paired significance tests (t,
+  Wilcoxon, randomization, bootstrap, a callable) and multiple-testing corrections by
+  statsmodels' names.
+* :mod:`.verdicts`: what may be said of it: better / worse / equivalent / inconclusive with
+  the numbers behind it, non-inferiority at a margin and the gate's words, and the power
+  behind them (the minimum detectable effect, the gate's operating characteristics).
+* :mod:`.pairs`: many systems at once: the two-way system x query ANOVA, all pairs by paired
+  tests with a correction or by Tukey HSD (randomised and parametric), and the compact
+  letter display.
+* :mod:`.drift`: order drift of a run's ranking from its baseline's: extrapolated rank-biased
+  overlap, Kendall's tau, tau_AP and overlap@k over the top k.
 
 Everything here is a plain function over numbers (lists or numpy arrays, paired by query id
 by the caller, NaN pairs dropped) returning numbers or small frozen dataclasses; scipy and
@@ -36,34 +32,58 @@ from ..defaults import (
     DEFAULT_PERSISTENCE,
     DEFAULT_SEED,
 )
-from .anova import AnovaRow, AnovaTable, two_way_anova
-from .checks import check_alpha, check_direction, check_level, check_margin, check_resampling
-from .corrections import (
-    CORRECTION_NAMES,
-    CORRECTIONS,
-    check_correction,
-    correct,
-    correction_method,
-)
-from .drift import Drift, drift
-from .effect_size import EffectSize, effect_size, hedges_correction
-from .intervals import (
+from .drift import Drift, drift, kendall_tau, overlap, rank_biased_overlap, tau_ap
+from .estimates import (
     INTERVAL_METHODS,
+    EffectSize,
     Interval,
+    Summary,
+    check_alpha,
+    check_direction,
+    check_level,
+    check_margin,
+    check_resampling,
     difference_interval,
+    effect_size,
+    hedges_correction,
     mean_interval,
+    summarize,
     t_interval,
 )
-from .letters import compact_letter_display
-from .noninferiority import GATE_WORDS, NonInferiority, gate_status, non_inferiority
-from .paired import TESTS, PairedTest, bootstrap_null_sampler, check_test, paired_test
-from .pairwise import PairwiseResult, all_pairs
-from .power import DEFAULT_POWER, detectable_effect_size, minimum_detectable_effect
-from .rank_correlation import kendall_tau, overlap, tau_ap
-from .rbo import rank_biased_overlap
-from .summary import Summary, summarize
-from .tukey import randomised_tukey_hsd, tukey_hsd
-from .verdict import VERDICTS, Verdict, verdict
+from .paired import (
+    CORRECTION_NAMES,
+    CORRECTIONS,
+    TESTS,
+    PairedTest,
+    bootstrap_null_sampler,
+    check_correction,
+    check_test,
+    correct,
+    correction_method,
+    paired_test,
+)
+from .pairs import (
+    AnovaRow,
+    AnovaTable,
+    PairwiseResult,
+    all_pairs,
+    compact_letter_display,
+    randomised_tukey_hsd,
+    tukey_hsd,
+    two_way_anova,
+)
+from .verdicts import (
+    DEFAULT_POWER,
+    GATE_WORDS,
+    VERDICTS,
+    NonInferiority,
+    Verdict,
+    detectable_effect_size,
+    gate_status,
+    minimum_detectable_effect,
+    non_inferiority,
+    verdict,
+)
 
 __all__ = [
     "CORRECTIONS",

@@ -6,7 +6,7 @@ DuckDB and C's ``atof`` read alike, is read the same way by trec_eval's general 
 direct path does, instead of through a temporary table and a copy. A file that is not like
 that, a document listed twice for a query, or a run trec_eval would abort on, rolls the
 transaction back and returns None: the general reader takes over and nothing is stored.
-The direct reader itself is ``rankhouse ingest``'s (:mod:`rankhouse.ingest.trec.direct`).
+The direct reader itself is ``rankhouse ingest``'s (:func:`rankhouse.ingest.trec.insert_run_rows`).
 """
 
 from __future__ import annotations
@@ -17,10 +17,9 @@ from pathlib import Path
 from typing import NamedTuple
 
 from ..ingest.files import duckdb_readable
-from ..ingest.repeats import count_repeated_documents
 from ..ingest.sources import Source
-from ..ingest.trec.direct import insert_run_rows
-from ..ingest.trec.regular import Fallback, only_separator, run_shape
+from ..ingest.staging import count_repeated_documents
+from ..ingest.trec import Fallback, insert_run_rows, only_separator, run_shape
 from .run_reader import last_tag
 
 

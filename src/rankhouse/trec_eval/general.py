@@ -9,7 +9,7 @@ a stored run cannot), the values are computed on a copy in a transaction that is
 
 from __future__ import annotations
 
-from ..ingest.repeats import count_repeated
+from ..ingest.staging import count_repeated
 from .options import TEXT, Options
 from .qrels_reader import Qrels
 from .run_reader import read_run

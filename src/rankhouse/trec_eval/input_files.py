@@ -19,8 +19,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from ..errors import InputError
-from ..ingest.files import duckdb_readable, open_decompressed
-from ..ingest.hashing import file_odd_bytes, file_sha256
+from ..ingest.files import duckdb_readable, file_odd_bytes, file_sha256, open_decompressed
 from .options import TrecEvalExit
 
 #: What separates trec_eval's fields: its ``isspace`` bytes but the newline, which ends a line.

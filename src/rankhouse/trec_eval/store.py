@@ -15,8 +15,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from ..catalog.lookup import TREC_EVAL_COPY
 from ..catalog.writes import (
-    TREC_EVAL_COPY,
     free_name,
     insert_qrels_set,
     insert_run,
@@ -24,11 +24,11 @@ from ..catalog.writes import (
     utc_now,
 )
 from ..ingest import staging
-from ..ingest.hashing import file_sha256
+from ..ingest.files import file_sha256
 from .direct import DirectRun, insert_direct, regular_run
 
 if TYPE_CHECKING:
-    from ..backends.sql import Connection
+    from ..backends.base import Connection
 
 PARSE_OPTIONS = TREC_EVAL_COPY
 

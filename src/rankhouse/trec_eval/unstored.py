@@ -11,7 +11,7 @@ import threading
 
 from ..background import Background
 from ..engine import load_files, scratch_database
-from ..ingest.repeats import may_hold_numpy_rows
+from ..ingest.staging import may_hold_numpy_rows
 from .aborts import first_failure
 from .command import run
 from .direct import DirectRun, read_unstored

@@ -1,4 +1,4 @@
-"""A DuckDB connection as the warehouse's SQL sees it (a :class:`..sql.Connection`)."""
+"""A DuckDB connection as the warehouse's SQL sees it (a :class:`..base.Connection`)."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ from collections.abc import Iterator, Mapping
 from typing import Any
 
 from ...duck import duckdb
-from ..sql import Connection, Result, text_of, to_duckdb
+from ..base import Connection, Result, text_of, to_duckdb
 
 
 class DuckDBConnection(Connection):

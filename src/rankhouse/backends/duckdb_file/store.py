@@ -4,7 +4,7 @@ The warehouse's connection is the engine's: evaluations read the rows where they
 and write their values with one ``INSERT ... SELECT``, and an ingest parses, checks and writes
 a source in one transaction on the file. One process writes the file at a time (DuckDB's
 lock); another waits for it (:mod:`.locking`). Opened read-only, the file is also cut off from
-other files and its settings are locked (:mod:`.sandbox`).
+other files and its settings are locked (:data:`READ_ONLY_CONFIG`, below).
 
 **Who holds the file, and for how long.** A DuckDB connection locks its file (DuckDB's lock:
 one writing process, or several read-only ones), so the store opens the file for a unit of
@@ -20,6 +20,28 @@ modification time, and its write-ahead log's). ``hold=True`` keeps the file open
 opening to :meth:`~DuckDBFile.close`, as a process that is one unit of work wants (the
 command line: one command, one opening). An in-memory warehouse keeps its connection: its
 data lives in it.
+
+**Is the file a whole warehouse?** Asked each time a file is opened, and cheap:
+:func:`holds_nothing` (a file DuckDB has just created: no block written, an empty log, asked
+of its storage rather than its catalogue); :func:`recognise` (the warehouse's tables and
+views, and whether they are the whole newest schema: every table with each of its columns,
+every view binding, from one statement that reads nothing); :func:`check_whole` (what a
+warehouse that is not whole lacks, said in one error).
+
+**What a read-only connection may do: read the warehouse, and nothing else.** ``rankhouse
+sql`` without ``--write`` (and every command under ``--read-only``) opens the file with
+:data:`READ_ONLY_CONFIG`. DuckDB then refuses, with an error the CLI prints as one line:
+
+* any change to the file (``CREATE``, ``DROP``, ``ALTER``, ``INSERT``, ``UPDATE``, ``DELETE``):
+  the connection is read-only;
+* any file or network access (``COPY ... TO``, ``EXPORT DATABASE``, ``ATTACH``, ``read_csv``,
+  ``read_text``, ``read_parquet``, ``glob``, ``INSTALL``, ``LOAD`` of an extension file): external
+  access is off;
+* any change of a setting (``SET``, ``RESET``, ``PRAGMA threads=...``), including switching the
+  two above back on: the configuration is locked for the connection's life.
+
+Temporary tables and macros (in memory, gone at exit) and DuckDB's built-in functions remain.
+``--write`` opens the file as every writing command does: all of DuckDB, files included.
 """
 
 from __future__ import annotations
@@ -32,20 +54,39 @@ from typing import Any
 
 from ...defaults import DUCKDB_CONFIG
 from ...duck import duckdb, open_database
-from ...errors import DatabaseError, NoWarehouseError, RankhouseError, SchemaError
-from ..base import Backend, translated
-from ..opening import refuse_foreign
-from ..schema import migrate, pending_migrations
-from ..sql import Connection
+from ...errors import (
+    DatabaseError,
+    NoWarehouseError,
+    RankhouseError,
+    SchemaError,
+    first_line,
+)
+from ..base import Backend, Connection, translated
+from ..schema import (
+    COLUMNS_QUERY,
+    OBJECTS_QUERY,
+    check_complete,
+    expected_columns,
+    expected_objects,
+    migrate,
+    pending_migrations,
+    refuse_foreign,
+)
 from .connection import DuckDBConnection
 from .locking import check_file, connect_waiting, file_state
-from .recognise import check_whole, holds_nothing, recognise
-from .sandbox import READ_ONLY_CONFIG
 
 #: The URL prefix of a DuckDB warehouse (``duckdb:///PATH``).
 DUCKDB_PREFIX = "duckdb:///"
 #: The driver's errors, which leave the store as :class:`~rankhouse.errors.DatabaseError`.
 ERRORS = (duckdb.Error,)
+
+#: DuckDB configuration of a read-only warehouse connection (with ``read_only=True``), on top
+#: of :data:`rankhouse.defaults.DUCKDB_CONFIG` (which already keeps extensions from being
+#: installed or loaded on their own, on every connection).
+READ_ONLY_CONFIG: dict[str, object] = {
+    "enable_external_access": False,
+    "lock_configuration": True,  # last: nothing above can be switched back with SET
+}
 
 
 def duckdb_config(read_only: bool) -> dict:
@@ -292,7 +333,7 @@ class DuckDBFile:
     @contextmanager
     def statement(self, sql: str) -> Iterator[tuple[list[str], Iterator[list[tuple]]] | None]:
         """One statement of the user's (``rankhouse sql``), in a transaction of its own, its
-        rows streamed; a file opened read-only is a sandbox (:mod:`.sandbox`)."""
+        rows streamed; a file opened read-only is a sandbox (:data:`READ_ONLY_CONFIG`)."""
         with self.transaction() as conn:
             yield conn.stream_raw(sql)
 
@@ -363,3 +404,78 @@ def _opening(where: str) -> Iterator[None]:
         yield
     except DatabaseError as exc:
         raise RankhouseError(f"cannot open warehouse {where}: {exc.reason}") from None
+
+
+# --- is the file a whole warehouse? ---------------------------------------------------------------
+
+
+def object_names(conn: Connection) -> list[str]:
+    """The tables and views of the warehouse's own schema, in lower case
+    (:func:`recognise`)."""
+    return recognise(conn)[0]
+
+
+def recognise(conn: Connection) -> tuple[list[str], bool]:
+    """The tables and views of the warehouse's own schema, in lower case, and whether they
+    are the whole newest schema: every table with each of its columns, every view binding.
+
+    A whole warehouse is recognised by one statement that names every object and every
+    column of its tables, and reads nothing. Listing the catalogue with
+    :data:`~rankhouse.backends.schema.OBJECTS_QUERY` would make DuckDB build its system
+    views first: 10-15 ms at the first query of a process, a twentieth of an ``eval``
+    served from storage. When that statement does not bind (a new, older, damaged or
+    foreign database), the catalogue is listed.
+    """
+    try:
+        conn.execute_raw(_WHOLE_SCHEMA)
+    except duckdb.Error:
+        return [row[0].lower() for row in conn.execute(OBJECTS_QUERY)], False
+    return sorted(expected_objects("duckdb")), True
+
+
+def _whole_schema() -> str:
+    columns = ", ".join(
+        f'"{table}"."{column}"'
+        for table, names in expected_columns("duckdb").items()
+        for column in names
+    )
+    return f"SELECT {columns} FROM {', '.join(sorted(expected_objects('duckdb')))} LIMIT 0"
+
+
+_WHOLE_SCHEMA = _whole_schema()
+
+
+def check_whole(where: str, conn: Connection, names: list[str]) -> None:
+    """Name what a warehouse that :func:`recognise` did not find whole lacks: a table or view,
+    a column, or a view that no longer reads its tables.
+
+    Raises:
+        SchemaError: the warehouse is damaged.
+    """
+    check_complete(where, names, "duckdb")
+    check_complete(where, names, "duckdb", conn.execute(COLUMNS_QUERY).all())
+    for view in sorted(expected_objects("duckdb") - set(expected_columns("duckdb"))):
+        try:
+            conn.execute_raw(f"SELECT * FROM {view} LIMIT 0")
+        except duckdb.Error as exc:
+            raise SchemaError(
+                f"the warehouse {where} is damaged: the view {view} no longer reads its "
+                f"tables ({first_line(exc)}; changed outside rankhouse?); restore the file "
+                "from a copy, or ingest again into a new warehouse"
+            ) from None
+
+
+def holds_nothing(conn: Connection) -> bool:
+    """Whether the DuckDB file under ``conn`` holds nothing at all: no block written and
+    nothing in its write-ahead log, as a file DuckDB has just created.
+
+    Asked of DuckDB's storage rather than its catalogue: on a new file, the statement that
+    :func:`object_names` tries first fails, and a failed name lookup, like a first
+    listing of the catalogue, costs DuckDB about 10 ms. Only for a file: an in-memory database
+    reports no blocks whatever it holds.
+    """
+    blocks, wal = conn.execute_raw(
+        "SELECT total_blocks, wal_size FROM pragma_database_size() "
+        "WHERE database_name = current_database()"
+    ).one()
+    return blocks == 0 and wal == "0 bytes"

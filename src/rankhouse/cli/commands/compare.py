@@ -203,7 +203,7 @@ def compare_command(
     """
     from ...compare import COLUMNS as LONG_COLUMNS
     from ...compare import CompareOptions
-    from ...compare.margins import margins_from_texts
+    from ...compare.options import margins_from_texts
     from ...errors import RankhouseError
     from ...evaluation.checks import check_argument_order
 

@@ -22,8 +22,8 @@ def print_compact(found, digits: Mapping[str | None, int], highlight: str) -> No
         highlight: how the best mean is marked.
     """
     from ...compare.comparing import settings_shown
-    from ...display.compact import COMPACT_DIGITS, comparison_legend, comparison_panels
-    from ...display.compact import drift_panel as drift_table
+    from ...present.panels import COMPACT_DIGITS, comparison_legend, comparison_panels
+    from ...present.panels import drift_panel as drift_table
 
     settings = settings_shown(found)
     default = digits.get(None, COMPACT_DIGITS)
@@ -115,7 +115,7 @@ def print_all_pairs(found, fmt: OutputFormat, long: bool, digits: int | None) ->
     the pairs one per row (``--long``, CSV, TSV), or the whole as one JSON document."""
     from ...cells import json_value
     from ...columns import PAIR_COLUMNS
-    from ...display.compact import COMPACT_DIGITS, all_pairs_panels
+    from ...present.panels import COMPACT_DIGITS, all_pairs_panels
 
     for measure, reason in found.skipped.items():
         print(f"note: {measure} left out of all pairs: {reason}", file=sys.stderr)

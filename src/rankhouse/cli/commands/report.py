@@ -71,7 +71,7 @@ def report_command(
     selected run; the per-run sections the baseline and the newest runs (10 in all; with
     --brief the newest one).
     """
-    from ...compare.margins import margins_from_texts
+    from ...compare.options import margins_from_texts
     from ...outputs import check_output_path
 
     check_output_path(output, "the report", "report.html")  # before the warehouse is touched

@@ -1,0 +1,247 @@
+"""Content an ingest need not store again: known from a file's hash without reading it, found
+as the same rows under other bytes, and named again when it comes under another name.
+
+Content already stored was checked when it was ingested, so a file that comes again need not
+be parsed: its sha256 and the parse options an ingest would record (its identity) find it.
+
+A CRLF copy of a stored run file hashes differently but holds the same rows. When it claims a
+name that is taken, the rows are compared (:func:`rankhouse.catalog.lookup.same_rows`); the
+same rows are the stored run, and a :class:`~rankhouse.errors.RankhouseWarning` says so, and
+which bytes differ when that is cheap to tell: the first MiB of both files shows their line
+ends, the whitespace between fields and a byte order mark (the stored run's file only when it
+is still there with the bytes it had).
+
+Given again under a new name (``--name``), the stored content takes that name too, as an
+alias (:func:`named_too`).
+"""
+
+from __future__ import annotations
+
+import codecs
+import os
+import warnings
+from dataclasses import dataclass
+from dataclasses import replace as with_changes
+from pathlib import Path
+
+from ..backends.base import Backend, store_of
+from ..catalog import removed_on_failure, writes
+from ..catalog.lookup import COLUMNS, Incoming
+from ..errors import RankhouseError, RankhouseWarning
+from .files import file_sha256, open_decompressed
+from .sources import IngestResult, Source, already_stored, base_name, open_source, parse_options
+from .staging import STAGE
+
+
+def file_identity(src: Source, kind: str) -> tuple[str, str]:
+    """(content sha256, parse options) of a file read with the default options, as an ingest
+    would record them, from its hash alone."""
+    return file_sha256(src.data_path, label=src.label), parse_options(src, kind, "score", None)
+
+
+def stored_ids(wh, source: str | os.PathLike[str], kind: str) -> list[int]:
+    """What ingesting the file ``source`` with the default options would find stored.
+
+    Reads only (a read-only warehouse serves a file it already holds this way).
+
+    Args:
+        wh: the warehouse.
+        source: a file path.
+        kind: ``"qrels"`` or ``"run"``.
+
+    Returns:
+        The id of the qrels set, or of the runs (one per tag, in tag byte order), holding the
+        file's content; empty when the content is new to the warehouse.
+    """
+    src = open_source(source, None)
+    if src.is_frame:
+        return []
+    identity = file_identity(src, kind)
+    with store_of(wh).connect() as conn:
+        return writes.content_ids(conn, kind, *identity)
+
+
+def stored_trec_qrels(
+    store: Backend, src: Source, name: str | None, mapping: dict[str, str]
+) -> IngestResult | None:
+    """The stored qrels set holding a TREC qrels file's content, found by its hash alone.
+
+    A file whose name is taken (the usual case: the same qrels given again) is hashed before
+    it is read. A new name goes straight to the parse, which hashes as it reads.
+    """
+    if src.is_frame or src.format != "trec" or mapping:
+        return None
+    with store.connect() as conn:
+        if not writes.name_taken(conn, "qrels", name or base_name(src.path)):
+            return None
+        existing = writes.same_qrels(conn, *file_identity(src, "qrels"))
+    return None if existing is None else already_stored("qrels", existing, src)
+
+
+def named_too(
+    store: Backend,
+    results: list[IngestResult],
+    name: str | None,
+    *,
+    replace: bool,
+    new_version: bool = False,
+) -> list[IngestResult]:
+    """``results`` of an ingest asked to store its source under ``name``, where the content
+    already stored under another name takes the name asked for too, as an alias (then
+    ``alias`` says it); in one transaction, after the ingest's.
+
+    The name asked for is ``name`` (one result), or ``<name>/<tag>`` (a run file of several
+    tags). A name held by other content is claimed as for new content: deleted with
+    ``replace`` (an alias alone), left as it is under ``new_version`` (``eval FILE``), else
+    an error; the runs the ingest stored as new are then removed, so that the warehouse holds
+    what it held before.
+
+    Raises:
+        ConflictError: a name asked for holds other content and ``replace`` is false.
+    """
+    if name is None:
+        return results
+    asked = {
+        r.id: name if len(results) == 1 else f"{name}/{r.system_tag}"
+        for r in results
+        if not r.created
+    }
+    if all(asked[r.id] == r.name for r in results if not r.created):
+        return results
+    with removed_on_failure(store) as ingested:
+        for result in results:
+            ingested.note(result.kind, result.id, result.created)
+        with store.transaction() as conn:
+            named = {
+                item_id: writes.name_too(
+                    conn,
+                    results[0].kind,
+                    wanted,
+                    item_id,
+                    replace=replace,
+                    new_version=new_version,
+                )
+                for item_id, wanted in asked.items()
+            }
+    return [
+        with_changes(r, alias=asked[r.id])
+        if not r.created and named[r.id] and asked[r.id] != r.name
+        else r
+        for r in results
+    ]
+
+
+# --- the same rows under other bytes --------------------------------------------------------------
+
+
+#: Bytes read from the head of each file to tell how it is written.
+_HEAD = 1 << 20
+
+
+def staged(kind: str, num_rows: int, num_queries: int, tag=None, order=None) -> Incoming:
+    """The rows of the stage (of one tag, for a run), for a comparison."""
+    where = " WHERE tag = :incoming_tag" if kind == "run" else ""
+    return Incoming(
+        kind,
+        f"SELECT {COLUMNS[kind]} FROM {STAGE}{where}",
+        {"incoming_tag": tag} if kind == "run" else {},
+        num_rows,
+        num_queries,
+        tag,
+        order,
+    )
+
+
+def run_rows(run_id: int, num_rows: int, num_queries: int, tag: str, order: str) -> Incoming:
+    """The rows just written to ``run_rows`` under ``run_id``, for a comparison."""
+    return Incoming(
+        "run",
+        f"SELECT {COLUMNS['run']} FROM run_rows WHERE run_id = :incoming_id",
+        {"incoming_id": run_id},
+        num_rows,
+        num_queries,
+        tag,
+        order,
+    )
+
+
+def path_of(src: Source) -> Path | None:
+    """The file ``src`` reads, None for a DataFrame."""
+    return None if src.is_frame else src.data_path
+
+
+def say_reused(kind: str, label: str, path: Path | None, sha: str, stored: dict) -> None:
+    """Warn that the source ``label`` (the file ``path``, None for a DataFrame) of hash
+    ``sha`` holds the rows of the stored qrels set or run ``stored`` (a catalogue row with
+    ``id``, ``name``, ``source``, ``content_sha256``), which is reused."""
+    what = "qrels set" if kind == "qrels" else "run"
+    held = f"holds the same rows as {what} {stored['name']!r} (id {stored['id']})"
+    if path is None:
+        text = f"the DataFrame {held}: reusing it"
+    elif sha == stored["content_sha256"]:
+        text = f"{kind} file {label} {held}; its bytes are the same, read with other options: "
+        text += "reusing it"
+    else:
+        text = f"{kind} file {label} {held}; {_bytes_differ(path, stored)}: reusing it"
+    warnings.warn(RankhouseWarning(text), stacklevel=3)
+
+
+@dataclass(frozen=True)
+class _Writing:
+    """How a text file is written, from its first MiB."""
+
+    line_ends: str  # "LF", "CRLF", "CR", or several joined by " and "
+    separators: str  # "single spaces", "runs of spaces", "tabs", "spaces and tabs", "no spaces"
+    bom: bool
+
+
+def _bytes_differ(path: Path, stored: dict) -> str:
+    """``its bytes differ``, and how when the heads of both files tell it (only the new
+    file's odd ways when the stored run's file is gone or changed)."""
+    new = _writing(path)
+    if new is None:
+        return "its bytes differ"
+    old = _writing(Path(stored["source"]), stored["content_sha256"])
+    said = []
+    if old is None:
+        if new.line_ends != "LF":
+            said.append(f"{new.line_ends} line ends")
+        if new.bom:
+            said.append("a byte order mark")
+    else:
+        if new.line_ends != old.line_ends:
+            said.append(f"{new.line_ends} line ends instead of {old.line_ends}")
+        if new.separators != old.separators:
+            said.append(f"{new.separators} between fields instead of {old.separators}")
+        if new.bom != old.bom:
+            said.append("a byte order mark" if new.bom else "no byte order mark")
+    return f"its bytes differ ({', '.join(said)})" if said else "its bytes differ"
+
+
+def _writing(path: Path, sha: str | None = None) -> _Writing | None:
+    """How the file ``path`` is written; None when it cannot be read (or, given ``sha``,
+    no longer holds the bytes of that hash)."""
+    try:
+        if sha is not None and (not path.is_file() or file_sha256(path) != sha):
+            return None
+        with open_decompressed(path) as stream:
+            head = stream.read(_HEAD)
+    except (OSError, RankhouseError):
+        return None
+    crlf = head.count(b"\r\n")
+    ends = {
+        "CRLF": crlf,
+        "CR": head.count(b"\r") - crlf,
+        "LF": head.count(b"\n") - crlf,
+    }
+    line_ends = " and ".join(name for name, found in ends.items() if found) or "LF"
+    tabs, spaces = b"\t" in head, b" " in head
+    if tabs and spaces:
+        separators = "spaces and tabs"
+    elif tabs:
+        separators = "tabs"
+    elif spaces:
+        separators = "runs of spaces" if b"  " in head else "single spaces"
+    else:
+        separators = "no spaces"
+    return _Writing(line_ends, separators, head.startswith(codecs.BOM_UTF8))
