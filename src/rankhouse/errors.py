@@ -9,6 +9,7 @@ is what the CLI prints.
 
 from __future__ import annotations
 
+import os
 import sys
 from dataclasses import dataclass
 from typing import Any
@@ -211,3 +212,22 @@ def first_line(exc: BaseException) -> str:
     orig = getattr(exc, "orig", None) or exc
     lines = [line.strip() for line in str(orig).splitlines() if line.strip()]
     return lines[0] if lines else type(orig).__name__
+
+
+def env_seconds(name: str, default: float, example: str) -> float:
+    """Seconds from the environment variable ``name`` (``default`` when unset or blank).
+
+    Raises:
+        RankhouseError: the value is not a number of seconds >= 0 (``nan`` included); the
+            message suggests ``example`` (``"30 (0: do not wait)"``).
+    """
+    text = os.environ.get(name, "").strip()
+    if not text:
+        return float(default)
+    try:
+        seconds = float(text)
+    except ValueError:
+        seconds = -1.0
+    if not seconds >= 0:  # also refuses nan
+        raise RankhouseError(f"${name} is {text!r}; write a number of seconds, e.g. {example}")
+    return seconds

@@ -44,6 +44,15 @@ FIELDS_BY_KIND = {
     "qrels": ("qid", "docid", "rel"),
     "run": ("qid", "docid", "score", "rank", "tag"),
 }
+#: Each field as an error message names it ("query id 'x' ... at line 3").
+FIELD_LABELS = {
+    "qid": "query id",
+    "docid": "document id",
+    "tag": "run tag",
+    "rel": "grade",
+    "rank": "rank",
+    "score": "score",
+}
 ORDERS = ("score", "rank")
 DELIMITERS = (",", "\t", "|", ";")
 _DEFAULT_DELIMITERS = {"csv": ",", "tsv": "\t", "msmarco": "\t"}

@@ -23,7 +23,7 @@ from ..errors import InputError, Message
 from ..lazy import numpy as np
 from ..lazy import pandas as pd
 from ..lazy import pyarrow_parquet as pq
-from .sources import Source, columns_option, resolve_columns
+from .sources import FIELD_LABELS, Source, columns_option, resolve_columns
 from .staging import (
     STAGE,
     duplicate_error,
@@ -225,14 +225,6 @@ def locate_duplicate(
 
 _INT32 = (-(2**31), 2**31 - 1)
 _ID_HINT = "ids are strings or integers: convert the column, e.g. df[col].astype(str)"
-_LABELS = {
-    "qid": "query id",
-    "docid": "document id",
-    "tag": "run tag",
-    "rel": "grade",
-    "rank": "rank",
-    "score": "score",
-}
 
 
 class _Column:
@@ -250,7 +242,7 @@ class _Column:
         if not (isinstance(label, int | np.integer) and label == position):
             where += f" (index {_shown(label)})"
         return InputError(
-            f"{_LABELS[self.field]} {problem} at {where}",
+            f"{FIELD_LABELS[self.field]} {problem} at {where}",
             source="DataFrame",
             field=self.name,
             hint=hint or f"column {self.name!r} is used as {self.field}; fix or drop that row",

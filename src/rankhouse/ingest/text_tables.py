@@ -38,6 +38,7 @@ from .files import open_decompressed
 from .sources import (
     DELIMITERS,
     FIELD_ALIASES,
+    FIELD_LABELS,
     Source,
     columns_option,
     default_delimiter,
@@ -59,14 +60,6 @@ _STAGE_COLUMNS = {
 }
 #: The Arrow type of each SQL type of the stage (pyarrow is imported when a batch is built).
 _ARROW_TYPES = {"VARCHAR": "string", "INTEGER": "int32", "DOUBLE": "float64"}
-_LABELS = {
-    "qid": "query id",
-    "docid": "document id",
-    "tag": "run tag",
-    "rel": "grade",
-    "rank": "rank",
-    "score": "score",
-}
 _NOT_GIVEN = object()
 
 
@@ -242,7 +235,7 @@ class TextTable:
         )
         if field in ("qid", "docid", "tag") and self.source.format == "jsonl":
             hint = 'write ids as JSON strings, e.g. "qid": "101"'
-        return self.reader.error(line, f"{_LABELS[field]} {problem}", field=column, hint=hint)
+        return self.reader.error(line, f"{FIELD_LABELS[field]} {problem}", field=column, hint=hint)
 
     def stage(self, duck) -> None:
         """Create the stage and fill it in batches (raises InputError at the first bad value)."""

@@ -41,7 +41,13 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TypeVar
 
-from ...errors import NoWarehouseError, RankhouseError, SchemaError, WarehouseLockedError
+from ...errors import (
+    NoWarehouseError,
+    RankhouseError,
+    SchemaError,
+    WarehouseLockedError,
+    env_seconds,
+)
 
 try:
     import fcntl
@@ -141,18 +147,7 @@ def file_kind(path: Path) -> str | None:
 
 def lock_timeout() -> float:
     """Seconds to wait for a locked DuckDB file: ``$RANKHOUSE_LOCK_TIMEOUT``, else 30."""
-    text = os.environ.get(LOCK_TIMEOUT_ENV, "").strip()
-    if not text:
-        return DEFAULT_LOCK_TIMEOUT
-    try:
-        seconds = float(text)
-    except ValueError:
-        seconds = -1.0
-    if not seconds >= 0:  # also refuses nan
-        raise RankhouseError(
-            f"${LOCK_TIMEOUT_ENV} is {text!r}; write a number of seconds, e.g. 30 (0: do not wait)"
-        )
-    return seconds
+    return env_seconds(LOCK_TIMEOUT_ENV, DEFAULT_LOCK_TIMEOUT, "30 (0: do not wait)")
 
 
 def is_lock_conflict(exc: BaseException) -> bool:

@@ -65,7 +65,7 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from ...errors import RankhouseError, WarehouseLockedError
+from ...errors import RankhouseError, WarehouseLockedError, env_seconds
 from ...lazy import psycopg
 from ...lazy import sqlalchemy as sa
 from ..base import Connection, Result
@@ -126,19 +126,7 @@ def connect_timeout(parsed) -> str:
 
 def statement_timeout() -> float:
     """Seconds one statement may run: ``$RANKHOUSE_STATEMENT_TIMEOUT``, else 600 (0: none)."""
-    text = os.environ.get(STATEMENT_TIMEOUT_ENV, "").strip()
-    if not text:
-        return float(DEFAULT_STATEMENT_TIMEOUT)
-    try:
-        seconds = float(text)
-    except ValueError:
-        seconds = -1.0
-    if not seconds >= 0:  # also refuses nan
-        raise RankhouseError(
-            f"${STATEMENT_TIMEOUT_ENV} is {text!r}; write a number of seconds, e.g. 600 "
-            "(0: no limit)"
-        )
-    return seconds
+    return env_seconds(STATEMENT_TIMEOUT_ENV, DEFAULT_STATEMENT_TIMEOUT, "600 (0: no limit)")
 
 
 #: Each setting is set where nothing set it yet (it reads 0), or where forced.
