@@ -40,6 +40,7 @@ LAYERS = {
     "rankhouse.trec_eval": "verbs",
     "rankhouse.results": "verbs",
     "rankhouse.present": "verbs",
+    "rankhouse.report": "verbs",
     "rankhouse.pairing": "verbs",
     "rankhouse.engine": "core",
     "rankhouse.ingest": "core",

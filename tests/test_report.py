@@ -16,9 +16,9 @@ import pytest
 from report_helpers import EXAMPLES, QRELS, read_trec
 
 from rankhouse import NotFoundError, RankhouseError, Warehouse
-from rankhouse.present import figures
-from rankhouse.present.gather import IPREC_MEASURES, gather
-from rankhouse.present.report import build_report
+from rankhouse.report import figures
+from rankhouse.report.gather import IPREC_MEASURES, gather
+from rankhouse.report.report import build_report
 
 
 @pytest.fixture(scope="module")

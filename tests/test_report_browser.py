@@ -110,7 +110,7 @@ def test_ten_runs_and_five_measures_fit_the_page(browser, tmp_path):
     from report_helpers import TEN_MEASURES, TEN_NIGHTS, build_ten_night_warehouse
 
     from rankhouse import Warehouse
-    from rankhouse.present.report import OPEN_PAIRS, write_report
+    from rankhouse.report.report import OPEN_PAIRS, write_report
 
     db = build_ten_night_warehouse(tmp_path / "ten.duckdb", tmp_path)
     report = tmp_path / "ten.html"

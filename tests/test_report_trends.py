@@ -16,9 +16,9 @@ import pytest
 import scipy.stats
 from report_helpers import EXAMPLES, QRELS, read_trec
 
-from rankhouse.present.gather import gather
-from rankhouse.present.report import OPEN_PAIRS, build_report
-from rankhouse.present.trends import (
+from rankhouse.report.gather import gather
+from rankhouse.report.report import OPEN_PAIRS, build_report
+from rankhouse.report.trends import (
     RunInfo,
     Trend,
     axis_caption,

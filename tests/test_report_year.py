@@ -18,9 +18,9 @@ import pandas as pd
 import pytest
 
 from rankhouse import RankhouseError, Warehouse
-from rankhouse.present.gather import MAX_COMPARED, gather
-from rankhouse.present.report import OPEN_PAIRS, build_report
-from rankhouse.present.trends import DETAIL, RunInfo, clipped, run_labels, run_time
+from rankhouse.report.gather import MAX_COMPARED, gather
+from rankhouse.report.report import OPEN_PAIRS, build_report
+from rankhouse.report.trends import DETAIL, RunInfo, clipped, run_labels, run_time
 
 pytestmark = pytest.mark.slow
 

@@ -246,9 +246,9 @@ class Tracking:
             margin: the comparison's practical margin, as for :meth:`compare`; the table
                 then shows the gate's word at that margin.
 
-        See :func:`rankhouse.present.report.build_report` for what the report holds and the errors.
+        See :func:`rankhouse.report.report.build_report` for what the report holds and the errors.
         """
-        from .present.report import write_report
+        from .report.report import write_report
 
         with self._call():
             return write_report(

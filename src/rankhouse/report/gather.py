@@ -101,7 +101,7 @@ def gather(
     brief: bool = False,
     margin: Any = None,
 ) -> ReportData:
-    """Collect a report's data; see :func:`rankhouse.present.report.write_report` for the
+    """Collect a report's data; see :func:`rankhouse.report.report.write_report` for the
     arguments.
 
     ``last`` keeps the newest ``last`` runs of each system (the baseline and named runs

@@ -17,8 +17,7 @@ from typing import Any
 
 from ..lazy import pandas as pd
 from ..outputs import check_output_path, write_text
-from ..words import count
-from . import (
+from ..present import (
     DEFAULT_ROUND,
     cell,
     check_display,
@@ -29,10 +28,11 @@ from . import (
     signed,
     table,
 )
+from ..present.frames import EVERY_COLUMN
+from ..present.panels import PANELS_STYLE, comparison_panels_html
+from ..words import count
 from .figures import comparison_figure, precision_recall_figure, sorted_deltas
-from .frames import EVERY_COLUMN
 from .gather import QrelsSection, ReportData, gather
-from .panels import PANELS_STYLE, comparison_panels_html
 from .trends import DETAIL, MIN_FRACTION, MIN_SPAN, trend_figure
 
 WORST_LISTED = 10
