@@ -31,8 +31,7 @@ from trec_eval_oracle import Settings, TopicEval, oracle_topic
 
 from rankhouse.engine import compute
 from rankhouse.measures import parse_measures
-from rankhouse.trec_eval.mapping import line_measures
-from rankhouse.trec_eval.options import Options, resolve_measures
+from rankhouse.trec_eval.options import Options, line_measures, resolve_measures
 from rankhouse.trec_eval.values import ranking_matches, relstrings
 
 pytestmark = pytest.mark.slow  # scripts/check --quick leaves these out

@@ -8,8 +8,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from rankhouse.trec_eval import qrels_reader
-from rankhouse.trec_eval.qrels_reader import read_qrels
+from rankhouse.trec_eval import files as qrels_reader
+from rankhouse.trec_eval.files import read_qrels
 
 BLANK = " \t\r\x0b\x0c"
 

@@ -10,7 +10,9 @@ import duckdb
 import pytest
 
 from rankhouse.engine import scratch_database
-from rankhouse.trec_eval import direct, qrels_reader, unstored
+from rankhouse.trec_eval import files as qrels_reader
+from rankhouse.trec_eval import unstored
+from rankhouse.trec_eval import unstored as direct
 from rankhouse.trec_eval.runner import main
 
 QRELS = "q1 0 a 1\nq1 0 b 0\nq2 0 c 2\n"

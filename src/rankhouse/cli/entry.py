@@ -49,7 +49,7 @@ def _run(args: list[str], *, console: bool = False) -> None:
         import warnings
 
         from ..errors import show_warning
-        from ..trec_eval.command import NO_WAREHOUSE, warehouse_of
+        from ..trec_eval.options import NO_WAREHOUSE, warehouse_of
 
         warnings.showwarning = show_warning
         target = warehouse_of(db, read_only)
@@ -57,9 +57,9 @@ def _run(args: list[str], *, console: bool = False) -> None:
             from ..trec_eval import unstored
 
             sys.exit(unstored.main(rest))
-        from ..trec_eval import stored
+        from ..trec_eval import runner
 
-        sys.exit(stored.main(rest, db=target))
+        sys.exit(runner.main(rest, db=target))
     from .app import app
 
     app(args=args, prog_name="rankhouse")

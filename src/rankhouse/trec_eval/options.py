@@ -1,23 +1,49 @@
-"""trec_eval 10's command line: its short options, ``-m`` requests and their parameters.
+"""trec_eval 10's command line: its short options, ``-m`` requests and their parameters, the
+measure each printed line computes, ``-h``, and its exits around an evaluation.
 
 Everything here follows TREC_EVAL_SEMANTICS sections 1 and 1.1: getopt-style short options
 (``-q -c -n -J -l N -M N -N N -m spec``, attached or separate values, GNU permutation),
 ``-m name.params`` split at the first dot, four parameter kinds with their own parsing and
-sorting rules, and the fixed output order of the measure table (:mod:`.table`, a view of
-the registry).
+sorting rules, and the fixed output order of the measure table
+(:mod:`rankhouse.measures.trec_table`, a view of the registry).
+
+Each printed line of a request (``P_5``, ``ndcg_1=3,2=9``, ``utility``) maps to one
+:class:`~rankhouse.measures.Measure`, through the registry's declaration of the trec_eval
+name (:class:`~rankhouse.measures.TrecName`): the parameter a cutoff sets, the parameters a
+list sets, what name=value pairs set. ``runid``, ``num_q`` and ``relstring`` are not numbers
+per query and are printed by :mod:`.values` itself.
+
+Both paths (:mod:`.unstored`, :mod:`.runner`) run through :func:`run`, which prints trec_eval's
+help, turns its aborts into its exit codes and messages (spec 11), and a warehouse's error into
+one ``Error:`` line; :func:`warehouse_of` says which warehouse, if any, keeps what is read.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import math
+import os
+import sys
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from typing import TextIO
 
 from ..c_numbers import atof, atol
-from ..measures.trec import TrecParamError, parse_real_list
+from ..defaults import DB_ENV_VAR
+from ..errors import RankhouseError
+from ..measures import Measure, make_measure
+from ..measures.trec import TrecParamError, list_measure, pairs_measure, parse_real_list
 from ..measures.trec import parse_pairs as parse_pair_text
-from ..measures.trec_table import BY_NAME, MEASURES, NICKNAMES, Kind, Summary, TrecMeasure
+from ..measures.trec_table import (
+    BY_NAME,
+    MEASURES,
+    NICKNAMES,
+    OWN_LINES,
+    Kind,
+    Summary,
+    TrecMeasure,
+)
 
-# Summary is the table's, named here too for the runner (it imports it from this module).
+# Summary is the table's, named here too for :mod:`.values` (it imports it from this module).
 __all__ = [
     "HELP",
     "Options",
@@ -34,6 +60,12 @@ __all__ = [
     "parse_pairs",
     "resolve_measures",
     "write_as",
+    "NO_WAREHOUSE",
+    "SPECIAL",
+    "line_measures",
+    "relstring_length",
+    "run",
+    "warehouse_of",
 ]
 
 
@@ -316,3 +348,83 @@ def resolve_measures(specs: Sequence[str]) -> list[Request]:
         values = parse_params(measure, text) if (text or measure.kind is Kind.PAIRS) else ()
         requests.append(Request(measure, text, explicit, values))
     return requests
+
+
+# --- each printed line's measure -----------------------------------------------------------
+
+#: Requests that are not per-query numbers: handled by :mod:`.values`.
+SPECIAL = tuple(OWN_LINES)
+
+
+def line_measures(request: Request, options: Options) -> list[tuple[str, Measure]]:
+    """The printed line names of ``request`` and the measure computing each line.
+
+    A list of the wrong length for a measure that needs each of its values (``utility.1,2``)
+    gives no line: trec_eval cannot calculate it (:func:`.values.first_failure` reports that).
+    """
+    entry = request.measure
+    definition, trec = entry.definition, entry.trec
+    if definition is None or trec is None:
+        return []
+    names = request.line_names()
+    if trec.key is not None:
+        return [
+            (line, make_measure(definition, **dict(trec.fixed), **{trec.key: value}))
+            for line, value in zip(names, request.values, strict=True)
+        ]
+    # the collection size is trec_eval's -N
+    extra = {"docs": options.num_docs_in_coll} if definition.param("docs") is not None else {}
+    if entry.kind is Kind.REAL_LIST:
+        measure = list_measure(definition, trec, request.values, **extra)
+        return [] if measure is None else [(names[0], measure)]
+    if entry.kind is Kind.PAIRS:
+        return [(names[0], pairs_measure(definition, trec, request.values, **extra))]
+    return [(names[0], make_measure(definition, **dict(trec.fixed), **extra))]
+
+
+def relstring_length(request: Request) -> int:
+    """The number of documents ``relstring`` shows (C truncation of its parameter; at most
+    2**31-1, more than any ranking holds, as SQL binds an INTEGER; none past a long's
+    range, where the conversion gives trec_eval a negative length)."""
+    value = request.values[0]
+    if not (math.isfinite(value) and -(2.0**63) <= value < 2.0**63):
+        return 0  # C's (long) of it is LONG_MIN on x86-64: a negative length, no document
+    return max(0, min(math.trunc(value), 2**31 - 1))
+
+
+# --- the command around an evaluation ------------------------------------------------------
+
+#: What :func:`warehouse_of` says when nothing is kept.
+NO_WAREHOUSE = ":memory:"
+
+
+def warehouse_of(db: str | None, read_only: bool) -> str:
+    """Where trec-eval stores: ``db``, else ``$RANKHOUSE_DB``; :data:`NO_WAREHOUSE` when
+    neither names one or when told ``read_only`` (nothing is written)."""
+    if read_only:
+        return NO_WAREHOUSE
+    return db if db is not None else (os.environ.get(DB_ENV_VAR) or NO_WAREHOUSE)
+
+
+def run(
+    argv: Sequence[str],
+    out: TextIO | None,
+    err: TextIO | None,
+    evaluate: Callable[[Options, TextIO], int],
+) -> int:
+    """Parse ``argv`` as trec_eval does and ``evaluate(options, out)``; the exit code."""
+    out = out or sys.stdout
+    err = err or sys.stderr
+    if asks_for_help(argv):  # trec_eval's -h prints its help and exits 0
+        out.write(HELP)
+        return 0
+    try:
+        return evaluate(parse_args(argv), out)
+    except TrecEvalExit as stop:
+        out.flush()
+        write_as(err, stop.stderr, stop.encoding)
+        return stop.code
+    except RankhouseError as exc:  # the warehouse's, not trec_eval's (no driver, a conflict)
+        out.flush()
+        err.write(f"Error: {exc.cli_text()}\n")
+        return 1
