@@ -12,8 +12,7 @@ from __future__ import annotations
 import math
 
 from ..measures import Measure, make_measure
-from ..measures.trec import list_measure, pairs_measure
-from ..measures.trec_table import OWN_LINES, Kind
+from ..measures.trec import OWN_LINES, Kind, list_measure, pairs_measure
 from .options import Options, Request
 
 #: Requests that are not per-query numbers: handled by the runner.

@@ -13,9 +13,17 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from ..c_numbers import atof, atol
-from ..measures.trec import TrecParamError, parse_real_list
+from ..measures.trec import (
+    BY_NAME,
+    MEASURES,
+    NICKNAMES,
+    Kind,
+    Summary,
+    TrecMeasure,
+    TrecParamError,
+    parse_real_list,
+)
 from ..measures.trec import parse_pairs as parse_pair_text
-from ..measures.trec_table import BY_NAME, MEASURES, NICKNAMES, Kind, Summary, TrecMeasure
 
 # Summary is the table's, named here too for the runner (it imports it from this module).
 __all__ = [

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..measures.make import INT32_MAX, INT32_MIN
+from ..measures.model import INT32_MAX, INT32_MIN
 from .input_files import FIELD_SPACE, NotText, quit_in, read_bytes
 from .options import TEXT, atol
 
