@@ -87,10 +87,10 @@ SHARING = [
 
 
 def test_helper_tables_built_once_per_purpose_and_values_as_alone(monkeypatch):
-    from rankhouse.measures import gain_table, rbp_weights
+    from rankhouse.measures import gains
 
     built = {"entries": 0, "weights": 0}
-    parse_gains, weights = gain_table.parse_gains, rbp_weights.rbp_weights
+    parse_gains, weights = gains.parse_gains, gains.rbp_weights
 
     def counted_parse(text):
         built["entries"] += 1
@@ -108,8 +108,8 @@ def test_helper_tables_built_once_per_purpose_and_values_as_alone(monkeypatch):
             apart += duck.execute(
                 f"SELECT run_id, query_id, value FROM {VALUES_TABLE} ORDER BY run_id, query_id"
             ).fetchall()
-        monkeypatch.setattr(gain_table, "parse_gains", counted_parse)
-        monkeypatch.setattr(rbp_weights, "rbp_weights", counted_weights)
+        monkeypatch.setattr(gains, "parse_gains", counted_parse)
+        monkeypatch.setattr(gains, "rbp_weights", counted_weights)
         compute(duck, [1, 2], 1, parse_measures(SHARING))
         together = duck.execute(
             f"SELECT run_id, query_id, value FROM {VALUES_TABLE} "
@@ -217,7 +217,7 @@ def test_a_private_database_runs_the_groups_with_helper_tables_beside_the_others
 def test_a_group_that_fails_beside_the_others_is_named(monkeypatch):
     from dataclasses import replace
 
-    from rankhouse.measures.registry import REGISTRY
+    from rankhouse.measures.model import REGISTRY
 
     def failing(duck, measures, binds, built):
         duck.execute("SELECT CAST('not a number' AS DOUBLE)")

@@ -8,8 +8,7 @@ import math
 import pytest
 
 from rankhouse.measures import REGISTRY
-from rankhouse.measures.best import best_positions, direction
-from rankhouse.measures.model import BETTER
+from rankhouse.measures.model import BETTER, best_positions, direction
 
 # What the measures mean, not what the registry says: counts rank nothing, and the shares of
 # unjudged documents (Unj, RBP's residual) are better small.

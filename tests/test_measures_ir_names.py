@@ -16,7 +16,7 @@ import rankhouse
 from rankhouse import Warehouse
 from rankhouse.errors import MeasureError
 from rankhouse.measures import parse_measure, parse_measures
-from rankhouse.measures.make import stored_names
+from rankhouse.measures.model import stored_names
 
 ir_measures = pytest.importorskip("ir_measures")
 

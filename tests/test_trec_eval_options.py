@@ -10,7 +10,7 @@ import pytest
 
 from rankhouse.errors import MeasureError
 from rankhouse.measures import REGISTRY, parse_measure
-from rankhouse.measures.trec_table import BY_NAME, OWN_LINES, TABLE_ORDER, Kind, Summary
+from rankhouse.measures.trec import BY_NAME, OWN_LINES, TABLE_ORDER, Kind, Summary
 from rankhouse.trec_eval.options import (
     Options,
     TrecEvalExit,

@@ -25,7 +25,7 @@ from typing import Any
 
 from .errors import MeasureError
 from .measures import Measure, make_measure, measure_texts, parse_measures
-from .measures.make import stored_names
+from .measures.model import stored_names
 
 DEFAULT_LEVEL = 1
 """The relevance level left out of labels (trec_eval's default ``-l``)."""

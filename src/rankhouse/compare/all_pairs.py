@@ -26,7 +26,7 @@ from typing import Any
 from ..columns import ANOVA_COLUMNS, GROUP_COLUMNS, PAIR_COLUMNS
 from ..errors import Message, Option, RankhouseError
 from ..lazy import pandas as pd
-from ..measures.best import direction
+from ..measures.model import direction
 from ..pairing import value_matrix
 from ..present import DEFAULT_ROUND, HtmlTable, check_display
 from ..present.panels import all_pairs_html

@@ -21,7 +21,7 @@ Intervals of differences, effect sizes and verdicts are made for measures averag
 queries (``aggregate`` ``mean``): the difference of two sums (``num_rel_ret``) or of two
 geometric means (``gm_map``) is not the mean of the per-query differences, so those rows
 keep their means and p-values but get no interval, effect size or verdict. A measure that
-ranks nothing (a count: :func:`rankhouse.measures.best.direction` 0) has no better or worse
+ranks nothing (a count: :func:`rankhouse.measures.model.direction` 0) has no better or worse
 and gets no verdict either, nor does any row when ``alpha`` is 0.5 or more (equivalence is
 shown by the (1 - 2 alpha) interval, which then has no width to show it with).
 """
@@ -43,7 +43,7 @@ from ..evaluation import evaluate
 from ..lazy import numpy as np
 from ..lazy import pandas as pd
 from ..measures import measure_texts, parse_measures
-from ..measures.best import direction
+from ..measures.model import direction
 from ..pairing import paired, paired_comparison, values_by_measure
 from ..present import check_display, frames, normal_highlight
 from ..results import PerQueryValues

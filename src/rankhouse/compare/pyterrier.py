@@ -43,7 +43,7 @@ from ..errors import InputError, Message, RankhouseError
 from ..labels import label
 from ..lazy import pandas as pd
 from ..measures import Measure, measure_items, parse_measures
-from ..measures.trec_table import TABLE_ORDER
+from ..measures.trec import TABLE_ORDER
 from ..present import check_display, frames, normal_highlight
 from .comparing import Comparison, comparison
 from .options import CompareOptions

@@ -1,18 +1,27 @@
-"""The core measures: counts, precision and recall, AP, RR, nDCG, DCG, CG, Rprec, bpref, ERR...
+"""Every declared measure: the core (counts, precision and recall, AP, RR, nDCG, DCG, CG,
+Rprec, bpref, ERR, RBP...), then the rest of trec_eval's all_trec catalogue (set measures,
+utility, 11pt_avg, the gain-table measures, trec_eval's RBP...).
 
 Each family is one file under ``sql/measures/``; each measure says which family computes it.
-trec_eval's other measures are declared in ``catalog_trec.py``.
+Importing this module declares them all into :data:`~rankhouse.measures.model.REGISTRY`, in
+the order written here (the order of ``rankhouse measures``). trec_eval's ``relstring`` is not
+a measure here (its value is text, not a number); ``rankhouse trec-eval`` prints it from
+``sql/trec_eval/relstring.sql``.
 """
 
 from __future__ import annotations
 
-from .model import UNIT, Family, MeasureDef, Param, TrecName
-from .registry import REGISTRY
+from .gains import check_gains, prepare_gain_entries, prepare_rbp, prepare_weights
+from .model import REGISTRY, UNIT, Family, MeasureDef, Param, TrecName
 
 #: trec_eval's default cutoffs for P, recall, map_cut, ndcg_cut.
 TREC_CUTOFFS = (5, 10, 15, 20, 30, 100, 200, 500, 1000)
 #: trec_eval's default recall points for iprec_at_recall.
 TREC_RECALLS = tuple(i / 10 for i in range(11))
+#: trec_eval's default multiples of R for Rprec_mult (parsed like its atof).
+TREC_MULTIPLES = (0.2, 0.4, 0.6, 0.8, 1.0, 1.2, 1.4, 1.6, 1.8, 2.0)
+#: trec_eval's default recall points for 11pt_avg, as the ';'-separated parameter text.
+TREC_POINTS = ";".join(f"{i / 10:.1f}" for i in range(11))
 
 REL = Param("rel", int, None, "relevance level; default: the evaluation's level", minimum=0)
 CUTOFF = Param("cutoff", int, None, "rank cutoff; default: the whole ranking", minimum=1)
@@ -26,6 +35,7 @@ GAIN = Param(
 )
 """The gain of nDCG, DCG and CG (ir_measures' ``dcg`` parameter of nDCG)."""
 ERR_MAX_GRADE = 4
+"""ERR's default grade of a perfect document: gdeval's and ir_measures' (never the qrels')."""
 PERSISTENCE = Param(
     "p",
     float,
@@ -35,7 +45,33 @@ PERSISTENCE = Param(
     maximum=1.0,
 )
 """RBP's persistence: the chance that the reader goes on to the next rank."""
-"""ERR's default grade of a perfect document: gdeval's and ir_measures' (never the qrels')."""
+GAINS = Param(
+    "gains",
+    str,
+    None,
+    "level=gain pairs separated by ';' (e.g. '1=3;2=9'); other levels gain their grade",
+    check=check_gains,
+)
+"""trec_eval's gain table: the ``level=gain`` pairs of the measures that take them."""
+
+
+def _count(
+    name: str, trec: str, doc: str, params: tuple[Param, ...] = (), family: str = "counts"
+) -> MeasureDef:
+    """A count: summed over the queries, and no value of it is better (it describes the
+    judgments and the run, not how good the ranking is)."""
+    return MeasureDef(
+        name, family, params, aggregate="sum", doc=doc, trec=(TrecName(trec),), better="none"
+    )
+
+
+def _of_the_set(name: str, trec: str, doc: str) -> MeasureDef:
+    """A share in [0, 1] over the whole retrieved list at the relevance level (the ``set``
+    family's)."""
+    return MeasureDef(name, "set", (REL,), bounds=UNIT, doc=doc, trec=(TrecName(trec),))
+
+
+# --- the core measures ----------------------------------------------------------------------------
 
 for _family in (
     Family("counts", "measures/counts.sql", key="measure", list_bind="names"),
@@ -58,40 +94,12 @@ for _family in (
     REGISTRY.family(_family)
 
 for _definition in (
-    MeasureDef(
-        "NumQ",
-        "counts",
-        aggregate="sum",
-        doc="1 per evaluated query (summed: the number of queries)",
-        trec=(TrecName("num_q"),),
-        better="none",
+    _count("NumQ", "num_q", "1 per evaluated query (summed: the number of queries)"),
+    _count("NumRet", "num_ret", "n, the number of documents retrieved"),
+    _count(
+        "NumRel", "num_rel", "R, the number of judged relevant documents (grade >= rel)", (REL,)
     ),
-    MeasureDef(
-        "NumRet",
-        "counts",
-        aggregate="sum",
-        doc="n, the number of documents retrieved",
-        trec=(TrecName("num_ret"),),
-        better="none",
-    ),
-    MeasureDef(
-        "NumRel",
-        "counts",
-        (REL,),
-        aggregate="sum",
-        doc="R, the number of judged relevant documents (grade >= rel)",
-        trec=(TrecName("num_rel"),),
-        better="none",
-    ),
-    MeasureDef(
-        "NumRelRet",
-        "counts",
-        (REL,),
-        aggregate="sum",
-        doc="the number of relevant documents retrieved",
-        trec=(TrecName("num_rel_ret"),),
-        better="none",
-    ),
+    _count("NumRelRet", "num_rel_ret", "the number of relevant documents retrieved", (REL,)),
     MeasureDef(
         "P",
         "precision",
@@ -267,6 +275,180 @@ for _definition in (
         graded=True,
         doc="(1 - p) * sum g_i * p^(i-1), tied documents sharing their weights, as "
         "ir_measures (Moffat & Zobel 2008); trec_eval's rbp is RBP_gains",
+    ),
+):
+    REGISTRY.declare(_definition)
+
+# --- the rest of trec_eval's catalogue ------------------------------------------------------------
+
+for _family in (
+    Family("set", "measures/set.sql", key="measure", list_bind="names"),
+    Family("setf", "measures/setf.sql"),
+    Family("utility", "measures/utility.sql"),
+    Family("relp", "measures/relp.sql", key="cutoff", list_bind="cutoffs"),
+    Family("rprec_mult", "measures/rprec_mult.sql", key="multiple", list_bind="multiples"),
+    Family("bing", "measures/bing.sql"),
+    Family("unj", "measures/unj.sql", key="cutoff", list_bind="cutoffs"),
+    Family("iprec_avg", "measures/iprec_avg.sql"),
+    Family(
+        "gains",
+        "measures/gains.sql",
+        key="measure",
+        list_bind="names",
+        prepare=prepare_gain_entries,
+    ),
+    Family("rbp_gains", "measures/rbp_gains.sql", prepare=prepare_rbp),
+    Family("rbp_resid", "measures/rbp_resid.sql", prepare=prepare_weights),
+):
+    REGISTRY.family(_family)
+
+for _definition in (
+    MeasureDef(
+        "GMBpref",
+        "bpref",
+        (REL,),
+        aggregate="gmean",
+        bounds=UNIT,
+        doc="Bpref aggregated as exp(mean(ln(max(Bpref, 1e-5))))",
+        trec=(TrecName("gm_bpref"),),
+    ),
+    _of_the_set("SetP", "set_P", "a / n: precision of the whole retrieved list"),
+    _of_the_set(
+        "SetRelP", "set_relative_P", "a / min(n, R): set precision relative to the best possible"
+    ),
+    _of_the_set("SetR", "set_recall", "a / R: recall of the whole retrieved list"),
+    _of_the_set("SetAP", "set_map", "(a * a) / (n * R): SetP times SetR"),
+    _count(
+        "NumNonRelJudgedRet",
+        "num_nonrel_judged_ret",
+        "retrieved documents judged below the level (0 <= grade < rel)",
+        (REL,),
+        family="set",
+    ),
+    MeasureDef(
+        "SetF",
+        "setf",
+        (
+            Param(
+                "beta",
+                float,
+                1.0,
+                "weight of recall (trec_eval's x, beta squared of F_beta)",
+            ),
+            REL,
+        ),
+        bounds=UNIT,
+        doc="((beta+1) P R) / (beta P + R) over the retrieved set; 0 if a = 0",
+        trec=(TrecName("set_F", values=("beta",)),),
+    ),
+    MeasureDef(
+        "Utility",
+        "utility",
+        (
+            Param("rel_ret", float, 1.0, "gain of a relevant retrieved document"),
+            Param("nonrel_ret", float, -1.0, "gain of a non-relevant retrieved document"),
+            Param("rel_nonret", float, 0.0, "gain of a relevant document not retrieved"),
+            Param("nonrel_nonret", float, 0.0, "gain of a non-relevant document not retrieved"),
+            Param("docs", int, 0, "collection size (trec_eval -N)"),
+            REL,
+        ),
+        doc="rel_ret*a + nonrel_ret*(n-a) + rel_nonret*(R-a) + nonrel_nonret*(docs+a-n-R)",
+        trec=(
+            TrecName("utility", values=("rel_ret", "nonrel_ret", "rel_nonret", "nonrel_nonret")),
+        ),
+    ),
+    MeasureDef(
+        "RelP",
+        "relp",
+        (CUTOFF_REQUIRED, REL),
+        at="cutoff",
+        bounds=UNIT,
+        doc="K(k) / min(k, R): precision at k relative to the best possible",
+        trec=(TrecName("relative_P", "cutoff", TREC_CUTOFFS),),
+    ),
+    MeasureDef(
+        "RprecMult",
+        "rprec_mult",
+        (Param("multiple", float, None, "the multiple x of R", minimum=0.0, required=True), REL),
+        at="multiple",
+        bounds=UNIT,
+        doc="K(c) / c at c = trunc(x*R + 0.9): precision at a multiple of R",
+        trec=(TrecName("Rprec_mult", "multiple", TREC_MULTIPLES),),
+    ),
+    MeasureDef(
+        "binG",
+        "bing",
+        (REL,),
+        bounds=UNIT,
+        doc="(1/R) * sum over relevant retrieved of 1 / log2(2 + non-relevant above)",
+        trec=(TrecName("binG"),),
+    ),
+    MeasureDef(
+        "Unj",
+        "unj",
+        (CUTOFF_REQUIRED,),
+        at="cutoff",
+        bounds=UNIT,
+        doc="share of the top k (over k) not in the qrels or judged negative",
+        trec=(TrecName("unj", "cutoff", (5, 10, 20)),),
+        better="lower",
+    ),
+    MeasureDef(
+        "IPrecAvg",
+        "iprec_avg",
+        (
+            Param(
+                "points", str, TREC_POINTS, "recall points separated by ';', in trec_eval's order"
+            ),
+            REL,
+        ),
+        bounds=UNIT,
+        doc="mean interpolated precision over the recall points (11-point average)",
+        trec=(TrecName("11pt_avg", values=("points",)),),
+    ),
+    MeasureDef(
+        "nDCG_gains",
+        "gains",
+        (GAINS,),
+        doc="trec_eval's ndcg with a gain table: DCG(n) / ideal DCG over all judged documents",
+    ),
+    MeasureDef(
+        "nDCG_rel",
+        "gains",
+        (GAINS,),
+        doc="mean over the ideal positions of nDCG at each relevant retrieved document",
+        trec=(TrecName("ndcg_rel", pairs=True),),
+    ),
+    MeasureDef(
+        "Rndcg",
+        "gains",
+        (GAINS, REL),
+        doc="mean nDCG at the points where the ideal gain changes (0 if R = 0)",
+        trec=(TrecName("Rndcg", pairs=True),),
+    ),
+    MeasureDef(
+        "G",
+        "gains",
+        (GAINS,),
+        doc="sum gain / log2(2 + ideal cost - gain so far), over the ideal gain sum",
+        trec=(TrecName("G", pairs=True),),
+    ),
+    MeasureDef(
+        "RBP_gains",
+        "rbp_gains",
+        (PERSISTENCE, GAINS),
+        bounds=UNIT,
+        doc="trec_eval's rbp: (1 - p) * sum gain_i * p^(i-1), gains rescaled to [0, 1]",
+        trec=(TrecName("rbp", fixed=(("p", 0.9),), pairs=True),),
+    ),
+    MeasureDef(
+        "RBP_resid",
+        "rbp_resid",
+        (PERSISTENCE,),
+        bounds=UNIT,
+        doc="p^n + (1 - p) * sum over unjudged retrieved of p^(i-1); 0 if none is unjudged",
+        trec=(TrecName("rbp_resid", fixed=(("p", 0.9),), pairs=True),),
+        better="lower",
     ),
 ):
     REGISTRY.declare(_definition)

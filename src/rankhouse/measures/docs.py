@@ -8,8 +8,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from .model import MeasureDef
-from .registry import REGISTRY
+from .model import REGISTRY, MeasureDef
 
 if TYPE_CHECKING:
     import pandas as pd

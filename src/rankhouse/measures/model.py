@@ -1,16 +1,32 @@
-"""The data that declares a measure: its parameters, its family, how it aggregates.
+"""What a measure is: its declaration, the registry of declarations, a measure made from one,
+and which of its values is best.
 
 A :class:`MeasureDef` is one entry of the registry (``P``, ``AP``, ``nDCG``...); a
 :class:`Measure` is one concrete request of it with every parameter filled in (``P@10``,
-``AP(rel=2)``). A :class:`Family` is one SQL file under ``sql/measures/`` that computes the
-values of every measure declared in it, for all their parameter values at once.
+``AP(rel=2)``), made by :func:`make_measure`: checked, defaults filled in, and named
+canonically as ir_measures prints it (``Name(k=v,...)@at``, defaults left out). A
+:class:`Family` is one SQL file under ``sql/measures/`` that computes the values of every
+measure declared in it, for all their parameter values at once. :data:`REGISTRY` holds the
+families and measures that ``catalog.py`` declares.
+
+Which value of a measure is the best is its entry's ``better``: the largest for most, the
+smallest for the shares of unjudged documents and RBP's residual, none for counts (they
+describe the judgments, not the ranking). Tables mark it (:func:`best_positions`); this
+module imports nothing heavy, so the command line uses it too.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import contextvars
+import math
+import re
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
+
+from ..cells import is_missing
+from ..errors import MeasureError
 
 AGGREGATES = ("mean", "sum", "gmean")
 #: Which value of a measure is the best: the highest, the lowest, or none (a count that
@@ -192,3 +208,262 @@ class Measure:
     def effective_level(self, default: int) -> int:
         """The relevance level the measure is computed at when the evaluation uses ``default``."""
         return default if self.relevance_level is None else self.relevance_level
+
+
+# --- the registry ---------------------------------------------------------------------------------
+
+
+class Registry:
+    """Declared families and measures, looked up by name, alias or trec_eval name.
+
+    ``catalog.py`` declares into the one :data:`REGISTRY`: the core measures, then the rest of
+    trec_eval's catalogue.
+    """
+
+    def __init__(self) -> None:
+        self.families: dict[str, Family] = {}
+        self.measures: dict[str, MeasureDef] = {}
+        self._aliases: dict[str, str] = {}
+        self._trec: dict[str, tuple[MeasureDef, int]] = {}
+
+    def family(self, family: Family) -> Family:
+        """Declare a family; its name must be new."""
+        if family.name in self.families:
+            raise MeasureError(f"family {family.name!r} is declared twice")
+        self.families[family.name] = family
+        return family
+
+    def declare(self, definition: MeasureDef) -> MeasureDef:
+        """Declare a measure; its name, aliases and trec_eval names must be new."""
+        if definition.family not in self.families:
+            raise MeasureError(f"measure {definition.name!r}: unknown family {definition.family!r}")
+        if definition.aggregate not in AGGREGATES:
+            raise MeasureError(
+                f"measure {definition.name!r}: bad aggregate {definition.aggregate!r}"
+            )
+        if definition.better not in BETTER:
+            raise MeasureError(
+                f"measure {definition.name!r}: better must be one of "
+                f"{', '.join(map(repr, BETTER))}, not {definition.better!r}"
+            )
+        for name in (definition.name, *definition.aliases):
+            if name in self.measures or name in self._aliases:
+                raise MeasureError(f"measure name {name!r} is declared twice")
+        for index, trec in enumerate(definition.trec):
+            if trec.name in self._trec:
+                raise MeasureError(f"trec_eval name {trec.name!r} is declared twice")
+            for param in (trec.key, *trec.values):
+                if param is not None and definition.param(param) is None:
+                    raise MeasureError(
+                        f"trec_eval name {trec.name!r}: {definition.name} has no parameter "
+                        f"{param!r}"
+                    )
+            self._trec[trec.name] = (definition, index)
+        self.measures[definition.name] = definition
+        for alias in definition.aliases:
+            self._aliases[alias] = definition.name
+        return definition
+
+    def lookup(self, name: str) -> MeasureDef | None:
+        """The measure called ``name`` (canonical or alias), or ``None``."""
+        return self.measures.get(self._aliases.get(name, name))
+
+    def lookup_trec(self, name: str):
+        """``(definition, TrecName)`` for a trec_eval name, or ``None``."""
+        found = self._trec.get(name)
+        if found is None:
+            return None
+        definition, index = found
+        return definition, definition.trec[index]
+
+    def trec_names(self) -> list[str]:
+        """Every declared trec_eval name, in declaration order."""
+        return list(self._trec)
+
+    def known_names(self) -> list[str]:
+        """Every accepted bare name: canonical names, aliases, trec_eval names."""
+        return list(dict.fromkeys([*self.measures, *self._aliases, *self._trec]))
+
+    def __iter__(self) -> Iterator[MeasureDef]:
+        return iter(self.measures.values())
+
+    def __len__(self) -> int:
+        return len(self.measures)
+
+
+#: Every declared family and measure (``catalog.py`` declares them).
+REGISTRY = Registry()
+
+
+# --- a measure made from its declaration ----------------------------------------------------------
+
+
+#: The range of an ``int`` parameter: SQL binds it as INTEGER.
+INT32_MIN, INT32_MAX = -(2**31), 2**31 - 1
+
+
+_STORED = contextvars.ContextVar("stored_names", default=False)
+
+
+@contextmanager
+def stored_names() -> Iterator[None]:
+    """Within it, names are read as the labels of stored values: a parameter out of its
+    range still names what an older release stored (``RBP(p=1.5)``), so that it can be shown
+    and chosen; types and choices are still checked."""
+    token = _STORED.set(True)
+    try:
+        yield
+    finally:
+        _STORED.reset(token)
+
+
+def make_measure(definition: MeasureDef, **params: Any) -> Measure:
+    """The measure ``definition`` with ``params`` set (validated) and defaults filled in."""
+    values: dict[str, Any] = {}
+    for param in definition.params:
+        value = params.pop(param.name, param.default)
+        values[param.name] = check_value(definition, param, value)
+    if params:
+        raise MeasureError(
+            f"{definition.name} has no parameter {sorted(params)[0]!r}; "
+            f"it takes: {', '.join(p.name for p in definition.params) or 'none'}"
+        )
+    return Measure(
+        name=format_name(definition, values),
+        family=definition.family,
+        params=values,
+        aggregate=definition.aggregate,
+        empty_value=definition.empty_value,
+        relevance_level=values.get("rel"),
+        definition=definition,
+    )
+
+
+def format_name(definition: MeasureDef, values: dict[str, Any]) -> str:
+    """The canonical name: ``Name(k=v,...)@at`` with defaults left out, as ir_measures prints."""
+    shown = [
+        f"{p.name}={repr(values[p.name])}"
+        for p in definition.params
+        if p.name != definition.at and values[p.name] != p.default
+    ]
+    name = definition.name + (f"({','.join(shown)})" if shown else "")
+    if definition.at is not None and values.get(definition.at) is not None:
+        name += f"@{repr(values[definition.at])}"
+    return name
+
+
+def check_value(definition: MeasureDef, param: Param, value: Any) -> Any:
+    """``value`` for ``param`` of ``definition`` (an int as float for a float parameter);
+    raises MeasureError naming what is wrong (missing, type, choice, minimum, range)."""
+    if value is None:
+        if param.required:
+            example = f"{definition.name}@10" if param.name == definition.at else definition.name
+            raise MeasureError(
+                f"{definition.name} needs its {param.name} parameter, e.g. {example}"
+            )
+        return None
+    if param.type is float and isinstance(value, int) and not isinstance(value, bool):
+        value = float(value)
+    if not isinstance(value, param.type) or isinstance(value, bool) != (param.type is bool):
+        raise MeasureError(
+            f"{definition.name}: parameter {param.name} must be {kind_of(param.type)}, "
+            f"not {_shown(value)}"
+        )
+    if param.choices is not None and value not in param.choices:
+        raise MeasureError(
+            f"{definition.name}: parameter {param.name} must be one of "
+            f"{', '.join(map(repr, param.choices))}, not {value!r}"
+        )
+    if _STORED.get():
+        return value
+    if isinstance(value, float) and not math.isfinite(value):
+        raise MeasureError(
+            f"{definition.name}: parameter {param.name} must be a finite number, not {value!r}"
+        )
+    if param.type in (int, float) and not _in_range(param, value):
+        raise MeasureError(
+            f"{definition.name}: parameter {param.name} must be {_range(param)}, not {value!r}"
+        )
+    if param.type is int and not INT32_MIN <= value <= INT32_MAX:  # SQL binds it as INTEGER
+        raise MeasureError(
+            f"{definition.name}: parameter {param.name} must be a 32-bit integer "
+            f"({INT32_MIN} to {INT32_MAX}), not {value!r}"
+        )
+    if param.check is not None:
+        param.check(value)
+    return value
+
+
+def _in_range(param: Param, value: float) -> bool:
+    return (param.minimum is None or value >= param.minimum) and (
+        param.maximum is None or value <= param.maximum
+    )
+
+
+def _range(param: Param) -> str:
+    """How a message says the allowed range: ``>= 1`` or ``in [0, 1]``."""
+    if param.maximum is None:
+        return f">= {param.minimum:g}"
+    if param.minimum is None:
+        return f"<= {param.maximum:g}"
+    return f"in [{param.minimum:g}, {param.maximum:g}]"
+
+
+_KINDS = {int: "an integer", float: "a number", str: "a string", bool: "true or false"}
+
+
+def kind_of(type_: type) -> str:
+    """How a message names a parameter's type: ``an integer``, ``a number``..."""
+    return _KINDS.get(type_, f"a {type_.__name__}")
+
+
+def _shown(value: Any) -> str:
+    if isinstance(value, tuple):  # `P@5,` reads as the tuple (5,): show what was written
+        return repr(",".join(map(str, value)) + ("," if len(value) == 1 else ""))
+    return repr(value)
+
+
+# --- which value is best --------------------------------------------------------------------------
+
+
+_SIGN = {"higher": 1, "lower": -1, "none": 0}
+# A label's measure name: what precedes its parameters, cutoff and settings ("AP(rel=2)@5",
+# "nDCG@10 [max_rank=100]").
+_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+
+
+def direction(measure: str) -> int:
+    """+1 when larger is better, -1 when smaller is, 0 when the measure ranks nothing.
+
+    Args:
+        measure: a canonical name or a label (``AP(rel=2)``, ``nDCG@10 [max_rank=100]``).
+            A name the registry does not know counts as larger-is-better.
+    """
+    match = _NAME.match(measure.strip())
+    definition = REGISTRY.lookup(match.group(0)) if match else None
+    return 1 if definition is None else _SIGN[definition.better]
+
+
+def best_positions(values: Sequence[Any], measure: str) -> set[int]:
+    """Positions of the best value(s) of ``measure`` among ``values`` (ties all win; a
+    missing value never does)."""
+    sign = direction(measure)
+    numbers = [None if is_missing(v) else float(v) for v in values]
+    present = [v for v in numbers if v is not None]
+    if sign == 0 or len(present) < 2:
+        return set()
+    best = max(present) if sign > 0 else min(present)
+    return {i for i, v in enumerate(numbers) if v == best}
+
+
+def value_range(measure: str) -> tuple[float, float] | None:
+    """The range every value of ``measure`` lies in, as its registry entry declares it
+    (``bounds``: (0, 1) for precision, recall, AP, RR, nDCG...), or None when unbounded or
+    unknown.
+
+    Args:
+        measure: a canonical name or a label (``AP(rel=2)``, ``nDCG@10 [max_rank=100]``).
+    """
+    match = _NAME.match(measure.strip())
+    definition = REGISTRY.lookup(match.group(0)) if match else None
+    return None if definition is None else definition.bounds

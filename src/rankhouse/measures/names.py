@@ -12,6 +12,21 @@ Accepted forms (all resolve to the same canonical :class:`Measure`):
 An unknown name is answered with whole names that parse (``ndgc@10``: did you mean
 ``nDCG@10``?), and a name that differs from a known one only in case says so: names are
 case-sensitive (``ndcg@10`` is not ``nDCG@10``).
+
+What callers give where a measure is asked for, as measure texts the name parser reads
+(:func:`measure_texts`). Everywhere a measure name is accepted (``rankhouse.evaluate``,
+``rankhouse.experiment``, ``Warehouse.evaluate``, ``compare``, ``history``, ``regress``,
+``report``) the measures may be one item or a list (any iterable) of items, mixed freely:
+
+* a name in ir_measures' or trec_eval's grammar (``"nDCG@10"``, ``"P_5"``, ``"ndcg_cut.10,20"``);
+* an ir_measures measure object (``from ir_measures import nDCG; nDCG@10``, ``RR(rel=2)``),
+  read through its string form, which is its name in ir_measures' grammar (``str(nDCG@10)``
+  is ``nDCG@10``). It is recognised by what it has (a ``NAME`` and a ``params`` dict), so
+  ir_measures is never imported;
+* rankhouse's own :class:`~rankhouse.measures.Measure` (its canonical name);
+* a trec_eval nickname that ``rankhouse trec-eval -m`` knows (:data:`NICKNAMES`:
+  ``official``, ``all_trec``, ``set``), standing for its measures in trec_eval's table order;
+  ``runid`` and ``relstring``, which are not numbers, are left out.
 """
 
 from __future__ import annotations
@@ -24,11 +39,9 @@ from collections.abc import Iterable
 from typing import Any
 
 from ..errors import Either, MeasureError, Message
-from .gain_table import format_gains
-from .given import measure_texts
-from .make import kind_of, make_measure
-from .model import Measure, MeasureDef, Param, TrecName
-from .registry import REGISTRY
+from .gains import format_gains
+from .model import REGISTRY, Measure, MeasureDef, Param, TrecName, kind_of, make_measure
+from .trec import NICKNAMES as TREC_NICKNAMES
 from .trec import parse_trec_measure
 
 
@@ -60,7 +73,7 @@ def parse_measures(texts: Iterable[Any] | str) -> list[Measure]:
 
     Args:
         texts: names, or one string of names separated by whitespace; also measure objects
-            and trec_eval nicknames (:func:`rankhouse.measures.given.measure_texts`).
+            and trec_eval nicknames (:func:`measure_texts`).
 
     Returns:
         The measures in the order first requested.
@@ -100,7 +113,68 @@ def trec_name(measure: Measure) -> str | None:
     return None
 
 
-# --- parsing ------------------------------------------------------------------------------------
+# --- what callers give ----------------------------------------------------------------------------
+
+
+#: trec_eval's nicknames -> the trec_eval names they stand for that are values per query.
+NICKNAMES: dict[str, tuple[str, ...]] = {
+    nickname: tuple(name for name in names if name not in ("runid", "relstring"))
+    for nickname, names in TREC_NICKNAMES.items()
+}
+
+
+def is_measure_object(value: Any) -> bool:
+    """Whether ``value`` is one measure given as an object: rankhouse's :class:`Measure`, or
+    ir_measures' (a ``NAME`` text and a ``params`` dict; its ``str`` is its name)."""
+    if isinstance(value, Measure):
+        return True
+    if isinstance(value, str | bytes):
+        return False
+    return isinstance(getattr(value, "NAME", None), str) and isinstance(
+        getattr(value, "params", None), dict
+    )
+
+
+def measure_texts(measures: Any) -> list[str]:
+    """The measure texts in ``measures`` (see the module): one item or an iterable of items,
+    in order, with nicknames expanded.
+
+    Raises:
+        MeasureError: an item that is neither a text nor a measure object (the message says
+            what to give).
+    """
+    return [text for text, _ in measure_items(measures)]
+
+
+def measure_items(measures: Any) -> list[tuple[str, bool]]:
+    """:func:`measure_texts` with, for each text, whether the caller wrote it (False: it comes
+    from a nickname); PyTerrier names its columns after what the caller wrote."""
+    if isinstance(measures, str) or is_measure_object(measures):
+        items: Iterable[Any] = [measures]
+    elif isinstance(measures, Iterable) and not isinstance(measures, bytes | dict):
+        items = measures
+    else:
+        raise _not_a_measure(measures)
+    found: list[tuple[str, bool]] = []
+    for item in items:
+        if isinstance(item, str) and item.strip() in NICKNAMES:
+            found.extend((name, False) for name in NICKNAMES[item.strip()])
+        elif isinstance(item, str) or is_measure_object(item):
+            found.append((str(item), True))
+        else:
+            raise _not_a_measure(item)
+    return found
+
+
+def _not_a_measure(value: Any) -> MeasureError:
+    return MeasureError(
+        f"{value!r} ({type(value).__name__}) is not a measure: give a name such as 'nDCG@10' "
+        "or 'map', an ir_measures measure such as nDCG@10, a nickname such as 'official', or a "
+        "list of them"
+    )
+
+
+# --- parsing --------------------------------------------------------------------------------------
 
 
 def _parse(text: str) -> list[Measure]:

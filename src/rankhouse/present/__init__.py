@@ -35,7 +35,7 @@ from typing import Any
 from ..columns import HISTORY_FIXED_COLUMNS
 from ..errors import RankhouseError
 from ..lazy import pandas as pd
-from ..measures.best import best_positions
+from ..measures.model import best_positions
 from ..words import noun
 
 DEFAULT_ROUND = 4

@@ -30,7 +30,7 @@ from typing import Any
 
 from ..cells import is_missing
 from ..lazy import pandas as pd
-from ..measures.best import best_positions
+from ..measures.model import best_positions
 from . import DEFAULT_ROUND, best_class, cell, check_display, digits_for, table
 from . import number as table_number
 from . import signed as table_signed

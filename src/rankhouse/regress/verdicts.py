@@ -55,7 +55,7 @@ from ..defaults import DEFAULT_GATE_MODE
 from ..errors import InputError, MeasureError
 from ..lazy import numpy as np
 from ..measures import parse_measures
-from ..measures.best import direction
+from ..measures.model import direction
 from ..pairing import paired_arrays, paired_comparison
 from ..stats import correct, effect_size, gate_status, summarize, t_interval, verdict
 from .calibration import Spread, calibrate, per_measure_target

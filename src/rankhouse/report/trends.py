@@ -41,7 +41,7 @@ from typing import Any
 from ..history import history
 from ..lazy import numpy as np
 from ..lazy import pandas as pd
-from ..measures.best import value_range
+from ..measures.model import value_range
 from .figures import _RC, GREEN, GREY, RED, _figure, color, to_svg
 
 NEW_INPUTS_COLUMN = "new_inputs"
@@ -153,7 +153,7 @@ def _cut(name: str, width: int) -> str:
 
 def clipped(values: pd.Series, measure: str) -> pd.Series:
     """``values`` (interval bounds of ``measure``'s means) cut to the range the measure
-    declares (:func:`rankhouse.measures.best.value_range`: [0, 1] for precision, recall, AP,
+    declares (:func:`rankhouse.measures.model.value_range`: [0, 1] for precision, recall, AP,
     RR, nDCG...): a t interval of a mean near 1 reaches past 1 (RR 1.05), and the mean
     cannot; an unbounded measure's bounds are left as they are."""
     bounds = value_range(measure)

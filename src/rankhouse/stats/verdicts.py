@@ -7,7 +7,7 @@ behind them (the minimum detectable effect; how often the gate fails a run).
 (n pairs, mean d-bar, sample standard deviation s), the p-value of the paired test (after the
 correction for multiple testing), ``alpha``, an optional practical ``margin`` (absolute, in
 the measure's units) and the measure's direction (+1 when higher is better, -1 when lower is:
-:func:`rankhouse.measures.best.direction`), the first rule that holds decides:
+:func:`rankhouse.measures.model.direction`), the first rule that holds decides:
 
 1. fewer than two pairs: **inconclusive** (no test is possible);
 2. **better** / **worse**: the p-value is at most ``alpha`` and the mean difference lies on
@@ -280,7 +280,7 @@ def non_inferiority(
             a relative margin is converted by the caller from the baseline's mean).
         alpha: the one-sided test's level.
         direction: +1 when higher is better, -1 when lower is
-            (:func:`rankhouse.measures.best.direction` of the measure).
+            (:func:`rankhouse.measures.model.direction` of the measure).
 
     Raises:
         RankhouseError: alpha outside (0, 1), a negative margin, a direction other than

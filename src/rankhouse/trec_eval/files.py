@@ -38,7 +38,7 @@ from ..c_numbers import atof
 from ..duck import duckdb
 from ..errors import InputError
 from ..ingest.files import duckdb_readable, file_odd_bytes, file_sha256, open_decompressed
-from ..measures.make import INT32_MAX, INT32_MIN
+from ..measures.model import INT32_MAX, INT32_MIN
 from .options import TEXT, TrecEvalExit, atol
 
 #: What separates trec_eval's fields: its ``isspace`` bytes but the newline, which ends a line.

@@ -5,7 +5,7 @@ Everything here follows TREC_EVAL_SEMANTICS sections 1 and 1.1: getopt-style sho
 (``-q -c -n -J -l N -M N -N N -m spec``, attached or separate values, GNU permutation),
 ``-m name.params`` split at the first dot, four parameter kinds with their own parsing and
 sorting rules, and the fixed output order of the measure table
-(:mod:`rankhouse.measures.trec_table`, a view of the registry).
+(:mod:`rankhouse.measures.trec`, a view of the registry).
 
 Each printed line of a request (``P_5``, ``ndcg_1=3,2=9``, ``utility``) maps to one
 :class:`~rankhouse.measures.Measure`, through the registry's declaration of the trec_eval
@@ -31,9 +31,7 @@ from ..c_numbers import atof, atol
 from ..defaults import DB_ENV_VAR
 from ..errors import RankhouseError
 from ..measures import Measure, make_measure
-from ..measures.trec import TrecParamError, list_measure, pairs_measure, parse_real_list
-from ..measures.trec import parse_pairs as parse_pair_text
-from ..measures.trec_table import (
+from ..measures.trec import (
     BY_NAME,
     MEASURES,
     NICKNAMES,
@@ -41,7 +39,12 @@ from ..measures.trec_table import (
     Kind,
     Summary,
     TrecMeasure,
+    TrecParamError,
+    list_measure,
+    pairs_measure,
+    parse_real_list,
 )
+from ..measures.trec import parse_pairs as parse_pair_text
 
 # Summary is the table's, named here too for :mod:`.values` (it imports it from this module).
 __all__ = [

@@ -79,7 +79,7 @@ def print_long(found, fmt: OutputFormat, digits) -> None:
 def print_wide(found, fmt: OutputFormat, digits, highlight: str) -> None:
     """PyTerrier's Experiment table: one row per run, every column."""
     from ...compare import experiment_rows
-    from ...measures.best import best_positions
+    from ...measures.model import best_positions
 
     columns, table, numeric = experiment_rows(found.rows)
     marked = {}

@@ -1,11 +1,22 @@
-"""trec_eval's gain table (spec 8.10) for the measures with ``level=gain`` parameters.
+"""trec_eval's gains, built in Python where SQL cannot follow trec_eval: the gain table of
+the measures with ``level=gain`` parameters (spec 8.10), and the rank weights of its RBP.
 
-The table of a query depends only on the measure's pairs and the query's highest grade V,
-and its order comes from glibc's merge sort with trec_eval's comparison ``trunc(g_a - g_b)``
-(gains closer than 1 compare equal, a quirk that can even make nDCG exceed 1). That sort is
-not expressible as an SQL ``ORDER BY``, so this module builds the tiny tables in Python, one
-per distinct V of the qrels set, into the temporary table ``rh_gain_entries``; the family
-files (``gains.sql``, ``rbp.sql``) do all per-query work in SQL.
+The gain table of a query depends only on the measure's pairs and the query's highest grade
+V, and its order comes from glibc's merge sort with trec_eval's comparison
+``trunc(g_a - g_b)`` (gains closer than 1 compare equal, a quirk that can even make nDCG
+exceed 1). That sort is not expressible as an SQL ``ORDER BY``, so this module builds the tiny
+tables in Python, one per distinct V of the qrels set, into the temporary table
+``rh_gain_entries``; the family files (``gains.sql``, ``rbp_gains.sql``) do all per-query work
+in SQL.
+
+trec_eval's RBP (RBP_gains) and its residual weigh rank i by multiplying: ``w_1 = 1``,
+``w_{i+1} = w_i * p``, which differs from ``pow(p, i - 1)`` in the last bits. A recursive SQL
+query reproduces that but runs one step per rank; this module builds the weights once in
+Python (the same IEEE double products) into the temporary table ``rh_rbp_weights (i, w)``,
+long enough for every evaluated query.
+
+Each ``prepare_*`` function is a family's ``prepare`` hook
+(:class:`~rankhouse.measures.model.Family`), run by the engine before the family's file.
 """
 
 from __future__ import annotations
@@ -17,6 +28,7 @@ from typing import Any
 from ..errors import MeasureError
 
 ENTRIES_TABLE = "rh_gain_entries"
+WEIGHTS_TABLE = "rh_rbp_weights"
 
 
 def parse_gains(text: str | None) -> list[tuple[int, float]]:
@@ -144,3 +156,39 @@ def prepare_gain_entries(duck, measures: Sequence[Any], binds: dict, built: dict
         dict(zip("abcdef", (list(column) for column in columns), strict=True)),
     )
     built[ENTRIES_TABLE] = purpose
+
+
+# --- RBP's rank weights ---------------------------------------------------------------------------
+
+
+def rbp_weights(p: float, count: int) -> list[float]:
+    """``[w_1, ..., w_count]`` with ``w_1 = 1`` and ``w_{i+1} = w_i * p``."""
+    weights = []
+    w = 1.0
+    for _ in range(count):
+        weights.append(w)
+        w *= p
+    return weights
+
+
+def prepare_weights(duck, measures: Sequence[Any], binds: dict, built: dict) -> None:
+    """Build ``rh_rbp_weights`` for ranks 1 .. (the deepest evaluated ranking + 1), unless
+    ``built`` says it was built for the same persistence (the rankings do not change within
+    a computation)."""
+    purpose = float(binds["p"])
+    if built.get(WEIGHTS_TABLE) == purpose:
+        return
+    deepest = duck.execute("SELECT coalesce(max(eval_n), 0) FROM rh_queries").fetchone()[0]
+    weights = rbp_weights(float(binds["p"]), int(deepest) + 1)
+    duck.execute(
+        f"CREATE OR REPLACE TEMP TABLE {WEIGHTS_TABLE} AS "
+        "SELECT CAST(generate_subscripts($w, 1) AS INTEGER) AS i, unnest($w) AS w",
+        {"w": weights},
+    )
+    built[WEIGHTS_TABLE] = purpose
+
+
+def prepare_rbp(duck, measures: Sequence[Any], binds: dict, built: dict) -> None:
+    """RBP_gains needs the gain table and the weights."""
+    prepare_gain_entries(duck, measures, binds, built)
+    prepare_weights(duck, measures, binds, built)
