@@ -16,8 +16,8 @@ import warnings
 
 import typer
 
+from ..defaults import __version__
 from ..errors import show_warning
-from ..version import __version__
 from . import failures
 from .arguments import split_command
 from .commands import register_all

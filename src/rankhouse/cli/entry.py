@@ -37,7 +37,7 @@ def main(argv: list[str] | None = None) -> None:
 
 def _run(args: list[str], *, console: bool = False) -> None:
     if args == ["--version"]:  # what Typer would print, without importing it
-        from ..version import __version__
+        from ..defaults import __version__
 
         print(f"rankhouse {__version__}")
         sys.exit(0)

@@ -32,8 +32,8 @@ import weakref
 from collections.abc import Callable, Hashable
 from typing import Any
 
-from ..background import Background
 from ..defaults import DB_ENV_VAR
+from ..lazy import Background
 
 _LOCK = threading.Lock()
 _opening: Background[tuple[Hashable, Any] | None] | None = None
@@ -133,8 +133,8 @@ def warehouse_file(db: str | None, read_only: bool) -> tuple[tuple, Any] | None:
 def trec_eval_database(db: str | None, read_only: bool) -> tuple[tuple, Any] | None:
     """What ``trec-eval`` opens: the engine's in-memory database when nothing is kept, else
     the warehouse file."""
-    from ..scratch import key as scratch_key
-    from ..scratch import memory_limit, new_database
+    from ..duck import key as scratch_key
+    from ..duck import memory_limit, new_database
 
     db = db if db is not None else os.environ.get(DB_ENV_VAR)
     if read_only or not db or db == ":memory:":

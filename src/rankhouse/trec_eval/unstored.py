@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import threading
 
-from ..background import Background
 from ..engine import load_files, scratch_database
 from ..ingest.staging import may_hold_numpy_rows
+from ..lazy import Background
 from .aborts import first_failure
 from .command import run
 from .direct import DirectRun, read_unstored

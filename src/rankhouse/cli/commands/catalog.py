@@ -7,8 +7,8 @@ import sys
 
 import typer
 
+from ...columns import Rows
 from ...errors import RankhouseError
-from ...rows import Rows
 from .common import open_warehouse
 from .output import FORMAT_OPTION, OutputFormat, print_rows
 
@@ -179,7 +179,7 @@ def _aliases(names: list[str]) -> str:
 def _dependents(found: dict) -> str:
     """What goes with a qrels set: ``144 judgments, 12 evaluations of 2 runs and 6 gate
     checks`` (the runs themselves stay), and its aliases when it has some."""
-    from ...words import count
+    from ...errors import count
 
     evaluations = count(found["evaluations"], "evaluation")
     if found["evaluations"]:

@@ -137,7 +137,7 @@ def eval_command(
             qrels_columns=qrels_columns,
             **common,
         )
-    from ...words import count
+    from ...errors import count
 
     for run, counts in result.query_counts.items():
         notes = [f"{count(counts.evaluated, 'query')} evaluated"]

@@ -83,7 +83,7 @@ def history_command(
         drift=drift,
     )
     if hidden:
-        from ...words import count
+        from ...errors import count
 
         print(
             f"note: {count(len(hidden), 'stored label')} not shown ({_span(hidden)}: no command "

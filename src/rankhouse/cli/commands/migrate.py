@@ -8,9 +8,8 @@ from __future__ import annotations
 
 import typer
 
-from ...errors import RankhouseError
-from ...version import __version__, release_of_schema
-from ...words import count
+from ...defaults import __version__, release_of_schema
+from ...errors import RankhouseError, count
 from .common import CliState
 
 

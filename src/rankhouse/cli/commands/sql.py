@@ -81,7 +81,7 @@ def sql_command(
         hint = f"; {READ_ONLY_HINT}" if not write and _refused(reason) else ""
         raise RankhouseError(f"the query failed: {reason}{hint}") from None
     if more:
-        from ...words import count
+        from ...errors import count
 
         how = (
             "--limit N shows N rows, --limit 0 every row; --format tsv, csv or json prints "
