@@ -29,6 +29,8 @@ from collections.abc import Callable
 from types import ModuleType
 from typing import Any, Generic, TypeVar
 
+T = TypeVar("T")
+
 
 class LazyModule:
     """A module imported at the first read of one of its attributes."""
@@ -61,8 +63,6 @@ adbc_postgresql = LazyModule("adbc_driver_postgresql.dbapi")
 
 
 # --- work on a thread of its own --------------------------------------------------------------
-
-T = TypeVar("T")
 
 
 class Background(Generic[T]):
