@@ -9,7 +9,7 @@ The layers, top to bottom (docs/ARCHITECTURE.md draws them):
     verbs    evaluation, compare, regress, history, trec_eval, and what they return and
              show (results, present: tables, panels, frames and the report, pairing)
     core     engine, ingest, measures, backends, catalog, stats
-    base     errors, resources, defaults, version, lazy, duck, ...
+    base     errors, defaults, lazy, duck, ...
 
 A module may import from its own layer or a lower one, never a higher one.
 """
@@ -49,21 +49,14 @@ LAYERS = {
     "rankhouse.catalog": "core",
     "rankhouse.stats": "core",
     "rankhouse.labels": "core",
-    "rankhouse.scratch": "core",
     "rankhouse.errors": "base",
-    "rankhouse.resources": "base",
     "rankhouse.defaults": "base",
-    "rankhouse.version": "base",
     "rankhouse.lazy": "base",
     "rankhouse.duck": "base",
-    "rankhouse.background": "base",
     "rankhouse.cells": "base",
     "rankhouse.c_numbers": "base",
-    "rankhouse.rows": "base",
     "rankhouse.columns": "base",
-    "rankhouse.callers": "base",
     "rankhouse.outputs": "base",
-    "rankhouse.words": "base",
 }
 ORDER = ["base", "core", "verbs", "api", "cli"]
 

@@ -6,7 +6,7 @@ import threading
 
 import pytest
 
-from rankhouse.background import Background
+from rankhouse.lazy import Background
 
 
 def test_the_value_of_the_work_is_its_result():

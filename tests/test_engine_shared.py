@@ -10,9 +10,9 @@ import threading
 import pytest
 
 import rankhouse
-from rankhouse import scratch
+from rankhouse import duck as scratch
+from rankhouse.duck import BOUND_VARIABLE
 from rankhouse.engine import scratch_cursor
-from rankhouse.scratch import BOUND_VARIABLE
 
 QRELS = {"q1": {"a": 1, "b": 0, "c": 2}, "q2": {"d": 1}}
 

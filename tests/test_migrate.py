@@ -20,7 +20,7 @@ from schema_helpers import RawDatabase, insert_run_and_qrels, migrate_by_hand
 import rankhouse
 from rankhouse.backends import duckdb_path, resolve_target
 from rankhouse.backends.schema import known_migrations
-from rankhouse.version import RELEASES, release_of_schema
+from rankhouse.defaults import RELEASES, release_of_schema
 
 #: What migration 15 changes, as the first sentence of its header says it.
 SUMMARY_15 = (

@@ -15,7 +15,8 @@ import threading
 import pytest
 from engine_helpers import is_closed
 
-from rankhouse import Warehouse, engine, scratch
+from rankhouse import Warehouse, engine
+from rankhouse import duck as scratch
 from rankhouse.backends.duckdb_file import store
 from rankhouse.cli import process
 from rankhouse.cli.entry import _open_ahead

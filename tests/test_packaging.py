@@ -77,7 +77,7 @@ def test_wheel_installs_and_runs_elsewhere(tmp_path):
 
     where = run(
         "-c",
-        "import rankhouse, rankhouse.resources as r; "
+        "import rankhouse, rankhouse.defaults as r; "
         "print(rankhouse.__file__); print(r.sql_dir()); print(r.migrations_dir())",
     )
     assert where.returncode == 0, where.stderr

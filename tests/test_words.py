@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from rankhouse.words import count, noun
+from rankhouse.errors import count, noun
 
 
 @pytest.mark.parametrize(

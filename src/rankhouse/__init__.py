@@ -7,6 +7,7 @@ evaluation is kept per query so that history, comparison and regression gates ar
 import os
 from typing import TYPE_CHECKING
 
+from .defaults import __version__
 from .errors import (
     ConflictError,
     InputError,
@@ -19,7 +20,6 @@ from .errors import (
     SchemaError,
     WarehouseLockedError,
 )
-from .version import __version__
 
 if TYPE_CHECKING:
     from .warehouse import Warehouse
@@ -82,7 +82,7 @@ def evaluate(
         An :class:`~rankhouse.results.EvaluationResult` (``summary``, ``per_query``,
         ``aggregates``, ``intervals``).
     """
-    from .callers import warnings_at_caller
+    from .errors import warnings_at_caller
     from .evaluation import evaluate_frames
 
     with warnings_at_caller():
@@ -130,7 +130,7 @@ def evaluate_ranked_labels(
         InputError: a line without 4 fields, a label that is not an integer, a document
             twice for a query (naming the file, line and field).
     """
-    from .callers import warnings_at_caller
+    from .errors import warnings_at_caller
     from .evaluation import evaluate_frames
     from .ingest.trec_exact import read_ranked_labels
 
@@ -215,10 +215,9 @@ def experiment(
     Raises:
         InputError: ``pt.Experiment``'s argument order.
     """
-    from .callers import warnings_at_caller
     from .compare import CompareOptions, compare
     from .compare.pyterrier import SHAPES, pyterrier_experiment, refuse_pyterrier_order
-    from .errors import RankhouseError
+    from .errors import RankhouseError, warnings_at_caller
     from .evaluation import ingest_qrels_shape
     from .evaluation.checks import check_argument_order
     from .warehouse import Warehouse

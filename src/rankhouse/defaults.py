@@ -1,4 +1,81 @@
-"""Default values shared by the library's signatures and the CLI (light: no heavy imports)."""
+"""What this release of rankhouse is, what it ships and what it assumes unless told.
+
+* The version (pyproject.toml reads it here; nothing looks up metadata at start-up), and the
+  release that brought each schema version of the warehouse.
+* The SQL files and migrations that ship inside the package. In a wheel they sit at
+  ``rankhouse/sql`` and ``rankhouse/migrations``; in a source checkout (editable install,
+  tests run from the repository) they are the repository's top-level ``sql/`` and
+  ``migrations/`` folders.
+* Default values shared by the library's signatures and the CLI, and DuckDB's settings.
+
+Every command imports this module (``rankhouse --version`` too): it stays light, with nothing
+imported at its top but the standard library's ``functools``.
+"""
+
+from __future__ import annotations
+
+from functools import cache
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from pathlib import Path
+
+# --- the release ------------------------------------------------------------------------------
+
+__version__ = "0.15.0"
+
+#: Each release, oldest first, with the newest schema version (migration number) it ships.
+#: Releases before 0.15.0 all called themselves 0.1.0: they brought schemas 1 to 14.
+RELEASES: tuple[tuple[str, int], ...] = (
+    ("0.1.0", 14),
+    ("0.15.0", 15),
+)
+
+
+def release_of_schema(version: int) -> str | None:
+    """The release that brought schema ``version`` (the oldest rankhouse that opens a warehouse
+    at it); None for a schema newer than this release knows."""
+    for release, newest in RELEASES:
+        if version <= newest:
+            return release
+    return None
+
+
+# --- the files it ships -----------------------------------------------------------------------
+
+
+@cache
+def _folder(name: str) -> Path:
+    # at first use: importing them costs a few milliseconds, which `--version` need not pay
+    from importlib import resources
+    from pathlib import Path
+
+    packaged = Path(str(resources.files("rankhouse"))) / name
+    if packaged.is_dir():
+        return packaged
+    in_checkout = Path(__file__).resolve().parents[2] / name
+    if in_checkout.is_dir():
+        return in_checkout
+    raise FileNotFoundError(f"rankhouse is installed without its {name}/ folder")
+
+
+def sql_dir() -> Path:
+    """The folder holding the shared ranking SQL and ``measures/``."""
+    return _folder("sql")
+
+
+def migrations_dir() -> Path:
+    """The folder holding the numbered ``NNNN_name.sql`` migrations."""
+    return _folder("migrations")
+
+
+@cache
+def read_sql(relative_path: str) -> str:
+    """Text of one SQL file under ``sql/``, e.g. ``read_sql("measures/precision.sql")``."""
+    return (sql_dir() / relative_path).read_text(encoding="utf-8")
+
+
+# --- the defaults -----------------------------------------------------------------------------
 
 DEFAULT_PERMUTATIONS = 10_000
 """Resamples of the randomization and bootstrap tests."""

@@ -5,13 +5,31 @@ it: ``order='rank'`` to a Python caller, ``--order rank`` on the command line. S
 message is built from parts (:class:`Option`, :class:`Either`, text); ``str()`` of the
 error is the Python wording and :meth:`RankhouseError.cli_text` the command line's, which
 is what the CLI prints.
+
+Every message that counts something says it through :func:`count` (or :func:`noun` where the
+number is written apart), the noun agreeing with the number: ``1 query``, ``2 queries``,
+``1,500 rows``; no message reads "1 queries".
+
+Warnings about a call are reported at the caller's line, not at rankhouse's. A warning
+rankhouse raises deep inside a call (a run that answers few of the qrels queries, ranks that
+disagree with scores) would name the rankhouse line that raised it, and Python's ``default``
+filter would then show it once per rankhouse line for the whole session. The public entry
+points (``rankhouse.evaluate``, ``rankhouse.experiment``, every :class:`~rankhouse.Warehouse`
+method) run under :func:`warnings_at_caller`, which collects the warnings of the call and
+raises each again at the first frame outside rankhouse: the caller's line, whose filters and
+once-per-line registry then apply. The command line prints them as it always did
+(``Warning: ...``, :func:`show_warning`).
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
 import sys
+import warnings
+from collections.abc import Iterator
 from dataclasses import dataclass
+from types import FrameType
 from typing import Any
 
 _FLAG = object()
@@ -231,3 +249,87 @@ def env_seconds(name: str, default: float, example: str) -> float:
     if not seconds >= 0:  # also refuses nan
         raise RankhouseError(f"${name} is {text!r}; write a number of seconds, e.g. {example}")
     return seconds
+
+
+# --- counts in words --------------------------------------------------------------------------
+
+_SIBILANT_ENDINGS = ("s", "x", "z", "ch", "sh")
+
+
+def noun(number: int, singular: str, plural: str | None = None) -> str:
+    """``singular`` for 1 (and -1), else ``plural`` (default: the English plural of the last
+    word: ``query`` -> ``queries``, ``tied-score pair`` -> ``tied-score pairs``)."""
+    if abs(number) == 1:
+        return singular
+    return plural if plural is not None else _plural(singular)
+
+
+def count(number: int, singular: str, plural: str | None = None) -> str:
+    """``number`` (thousands separated by commas) and the noun agreeing with it:
+    ``count(1, "query") == "1 query"``, ``count(1500, "row") == "1,500 rows"``."""
+    return f"{number:,} {noun(number, singular, plural)}"
+
+
+def _plural(singular: str) -> str:
+    head, space, last = singular.rpartition(" ")
+    if last.endswith("y") and len(last) > 1 and last[-2] not in "aeiou":
+        last = last[:-1] + "ies"
+    elif last.endswith(_SIBILANT_ENDINGS):
+        last += "es"
+    else:
+        last += "s"
+    return head + space + last
+
+
+# --- warnings at the caller's line ------------------------------------------------------------
+
+#: Where rankhouse's modules and contextlib are, as their frames name their files (the paths
+#: they were imported from) and resolved: frames there are not the caller's.
+#: (os.path, not pathlib: `import rankhouse` and `rankhouse --version` import no pathlib)
+_PACKAGE = tuple(
+    {
+        os.path.dirname(__file__) + os.sep,
+        os.path.dirname(os.path.realpath(__file__)) + os.sep,
+    }
+)
+_CONTEXTLIB = frozenset({contextlib.__file__, os.path.realpath(contextlib.__file__)})
+
+
+@contextlib.contextmanager
+def warnings_at_caller() -> Iterator[None]:
+    """Collect the warnings raised in the block and raise them again, in order, at the
+    caller's line (also when the block raises). Nested blocks hand theirs to the outermost."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        try:
+            yield
+        finally:
+            collected = list(caught)
+            caught.clear()
+    caller = _caller()
+    for found in collected:
+        if caller is None:
+            warnings.warn_explicit(found.message, found.category, found.filename, found.lineno)
+            continue
+        module_globals = caller.f_globals
+        warnings.warn_explicit(
+            found.message,
+            found.category,
+            caller.f_code.co_filename,
+            caller.f_lineno,
+            module=module_globals.get("__name__", "<unknown>"),
+            registry=module_globals.setdefault("__warningregistry__", {}),
+            # no module_globals: its loader would be asked for the source line, and a
+            # `python -c` script's (the builtin importer's) refuses to give one
+        )
+
+
+def _caller() -> FrameType | None:
+    """The first frame on the stack that is neither rankhouse's nor contextlib's."""
+    frame = sys._getframe(1)
+    while frame is not None:
+        filename = frame.f_code.co_filename
+        if not (filename.startswith(_PACKAGE) or filename in _CONTEXTLIB):
+            return frame
+        frame = frame.f_back
+    return None

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 from .backends.base import store_of
 from .catalog import get_qrels, get_run
-from .columns import HIDDEN_METADATA
+from .columns import HIDDEN_METADATA, Rows
 from .columns import HISTORY_FIXED_COLUMNS as FIXED_COLUMNS
 from .errors import NotFoundError, RankhouseError
 from .evaluation.signature import combined, short
@@ -24,7 +24,6 @@ from .labels import requested_labels
 from .lazy import numpy as np
 from .lazy import pandas as pd
 from .present import frames
-from .rows import Rows
 from .stats import DEFAULT_LEVEL
 
 if TYPE_CHECKING:

@@ -12,8 +12,8 @@ from typing import TYPE_CHECKING, Any
 from .analysis import Analysis
 from .backends import open_backend, resolve_target
 from .backends.schema import SchemaUpgrade, upgrade
-from .callers import warnings_at_caller
 from .catalog import get_qrels, get_run, list_qrels, list_runs, remove_qrels, remove_run
+from .errors import warnings_at_caller
 from .tracking import Tracking
 
 if TYPE_CHECKING:

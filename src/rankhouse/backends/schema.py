@@ -28,10 +28,8 @@ from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ..errors import DatabaseError, SchemaError
-from ..resources import migrations_dir
-from ..version import __version__, release_of_schema
-from ..words import noun
+from ..defaults import __version__, migrations_dir, release_of_schema
+from ..errors import DatabaseError, SchemaError, noun
 
 if TYPE_CHECKING:
     from .base import Backend, Connection

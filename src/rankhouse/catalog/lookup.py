@@ -26,9 +26,8 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, NamedTuple
 
 from ..backends.base import store_of
-from ..errors import Either, Message, NotFoundError
-from ..rows import Rows, fetched
-from ..words import count, noun
+from ..columns import Rows, fetched
+from ..errors import Either, Message, NotFoundError, count, noun
 
 if TYPE_CHECKING:
     import pandas as pd

@@ -12,23 +12,22 @@ from __future__ import annotations
 import sys
 from functools import partial
 
-from . import failures, process
-from .arguments import split_command
+from . import process
 
 
 def main(argv: list[str] | None = None) -> None:
     """Run the command line ``argv`` (default ``sys.argv[1:]``) and exit with its status.
 
     As the console script (``argv`` None), databases are opened ahead and the process ends
-    at once when the command left nothing open (:mod:`.process`). Ctrl-C ends any command
-    with one line and exit 130 (:mod:`.failures`)."""
-    failures.watch_interrupts()
+    at once when the command left nothing open; Ctrl-C ends any command with one line and
+    exit 130 (both: :mod:`.process`)."""
+    process.watch_interrupts()
     args = sys.argv[1:] if argv is None else list(argv)
     try:
         try:
             _run(args, console=argv is None)
         except KeyboardInterrupt:  # Ctrl-C before the app took over (while importing it)
-            failures.leave_interrupted()
+            process.leave_interrupted()
     except SystemExit as stop:
         if argv is None:
             process.leave(stop.code)
@@ -37,7 +36,7 @@ def main(argv: list[str] | None = None) -> None:
 
 def _run(args: list[str], *, console: bool = False) -> None:
     if args == ["--version"]:  # what Typer would print, without importing it
-        from ..version import __version__
+        from ..defaults import __version__
 
         print(f"rankhouse {__version__}")
         sys.exit(0)
@@ -73,7 +72,7 @@ _WAREHOUSE_COMMANDS = frozenset(
 
 def _open_ahead(args: list[str]) -> None:
     """Start opening the database the command line will open (:func:`.process.open_ahead`)."""
-    found = split_command(args)
+    found = process.split_command(args)
     if found is None or "--help" in args:
         return
     db, read_only, position = found
@@ -106,7 +105,7 @@ def _reads_only(command: str, rest: list[str]) -> bool:
 def _trec_eval_call(args: list[str]) -> tuple[str | None, bool, list[str]] | None:
     """(--db, --read-only, trec_eval's arguments) when ``args`` is a ``trec-eval`` call whose
     global options are plain ``--db VALUE`` / ``--db=VALUE`` / ``--read-only``; else None."""
-    found = split_command(args)
+    found = process.split_command(args)
     if found is None:
         return None
     db, read_only, position = found

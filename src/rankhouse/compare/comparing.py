@@ -38,7 +38,7 @@ from typing import Any
 from ..backends.base import store_of
 from ..catalog import Ingested, removed_on_failure
 from ..columns import COMPARE_COLUMNS, COMPARE_NUMBERS
-from ..errors import Either, InputError, Message, Option, RankhouseError
+from ..errors import Either, InputError, Message, Option, RankhouseError, count
 from ..evaluation import evaluate
 from ..lazy import numpy as np
 from ..lazy import pandas as pd
@@ -63,7 +63,6 @@ from ..stats import (
     verdict,
 )
 from ..stats.drift import check_depth, check_persistence
-from ..words import count
 from .drift import drift_frame, drift_rows
 from .options import (
     CompareOptions,

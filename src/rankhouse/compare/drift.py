@@ -27,11 +27,11 @@ from typing import Any, NamedTuple
 from ..backends.base import store_of
 from ..catalog import get_run
 from ..columns import DRIFT_COLUMNS, QUERY_DRIFT_COLUMNS
+from ..defaults import __version__
 from ..lazy import pandas as pd
 from ..stats import DEFAULT_DEPTH, DEFAULT_PERSISTENCE
 from ..stats import drift as ranking_drift
 from ..stats.drift import check_depth, check_persistence
-from ..version import __version__
 
 DRIFT_MEASURES = ("rbo", "kendall_tau", "tau_ap", "overlap")
 """The drift measures, as the columns of ``drift_evaluations`` and ``drift_values`` name them."""

@@ -31,12 +31,11 @@ from typing import Any
 
 from ..defaults import DEFAULT_PERMUTATIONS, DEFAULT_SEED
 from ..engine import aggregate
-from ..errors import InputError, MeasureError, Message, Option
+from ..errors import InputError, MeasureError, Message, Option, count
 from ..lazy import pandas as pd
 from ..measures import measure_texts, parse_measures
 from ..results import PerQueryValues
 from ..stats import DEFAULT_DEPTH, DEFAULT_LEVEL, DEFAULT_PERSISTENCE, PairedTest
-from ..words import count
 
 Margin = float | str | Mapping[str, float | str] | None
 """A practical margin: a number in the measure's units, ``"2%"`` of the baseline's mean, or a

@@ -11,7 +11,7 @@ of a server warehouse, or one of its own in-memory databases (:mod:`.values`, ma
 :mod:`rankhouse.scratch`).
 """
 
-from ..scratch import BOUND_VARIABLE, ENGINE_TABLES, SCRATCH_MEMORY_LIMIT, memory_limit
+from ..duck import BOUND_VARIABLE, ENGINE_TABLES, SCRATCH_MEMORY_LIMIT, memory_limit
 from .computing import MISSING_QUERIES, check_settings, compute, load_files
 from .values import (
     GMEAN_FLOOR,

@@ -18,9 +18,9 @@ from dataclasses import dataclass
 from functools import partial
 from typing import Any
 
-from ..background import Background
 from ..duck import duckdb
 from ..errors import MeasureError, first_line
+from ..lazy import Background
 from ..measures import REGISTRY, Measure
 from ..measures.sqlfile import load_sql
 from .values import VALUES_TABLE, Values, lift_memory_limit

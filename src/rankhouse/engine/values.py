@@ -25,19 +25,21 @@ from contextlib import contextmanager, suppress
 from dataclasses import dataclass
 from typing import Any
 
-from ..duck import duckdb, open_database, register
+from ..duck import (
+    BOUND_VARIABLE,
+    ENGINE_TABLES,
+    bounded_database,
+    duckdb,
+    key,
+    memory_limit,
+    new_database,
+    open_database,
+    register,
+)
 from ..errors import MeasureError, RankhouseWarning
 from ..lazy import numpy as np
 from ..lazy import pandas as pd
 from ..measures import Measure
-from ..scratch import (
-    BOUND_VARIABLE,
-    ENGINE_TABLES,
-    bounded_database,
-    key,
-    memory_limit,
-    new_database,
-)
 
 #: trec_eval's floor for the geometric mean (MIN_GEO_MEAN).
 GMEAN_FLOOR = 0.00001

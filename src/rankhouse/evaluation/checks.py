@@ -30,11 +30,11 @@ from ..errors import (
     Option,
     RankhouseError,
     RankhouseWarning,
+    count,
 )
 from ..ingest.files import open_decompressed
 from ..ingest.reuse import stored_ids
 from ..ingest.sources import FIELD_ALIASES, parse_columns
-from ..words import count
 
 QRELS_FIELDS = 4
 RUN_FIELDS = 6

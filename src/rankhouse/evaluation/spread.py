@@ -28,9 +28,8 @@ import math
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-from ..columns import INTERVAL_SUFFIXES
+from ..columns import INTERVAL_SUFFIXES, Rows
 from ..results import PerQueryValues
-from ..rows import Rows
 from ..stats import Summary, check_level, summarize, t_interval
 
 INTERVAL_KEYS = ("mean_low", "mean_high")

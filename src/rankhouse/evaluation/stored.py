@@ -14,10 +14,10 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
+from ..defaults import __version__
 from ..engine import VALUES_TABLE, compute
 from ..labels import label
 from ..results import PerQueryValues
-from ..version import __version__
 from .signature import EMPTY_QUERY_SET, QUERY_SETS, input_signature
 
 if TYPE_CHECKING:

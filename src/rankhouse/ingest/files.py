@@ -27,8 +27,8 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ..background import Background
 from ..errors import InputError
+from ..lazy import Background
 from ..lazy import numpy as np
 from ..lazy import pyarrow as pa
 from ..lazy import pyarrow_compute as pc

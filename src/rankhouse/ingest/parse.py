@@ -39,10 +39,9 @@ from functools import partial
 from typing import TYPE_CHECKING, Any, NamedTuple, NoReturn
 
 from ..backends.duckdb_file.connection import DuckDBConnection
-from ..background import Background
 from ..duck import duckdb
-from ..errors import InputError, Message, Option
-from ..words import count
+from ..errors import InputError, Message, Option, count
+from ..lazy import Background
 from . import staging, tabular, text_tables, trec, trec_exact
 from .files import BackgroundHash, frame_sha256
 from .sources import (

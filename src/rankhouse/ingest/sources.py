@@ -19,8 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ..errors import InputError, Message, Option
-from ..words import count
+from ..errors import InputError, Message, Option, count
 from .files import duckdb_readable, strip_compression_suffix
 
 if TYPE_CHECKING:

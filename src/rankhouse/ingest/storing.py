@@ -23,10 +23,10 @@ import os
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from ..backends.base import Backend, Connection, store_of
-from ..background import Background
 from ..catalog import writes
 from ..catalog.lookup import how_they_differ, same_rows
 from ..errors import InputError, Message, Option
+from ..lazy import Background
 from . import reuse, staging
 from .files import BackgroundHash
 from .parse import IngestProgress, Parsed, parse, progress_for

@@ -31,9 +31,8 @@ from contextlib import contextmanager
 from typing import Any
 
 from ..duck import register
-from ..errors import InputError, Message, Option
+from ..errors import InputError, Message, Option, count
 from ..lazy import pyarrow as pa
-from ..words import count
 from .files import open_decompressed
 from .sources import (
     DELIMITERS,

@@ -37,10 +37,9 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from ..duck import register
-from ..errors import Either, InputError, Message, Option
+from ..errors import Either, InputError, Message, Option, count
 from ..lazy import pandas as pd
 from ..lazy import pyarrow as pa
-from ..words import count
 from .files import open_decompressed
 from .sources import Source, base_name, open_source
 from .staging import STAGE, duplicate_error, integer_problem, score_problem

@@ -23,8 +23,8 @@ import re
 from dataclasses import dataclass
 from functools import cache
 
+from ..defaults import read_sql
 from ..errors import MeasureError
-from ..resources import read_sql
 
 _DECLARED = re.compile(r"^--\s+:(\w+)\s+(\S+)")
 _FRAGMENT_DECLARED = re.compile(r"^--\s+\{\{(\w+)\}\}\s+(\S+)")

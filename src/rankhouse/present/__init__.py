@@ -33,10 +33,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..columns import HISTORY_FIXED_COLUMNS
-from ..errors import RankhouseError
+from ..errors import RankhouseError, noun
 from ..lazy import pandas as pd
 from ..measures.model import best_positions
-from ..words import noun
 
 DEFAULT_ROUND = 4
 HIGHLIGHTS = ("bold", "color", "colour", None)

@@ -35,9 +35,8 @@ from typing import Any
 from ..backends.base import store_of
 from ..catalog import TREC_EVAL_COPY, get_run
 from ..defaults import DEFAULT_GATE_BASELINE
-from ..errors import InputError, Message, NotFoundError, Option
+from ..errors import InputError, Message, NotFoundError, Option, count
 from ..evaluation import evaluate, resolve_qrels, resolve_runs
-from ..words import count
 from .inputs import first_checks, gate_checks, reference_evaluations, signatures
 
 PREVIOUS = DEFAULT_GATE_BASELINE

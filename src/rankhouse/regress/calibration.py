@@ -46,10 +46,10 @@ from typing import Any
 
 from ..backends.base import store_of
 from ..catalog import TREC_EVAL_COPY
+from ..errors import count
 from ..lazy import numpy as np
 from ..stats.estimates import t_quantile
 from ..stats.verdicts import DEFAULT_POWER, calibrated_margin, detectable_drop, gate_fail_rate
-from ..words import count
 from .inputs import first_checks
 
 MIN_NIGHTS = 5

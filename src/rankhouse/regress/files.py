@@ -19,9 +19,9 @@ from typing import Any
 
 from ..cells import json_value
 from ..defaults import DEFAULT_FALSE_ALARM
+from ..errors import count
 from ..outputs import write_text
 from ..stats.verdicts import calibrated_margin
-from ..words import count
 from .calibration import describe_target
 
 # Each function takes a :class:`~rankhouse.regress.RegressResult` (``result``); the module

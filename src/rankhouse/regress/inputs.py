@@ -15,8 +15,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from ..backends.base import store_of
-from ..errors import InputError, Message, Option
-from ..words import count
+from ..errors import InputError, Message, Option, count
 
 
 class InputChangeError(InputError):

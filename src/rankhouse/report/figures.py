@@ -18,9 +18,9 @@ import io
 import re
 from collections.abc import Sequence
 
+from ..errors import count
 from ..lazy import numpy as np
 from ..lazy import pandas as pd
-from ..words import count
 
 MAX_LABELLED = 60
 """Up to this many queries, every delta bar carries its query id."""

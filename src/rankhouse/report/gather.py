@@ -27,6 +27,7 @@ from ..catalog import get_qrels, removed_on_failure
 from ..columns import HIDDEN_METADATA
 from ..compare import comparison
 from ..compare.comparing import settings_shown
+from ..defaults import __version__
 from ..errors import MeasureError, NotFoundError, RankhouseError
 from ..evaluation import evaluate, resolve_qrels, resolve_runs
 from ..labels import requested_labels
@@ -34,7 +35,6 @@ from ..lazy import pandas as pd
 from ..measures import measure_texts, parse_measures
 from ..pairing import paired_frames
 from ..stats import check_alpha, check_correction, check_test
-from ..version import __version__
 from .trends import RunInfo, Trend, clipped_means, clipped_row, trends
 
 RECALL_POINTS = tuple(i / 10 for i in range(11))

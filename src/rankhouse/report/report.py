@@ -15,6 +15,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from ..errors import count
 from ..lazy import pandas as pd
 from ..outputs import check_output_path, write_text
 from ..present import (
@@ -30,7 +31,6 @@ from ..present import (
 )
 from ..present.frames import EVERY_COLUMN
 from ..present.panels import PANELS_STYLE, comparison_panels_html
-from ..words import count
 from .figures import comparison_figure, precision_recall_figure, sorted_deltas
 from .gather import QrelsSection, ReportData, gather
 from .trends import DETAIL, MIN_FRACTION, MIN_SPAN, trend_figure

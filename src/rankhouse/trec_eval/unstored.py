@@ -29,12 +29,12 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import NamedTuple
 
-from ..background import Background
 from ..engine import load_files, scratch_database
 from ..ingest.files import duckdb_readable
 from ..ingest.sources import Source
 from ..ingest.staging import count_repeated, count_repeated_documents, may_hold_numpy_rows
 from ..ingest.trec import Fallback, insert_run_rows, only_separator, run_shape
+from ..lazy import Background
 from .files import NotText, Qrels, last_tag, read_qrels, read_run, results_file, results_odd_bytes
 from .options import BYTES, TEXT, Options, run
 from .values import TopicValues, checked_line_measures, engine_values, finish, first_failure

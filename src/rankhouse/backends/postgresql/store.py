@@ -31,6 +31,7 @@ from contextlib import contextmanager
 from importlib.util import find_spec
 from typing import Any
 
+from ...defaults import release_of_schema
 from ...duck import load_package
 from ...errors import (
     ConflictError,
@@ -43,7 +44,6 @@ from ...errors import (
 )
 from ...lazy import psycopg
 from ...lazy import sqlalchemy as sa
-from ...version import release_of_schema
 from ..base import translated
 from ..duckdb_file import DuckDBFile
 from ..schema import (

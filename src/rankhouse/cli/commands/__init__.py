@@ -1,29 +1,11 @@
-"""Command groups of the ``rankhouse`` CLI, one module per verb."""
+"""The commands of the ``rankhouse`` CLI, one module per concept; :mod:`rankhouse.cli.app`
+registers them in ``--help`` order.
 
-from __future__ import annotations
-
-import importlib
-
-import typer
-
-# Each module defines ``register(app)``; this order is the order of ``rankhouse --help``.
-_MODULES = (
-    "ingest",
-    "catalog",
-    "evaluate",
-    "measures",
-    "trec_eval",
-    "history",
-    "compare",
-    "regress",
-    "gate",
-    "report",
-    "sql",
-    "migrate",
-)
-
-
-def register_all(app: typer.Typer) -> None:
-    """Attach every command group to the root app."""
-    for name in _MODULES:
-        importlib.import_module(f"{__name__}.{name}").register(app)
+* :mod:`.common`: the warehouse from the global options, the options several commands share;
+  :mod:`.output`: tables that fit the terminal, TSV, CSV and JSON.
+* :mod:`.catalog`: ``ingest qrels|run``, ``runs list|show|rm``, ``qrels list|rm``.
+* :mod:`.evaluate`: ``eval``, ``measures``, ``trec-eval``, ``history``.
+* :mod:`.compare`: ``compare``; :mod:`.report`: ``report``.
+* :mod:`.regress`: ``regress`` and ``gate status|accept``.
+* :mod:`.sql`: ``sql`` and ``migrate``.
+"""

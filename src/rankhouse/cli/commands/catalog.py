@@ -1,16 +1,130 @@
-"""``rankhouse runs list|show|rm`` and ``rankhouse qrels list|rm``: what the warehouse holds."""
+"""What the warehouse holds: ``rankhouse ingest qrels|run FILE`` stores qrels and runs (parse
+options, call the library, say what happened); ``rankhouse runs list|show|rm`` and ``rankhouse
+qrels list|rm`` list, show and remove them."""
 
 from __future__ import annotations
 
 import json
 import sys
+from enum import StrEnum
 
 import typer
 
-from ...errors import RankhouseError
-from ...rows import Rows
-from .common import open_warehouse
+from ...columns import Rows
+from ...errors import RankhouseError, count
+from .common import META_OPTION, open_warehouse, parse_meta
 from .output import FORMAT_OPTION, OutputFormat, print_rows
+
+
+def register(app: typer.Typer) -> None:
+    _register_ingest(app)
+    _register_lists(app)
+
+
+# --- ingest -----------------------------------------------------------------------------------
+
+
+class QrelsFormat(StrEnum):
+    trec = "trec"
+    csv = "csv"
+    tsv = "tsv"
+    parquet = "parquet"
+    jsonl = "jsonl"
+
+
+class SourceFormat(StrEnum):
+    """A run's formats: the qrels' and MS MARCO's headerless ``qid pid rank``."""
+
+    trec = "trec"
+    csv = "csv"
+    tsv = "tsv"
+    parquet = "parquet"
+    jsonl = "jsonl"
+    msmarco = "msmarco"
+
+
+class RunOrder(StrEnum):
+    score = "score"
+    rank = "rank"
+
+
+_NAME = typer.Option(None, "--name", "-n", help="Name in the warehouse (default: from the file).")
+_COLUMNS = typer.Option(
+    None,
+    "--columns",
+    help="Column mapping for tabular files, e.g. qid=QUERY_KEY,docid=DOC_KEY,score=SCORE.",
+)
+_FORMAT = typer.Option(
+    None, "--format", help="Input format (default: from the extension, .gz stripped; else trec)."
+)
+DELIMITER_OPTION = typer.Option(
+    None,
+    "--delimiter",
+    help="Field delimiter of a csv/tsv file: , ; | or tab (default: sniffed from the header).",
+)
+_REPLACE = typer.Option(
+    False, "--replace", help="Overwrite what holds the same name with different content."
+)
+
+
+def _register_ingest(app: typer.Typer) -> None:
+    ingest = typer.Typer(help="Ingest qrels or runs (TREC text, CSV, TSV, Parquet, JSON lines).")
+    app.add_typer(ingest, name="ingest")
+
+    @ingest.command("qrels")
+    def ingest_qrels(
+        ctx: typer.Context,
+        file: str = typer.Argument(..., help="Qrels file (plain or .gz)."),
+        name: str = _NAME,
+        columns: str = _COLUMNS,
+        format: QrelsFormat = _FORMAT,
+        delimiter: str = DELIMITER_OPTION,
+        replace: bool = _REPLACE,
+    ) -> None:
+        """Store relevance judgments (TREC: 'qid iter docid rel')."""
+        wh = open_warehouse(ctx)
+        result = wh.ingest_qrels(
+            file,
+            name=name,
+            columns=columns,
+            format=format.value if format else None,
+            delimiter=delimiter,
+            replace=replace,
+        )
+        print(result.describe(), file=sys.stderr)
+
+    @ingest.command("run")
+    def ingest_run(
+        ctx: typer.Context,
+        file: str = typer.Argument(..., help="Run file (plain or .gz); one run per tag."),
+        name: str = _NAME,
+        columns: str = _COLUMNS,
+        format: SourceFormat = _FORMAT,
+        delimiter: str = DELIMITER_OPTION,
+        order: RunOrder = typer.Option(
+            RunOrder.score, "--order", help="Rank by score, or take the given ranks (score=-rank)."
+        ),
+        meta: list[str] = META_OPTION,
+        replace: bool = _REPLACE,
+    ) -> None:
+        """Store a run (TREC: 'qid Q0 docid rank score tag'); several tags give several runs."""
+        metadata = parse_meta(meta)
+        wh = open_warehouse(ctx)
+        results = wh.ingest_run(
+            file,
+            name=name,
+            columns=columns,
+            format=format.value if format else None,
+            delimiter=delimiter,
+            order=order.value,
+            meta=metadata,
+            replace=replace,
+        )
+        for result in results:
+            print(result.describe(), file=sys.stderr)
+
+
+# --- runs and qrels ---------------------------------------------------------------------------
 
 _RUN_LIST = ["id", "name", "system_tag", "num_queries", "num_rows", "ingested_at", "aliases"]
 _QRELS_LIST = [
@@ -55,7 +169,7 @@ def _print_listing(found: Rows, columns: list[str], fmt: OutputFormat, title: st
     print_rows(names, rows, fmt, title=title, keys=["name"])
 
 
-def register(app: typer.Typer) -> None:
+def _register_lists(app: typer.Typer) -> None:
     runs = typer.Typer(help="List, show and remove stored runs.")
     qrels = typer.Typer(help="List and remove stored qrels sets.")
     app.add_typer(runs, name="runs")
@@ -179,8 +293,6 @@ def _aliases(names: list[str]) -> str:
 def _dependents(found: dict) -> str:
     """What goes with a qrels set: ``144 judgments, 12 evaluations of 2 runs and 6 gate
     checks`` (the runs themselves stay), and its aliases when it has some."""
-    from ...words import count
-
     evaluations = count(found["evaluations"], "evaluation")
     if found["evaluations"]:
         evaluations += f" of {count(found['evaluated_runs'], 'run')}"

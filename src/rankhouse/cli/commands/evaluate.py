@@ -1,11 +1,26 @@
-"""``rankhouse eval``: evaluate runs against qrels, print and store the results."""
+"""Evaluating: ``rankhouse eval`` evaluates runs against qrels, prints and stores the results;
+``rankhouse measures`` lists the measures, from the registry; ``rankhouse trec-eval`` is
+trec_eval 10's command line, output and exit codes; ``rankhouse history`` shows the stored
+evaluations over time, one row per run.
+
+Means with their intervals in a terminal table (eval's and history's): ``0.1326 ±0.1335`` in
+one cell. Machine formats (CSV, TSV, JSON) print ``AP``, ``AP low`` and ``AP high`` as three
+exact numbers (compare's ``--wide`` names); a table folds them into the mean and the
+half-width of its interval (Student's t intervals are symmetric about the mean), so that the
+table stays as narrow as it can be. The number of queries is its own column.
+"""
 
 from __future__ import annotations
 
 import sys
+from collections.abc import Sequence
+from typing import Any
 
 import typer
 
+from ...cells import is_missing, table_value
+from ...errors import count
+from .catalog import RunOrder
 from .common import (
     LEVEL_OPTION,
     META_OPTION,
@@ -18,14 +33,28 @@ from .common import (
     open_warehouse,
     parse_meta,
 )
-from .ingest import RunOrder
 from .output import FORMAT_OPTION, OutputFormat, print_rows
-
-DEFAULT_MEASURES = ["AP", "nDCG@10", "P@10", "RR", "R@1000"]
 
 
 def register(app: typer.Typer) -> None:
     app.command("eval")(eval_command)
+    app.command("measures")(measures_command)
+    app.command(
+        "trec-eval",
+        context_settings={
+            "allow_extra_args": True,
+            "ignore_unknown_options": True,
+            "allow_interspersed_args": False,
+            "help_option_names": [],
+        },
+        add_help_option=False,
+    )(trec_eval_command)
+    app.command("history")(history_command)
+
+
+# --- eval -------------------------------------------------------------------------------------
+
+DEFAULT_MEASURES = ["AP", "nDCG@10", "P@10", "RR", "R@1000"]
 
 
 # Not required by Typer: --ranked-labels FILE stands for both (checked in the command, which
@@ -137,8 +166,6 @@ def eval_command(
             qrels_columns=qrels_columns,
             **common,
         )
-    from ...words import count
-
     for run, counts in result.query_counts.items():
         notes = [f"{count(counts.evaluated, 'query')} evaluated"]
         if counts.missing_from_run:
@@ -169,8 +196,6 @@ def eval_command(
             keys=["run", "query"],
         )
     elif fmt == OutputFormat.table:
-        from .intervals import folded, level_words
-
         columns, rows, numeric = folded(*result.interval_rows(), headers)
         title = f"qrels set {result.qrels!r}: {level_words(result.level)}"
         print_rows(columns, rows, fmt, title=title, numeric=numeric)
@@ -205,3 +230,212 @@ def _refuse_with_ranked_labels(
             "--name, --meta, --columns and --qrels-columns apply to QRELS and RUN files; a "
             "--ranked-labels FILE is 'qid Q0 docid rel' lines, its run named after the file."
         )
+
+
+# --- measures ---------------------------------------------------------------------------------
+
+
+def measures_command(
+    name: str = typer.Argument(
+        None, help="Show only this measure (any accepted name, e.g. ndcg_cut_10)."
+    ),
+    fmt: OutputFormat = FORMAT_OPTION,
+) -> None:
+    """List the measures rankhouse computes, their parameters and trec_eval names."""
+    from ...measures import parse_measures
+    from ...measures.docs import COLUMNS, catalogue_rows
+
+    rows = catalogue_rows()
+    if name:
+        wanted = {m.definition.name for m in parse_measures([name])}
+        rows = [row for row in rows if row[0] in wanted]
+    print_rows(COLUMNS, rows, fmt, title="Measures")
+
+
+# --- trec-eval --------------------------------------------------------------------------------
+
+
+def trec_eval_command(ctx: typer.Context) -> None:
+    """Evaluate like trec_eval 10: QRELS RUN with -q -c -n -J -l N -M N -N N -m MEASURE.
+
+    Prints exactly what trec_eval prints (all_trec catalogue included) and exits with its
+    exit codes. A run name starting with '-' reads standard input. With --db (or
+    $RANKHOUSE_DB) the qrels, the run and every per-query value are stored there, the run
+    marked as read by trec-eval; otherwise no file is written.
+    """
+    from ...trec_eval.runner import main
+
+    state = ctx.find_root().obj
+    db = getattr(state, "db", None)
+    read_only = bool(getattr(state, "read_only", False))
+    raise typer.Exit(main(list(ctx.args), db=db, read_only=read_only))
+
+
+# --- history ----------------------------------------------------------------------------------
+
+
+def history_command(
+    ctx: typer.Context,
+    system: str = typer.Option(None, "--system", "-s", help="Only runs with this system tag."),
+    run: str = typer.Option(None, "--run", help="Only this run (name or id)."),
+    qrels: str = typer.Option(None, "--qrels", help="Only evaluations against this qrels set."),
+    measures: list[str] = typer.Option(
+        None,
+        "--measure",
+        "-m",
+        help="Measure columns, repeatable (default: those eval, compare, regress or trec-eval "
+        "asked for).",
+    ),
+    all_measures: bool = typer.Option(
+        False,
+        "--all-measures",
+        "-a",
+        help="Without -m: every stored label, also the precision-recall points a report "
+        "stored for its curves.",
+    ),
+    since: str = typer.Option(
+        None,
+        "--since",
+        metavar="DATE",
+        help="Only runs ingested at or after this date (YYYY-MM-DD, UTC).",
+    ),
+    relevance_level: int = typer.Option(
+        1, "--relevance-level", "-l", help="The level the measures were evaluated at."
+    ),
+    missing_queries: MissingQueries = typer.Option(
+        MissingQueries.zero,
+        "--missing-queries",
+        help="The missing-query policy the measures were evaluated with.",
+    ),
+    level: float = LEVEL_OPTION,
+    drift: bool = typer.Option(
+        False,
+        "--drift",
+        help="Also each run's newest stored order drift (compare --drift, regress "
+        "--max-drift): its baseline, RBO, Kendall's tau, tau_AP and overlap.",
+    ),
+    fmt: OutputFormat = FORMAT_OPTION,
+) -> None:
+    """Stored evaluations over time: one row per run (newest last), one column per label.
+
+    Columns: ingest time (UTC), run, system tag, qrels set, the run's --meta keys, num_q
+    (the queries the means are over), one column per label (the measure with the settings
+    it was computed under: -m AP -l 2 is the column AP(rel=2)) with its interval, and gate
+    (the newest regress verdict). A table shows each mean with the half-width of its
+    interval (Student's t over the per-query values, --level); csv, tsv and json give the
+    bounds as LABEL low and LABEL high. History reads; it never evaluates.
+    """
+    from ...history import history_rows
+
+    wh = open_warehouse(ctx, write=False, reads=True)
+    found, measure_columns, hidden = history_rows(
+        wh,
+        system=system,
+        run=run,
+        qrels=qrels,
+        measures=measures or None,
+        since=since,
+        relevance_level=relevance_level,
+        missing_queries=missing_queries.value,
+        all_measures=all_measures,
+        level=level,
+        drift=drift,
+    )
+    if hidden:
+        print(
+            f"note: {count(len(hidden), 'stored label')} not shown ({_span(hidden)}: no command "
+            "asked for them, a report stored them for its curves); --all-measures shows them",
+            file=sys.stderr,
+        )
+    if measures:
+        _note_other_settings(wh, found, measures, relevance_level, missing_queries.value)
+    rows = found.rows
+    if fmt != OutputFormat.table:
+        print_rows(found.columns, rows, fmt, keys=["run"])
+        return
+    rows = [(str(row[0])[:19], *row[1:]) for row in rows]  # to the second: the rest in csv
+    columns, rows, numeric = folded(found.columns, rows, measure_columns)
+    # measures are numbers even where none is stored (an empty listing aligns nothing)
+    numeric = [bool(rows) and is_number for is_number in numeric]
+    title = f"history: {level_words(level)}" if measure_columns else "history"
+    print_rows(columns, rows, fmt, title=title, keys=["run"], numeric=numeric)
+
+
+def _note_other_settings(wh, found, measures, relevance_level, missing_queries) -> None:
+    """On stderr: a requested label without values whose measure is stored at other settings."""
+    from ...history import other_labels
+    from ...labels import requested_labels
+
+    wanted = requested_labels(measures, relevance_level, missing_queries)
+    empty = [
+        w
+        for w in wanted
+        if w not in found.columns or all(is_missing(value) for value in found.column(w))
+    ]
+    for name, others in other_labels(wh, empty).items():
+        print(
+            f"note: no stored value of {name}; stored at other settings: {', '.join(others)} "
+            "(-l / --missing-queries, or -m with the label)",
+            file=sys.stderr,
+        )
+
+
+def _span(labels: list[str]) -> str:
+    return ", ".join(labels) if len(labels) <= 3 else f"{labels[0]} ... {labels[-1]}"
+
+
+# --- means with their intervals in a table ----------------------------------------------------
+
+DIGITS = 4
+"""Decimals of a mean, and of the half-width beside it."""
+
+
+def level_words(level: float) -> str:
+    """What a folded cell holds, for a table's title: ``mean ±95% CI (t)``."""
+    return f"mean ±{level * 100:g}% CI (t)"
+
+
+def folded(
+    columns: Sequence[str], rows: Sequence[Sequence[Any]], measures: Sequence[str]
+) -> tuple[list[str], list[list[Any]], list[bool]]:
+    """``columns`` and ``rows`` with each measure's ``low`` and ``high`` folded into its cell.
+
+    Args:
+        columns: the wide columns: each measure followed by ``<measure> low`` and
+            ``<measure> high``.
+        rows: the rows, one value per column.
+        measures: the measure columns.
+
+    Returns:
+        (the columns without the bounds, the rows with the measures as text, which columns
+        are numbers).
+    """
+    from ...columns import INTERVAL_SUFFIXES  # when a table shows them: `--help` needs none
+
+    position = {name: i for i, name in enumerate(columns)}
+    bounds = {measure + suffix for measure in measures for suffix in INTERVAL_SUFFIXES}
+    kept = [name for name in columns if name not in bounds]
+    table = []
+    for row in rows:
+        line = []
+        for name in kept:
+            value = row[position[name]]
+            if name in measures:
+                low = row[position[name + INTERVAL_SUFFIXES[0]]]
+                high = row[position[name + INTERVAL_SUFFIXES[1]]]
+                value = cell(value, low, high)
+            line.append(value)
+        table.append(line)
+    numeric = [name in measures or name == "num_q" for name in kept]
+    return kept, table, numeric
+
+
+def cell(mean: Any, low: Any, high: Any) -> str:
+    """``0.1326 ±0.1335``; the mean alone without an interval; empty without a mean."""
+    text = table_value(mean, DIGITS)
+    if not text or is_missing(low) or is_missing(high):
+        return text
+    half = (float(high) - float(low)) / 2
+    # a half-width of 16 digits or more is written as a large mean is (1.0000e+174)
+    shown = table_value(half, DIGITS) if abs(half) >= 1e16 else f"{half:.{DIGITS}f}"
+    return f"{text} ±{shown}"

@@ -1,4 +1,9 @@
-"""``rankhouse sql``: run one SQL query against the warehouse and print the result."""
+"""The warehouse's own tables: ``rankhouse sql`` runs one SQL query against them and prints the
+result; ``rankhouse migrate`` upgrades them to the schema this release needs.
+
+A server's warehouse is upgraded by ``migrate`` alone, run by the role that owns its schema
+(docs/scaling.md, Upgrading); a DuckDB file is also upgraded by any command that opens it.
+"""
 
 from __future__ import annotations
 
@@ -7,8 +12,9 @@ import sys
 
 import typer
 
-from ...errors import DatabaseError, RankhouseError
-from .common import open_warehouse
+from ...defaults import __version__, release_of_schema
+from ...errors import DatabaseError, RankhouseError, count
+from .common import CliState, open_warehouse
 from .output import FORMAT_OPTION, OutputFormat, print_stream
 
 READ_ONLY_HINT = (
@@ -24,6 +30,7 @@ TABLE_ROWS = 1_000
 
 def register(app: typer.Typer) -> None:
     app.command("sql")(sql_command)
+    app.command("migrate")(migrate_command)
 
 
 def sql_command(
@@ -81,8 +88,6 @@ def sql_command(
         hint = f"; {READ_ONLY_HINT}" if not write and _refused(reason) else ""
         raise RankhouseError(f"the query failed: {reason}{hint}") from None
     if more:
-        from ...words import count
-
         how = (
             "--limit N shows N rows, --limit 0 every row; --format tsv, csv or json prints "
             "every row as it comes"
@@ -156,3 +161,52 @@ _REFUSALS = ("read-only", "read only", "disabled by configuration", "configurati
 def _refused(reason: str) -> bool:
     lowered = reason.lower()
     return any(word in lowered for word in _REFUSALS)
+
+
+# --- migrate ----------------------------------------------------------------------------------
+
+
+def migrate_command(
+    ctx: typer.Context,
+    dry_run: bool = typer.Option(
+        False, "--dry-run", help="Say what would be applied, and change nothing."
+    ),
+) -> None:
+    """Upgrade the warehouse to the schema this rankhouse needs, after saying what changes.
+
+    Prints the warehouse's schema version, each migration to apply (its number, the release
+    that brought it, what it changes) and a command that backs the warehouse up; then applies
+    them, each in a transaction of its own. On a PostgreSQL server only the role that owns the
+    warehouse's schema may: other commands refuse a warehouse at an older schema until then.
+    """
+    from ...warehouse import Warehouse  # a command imports only what it runs
+
+    state: CliState = ctx.find_root().obj
+    if state.read_only and not dry_run:
+        raise RankhouseError("migrate changes the warehouse's schema; drop --read-only")
+    found = Warehouse.migrate(state.db, dry_run=dry_run)
+    at = f"schema {found.version} (rankhouse {release_of_schema(found.version)})"
+    if not found.pending:
+        print(
+            f"The warehouse {found.where} is at {at}, the schema rankhouse {__version__} "
+            "needs: nothing to migrate."
+        )
+        return
+    print(f"The warehouse {found.where} is at {at}.")
+    print(
+        f"rankhouse {__version__} needs schema {found.newest}: "
+        f"{count(len(found.pending), 'migration')} to apply:"
+    )
+    for migration in found.pending:
+        print(f"  {migration.label} (rankhouse {migration.release}): {migration.summary}")
+    print(f"A backup of it as it is (rankhouse makes none): {found.backup}")
+    if dry_run:
+        print("Dry run: nothing applied; run rankhouse migrate without --dry-run to apply them.")
+        return
+    if not found.applied:
+        print(f"Another process applied them first: the warehouse is at schema {found.newest}.")
+        return
+    print(
+        f"Applied {', '.join(m.label for m in found.applied)}: the warehouse is at schema "
+        f"{found.applied[-1].version}."
+    )
