@@ -10,11 +10,17 @@ name what it uses at its top. So modules take these names from here::
 and each library is imported at the first attribute read (``pd.DataFrame``), once. Nothing
 is read at import time: a class that subclasses a DataFrame is built when first asked for
 (:mod:`rankhouse.present.frames`). DuckDB's engine has its own module, :mod:`rankhouse.duck`.
+
+A package root names its public API the same way (:func:`package_names`): each name is
+imported from its submodule at the first read, so that importing one module of a package
+does not load the whole package (``history`` reads stored values and loads no engine).
 """
 
 from __future__ import annotations
 
 import importlib
+import sys
+from collections.abc import Callable
 from types import ModuleType
 from typing import Any
 
@@ -47,3 +53,25 @@ multitest = LazyModule("statsmodels.stats.multitest")
 sqlalchemy = LazyModule("sqlalchemy")
 psycopg = LazyModule("psycopg")
 adbc_postgresql = LazyModule("adbc_driver_postgresql.dbapi")
+
+
+def package_names(package: str, modules: dict[str, tuple[str, ...]]) -> Callable[[str], Any]:
+    """The ``__getattr__`` of the package root ``package``: ``modules`` maps each module,
+    relative to the package (``".flow"``, ``"..results"``), to the public names it defines,
+    each imported at its first read (then kept)."""
+    root = sys.modules[package]
+    where = {name: module for module, names in modules.items() for name in names}
+
+    def __getattr__(name: str) -> Any:
+        module = where.get(name)
+        if module is None:
+            raise AttributeError(f"module {package!r} has no attribute {name!r}")
+        # the import statement's own machinery (not importlib's), so that ``-X importtime``
+        # counts the module as it counts any other
+        level = len(module) - len(module.lstrip("."))
+        found = __import__(module[level:], {"__package__": package}, None, [name], level)
+        value = getattr(found, name)
+        setattr(root, name, value)
+        return value
+
+    return __getattr__
