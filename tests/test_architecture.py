@@ -72,6 +72,10 @@ LATE_IMPORTS = {
         "each verb of the Warehouse imports what it runs when called: `runs list` loads no "
         "evaluator, gate or report (41 modules, not 163: within 1.2x of `import duckdb`)",
     ),
+    "rankhouse.evaluation.flow": "the verb loads the engine (evaluation.computing) only when "
+    "something is to be computed: `eval` of stored values loads no engine",
+    "rankhouse.evaluation.inputs": "a file or data given is stored by the ingest's readers, "
+    "loaded when one is given: `eval` of stored names loads none",
 }
 
 #: Modules over :data:`MAX_LINES`, and why. The list may only shrink.

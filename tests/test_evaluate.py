@@ -140,7 +140,7 @@ def test_second_evaluation_is_reused_unless_recompute(warehouse):
 def test_evaluations_inserted_several_to_a_statement_keep_their_own_values(
     any_warehouse, monkeypatch
 ):
-    from rankhouse.evaluation import stored as evaluation
+    from rankhouse.evaluation import computing as evaluation
 
     monkeypatch.setattr(evaluation, "_INSERT_ROWS", 3)  # 8 evaluations: 3 + 3 + 2 rows
     measures = ["AP", "nDCG@10", "P@5", "RR"]

@@ -103,6 +103,22 @@ def test_reading_a_duckdb_warehouse_imports_the_engine_alone(tmp_path, trec_file
     assert _imported(tmp_path, "--db", db, *command) == ["_duckdb"]
 
 
+@pytest.mark.parametrize(
+    "command",
+    [["history", "-m", "P@1"], ["eval", "q", "sys", "-m", "P@1"]],
+    ids=" ".join,
+)
+def test_reading_stored_values_loads_no_numpy_engine_or_readers(tmp_path, trec_files, command):
+    """history and eval of stored values read and print what is stored (issue 36): their
+    intervals are summed as numpy sums them, in plain Python; nothing is computed or read
+    from a file, so neither the engine nor the ingest's readers load."""
+    qrels, run = trec_files
+    db = str(tmp_path / "w.duckdb")
+    _imported(tmp_path, "--db", db, "eval", str(qrels), str(run), "-m", "P@1")
+    probed = ("numpy", "rankhouse.engine", "rankhouse.ingest.storing", "rankhouse.stats.paired")
+    assert _imported(tmp_path, "--db", db, *command, probed=probed) == []
+
+
 def test_the_t_test_and_no_correction_need_neither_scipy_stats_nor_statsmodels(
     tmp_path, trec_files
 ):

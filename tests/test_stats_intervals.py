@@ -17,6 +17,7 @@ from rankhouse.stats import (
     Summary,
     difference_interval,
     mean_interval,
+    summarize,
     t_interval,
 )
 
@@ -189,3 +190,24 @@ def test_the_default_is_t_at_95_percent():
 def test_bad_input_is_refused(call, message):
     with pytest.raises(RankhouseError, match=message):
         call()
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.lists(
+        st.one_of(
+            st.floats(allow_nan=False, allow_infinity=False, width=64),
+            st.sampled_from([0.0, 0.25, 1.0]),
+            st.floats(0, 1),
+        ),
+        max_size=700,
+    )
+)
+def test_a_list_of_floats_is_summarized_without_numpy_to_the_bit(values):
+    """Stored values (Python floats) are summed in plain Python in numpy's pairwise order, so
+    that history loads no numpy: the same n, mean and standard deviation as from an array."""
+    plain, array = summarize(values), summarize(np.asarray(values, dtype=float))
+    assert plain.n == array.n
+    for got, expected in [(plain.mean, array.mean), (plain.sd, array.sd)]:
+        assert type(got) is float
+        assert got == expected or (math.isnan(got) and math.isnan(expected))

@@ -219,7 +219,7 @@ def experiment(
     from .compare.pyterrier import SHAPES, pyterrier_experiment, refuse_pyterrier_order
     from .errors import RankhouseError, warnings_at_caller
     from .evaluation import ingest_qrels_shape
-    from .evaluation.checks import check_argument_order
+    from .evaluation.inputs import check_argument_order
     from .warehouse import Warehouse
 
     refuse_pyterrier_order(qrels, runs, measures, pyterrier_order)

@@ -18,8 +18,7 @@ from .catalog import get_qrels, get_run
 from .columns import HIDDEN_METADATA, Rows
 from .columns import HISTORY_FIXED_COLUMNS as FIXED_COLUMNS
 from .errors import NotFoundError, RankhouseError
-from .evaluation.signature import combined, short
-from .evaluation.spread import NUM_Q, interval_columns, with_spread
+from .evaluation.stored import NUM_Q, combined, interval_columns, short, with_spread
 from .labels import requested_labels
 from .lazy import numpy as np
 from .lazy import pandas as pd
@@ -48,7 +47,7 @@ def history(wh, **selection: Any) -> pd.DataFrame:
     never gated).
 
     Before ``gate``, ``inputs`` is the short id (8 hex digits) of what the row's values were
-    computed from (:mod:`rankhouse.evaluation.signature`: qrels content, queries evaluated,
+    computed from (:mod:`rankhouse.evaluation.stored`: qrels content, queries evaluated,
     relevance level, missing-query policy, options; one id for the row's measures together),
     None when unknown; ``new_inputs`` is True where it differs from the row before of the
     same system and qrels set (a boundary: the values on either side are not comparable,
@@ -79,7 +78,7 @@ def history(wh, **selection: Any) -> pd.DataFrame:
         an HTML table) with columns ``ingested_at, run, system, qrels``, the metadata keys,
         ``num_q`` (the queries the means are over), each measure followed by ``<measure>
         low`` and ``<measure> high`` (the bounds of the interval of its mean: Student's t
-        over the evaluation's per-query values, :mod:`rankhouse.evaluation.spread`), then
+        over the evaluation's per-query values, :mod:`rankhouse.evaluation.stored`), then
         ``inputs`` (the evaluations' input signature, short), ``new_inputs`` (where it changes
         within a system's series) and ``gate``.
 

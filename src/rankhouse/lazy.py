@@ -19,11 +19,15 @@ helper tables beside the joint statement, trec-eval's run beside its qrels, an e
 qrels file beside its run files, the database opened ahead while a command imports. Each
 starts a :class:`Background` and asks for its :meth:`~Background.result` when it needs it;
 what the work raised is raised there, in the caller's thread.
+A package root names its public API the same way (:func:`package_names`): each name is
+imported from its submodule at the first read, so that importing one module of a package
+does not load the whole package (``history`` reads stored values and loads no engine).
 """
 
 from __future__ import annotations
 
 import importlib
+import sys
 import threading
 from collections.abc import Callable
 from types import ModuleType
@@ -96,3 +100,25 @@ class Background(Generic[T]):
         if self._error is not None:
             raise self._error
         return self._value  # type: ignore[return-value]
+
+
+def package_names(package: str, modules: dict[str, tuple[str, ...]]) -> Callable[[str], Any]:
+    """The ``__getattr__`` of the package root ``package``: ``modules`` maps each module,
+    relative to the package (``".flow"``, ``"..results"``), to the public names it defines,
+    each imported at its first read (then kept)."""
+    root = sys.modules[package]
+    where = {name: module for module, names in modules.items() for name in names}
+
+    def __getattr__(name: str) -> Any:
+        module = where.get(name)
+        if module is None:
+            raise AttributeError(f"module {package!r} has no attribute {name!r}")
+        # the import statement's own machinery (not importlib's), so that ``-X importtime``
+        # counts the module as it counts any other
+        level = len(module) - len(module.lstrip("."))
+        found = __import__(module[level:], {"__package__": package}, None, [name], level)
+        value = getattr(found, name)
+        setattr(root, name, value)
+        return value
+
+    return __getattr__

@@ -77,7 +77,7 @@ class EvaluationResult:
             :mod:`rankhouse.labels`). ``aggregates`` has it as column ``label``.
         level: the confidence level of the intervals of the means (``mean_low``,
             ``mean_high`` in each row: Student's t over the per-query values,
-            :mod:`rankhouse.evaluation.spread`).
+            :mod:`rankhouse.evaluation.stored`).
     """
 
     def __init__(

@@ -8,37 +8,28 @@ order as trec_eval does) or fetches it (:mod:`.values`).
 
 The engine always runs on a DuckDB connection: a warehouse file itself, the local workspace
 of a server warehouse, or one of its own in-memory databases (:mod:`.values`, made by
-:mod:`rankhouse.scratch`).
+:mod:`rankhouse.duck`).
+
+Each name below is imported from its module at its first use
+(:func:`rankhouse.lazy.package_names`).
 """
 
-from ..duck import BOUND_VARIABLE, ENGINE_TABLES, SCRATCH_MEMORY_LIMIT, memory_limit
-from .computing import MISSING_QUERIES, check_settings, compute, load_files
-from .values import (
-    GMEAN_FLOOR,
-    PER_QUERY_COLUMNS,
-    VALUES_TABLE,
-    Aggregate,
-    Values,
-    aggregate,
-    scratch_cursor,
-    scratch_database,
-)
+from ..lazy import package_names
 
-__all__ = [
-    "BOUND_VARIABLE",
-    "ENGINE_TABLES",
-    "GMEAN_FLOOR",
-    "MISSING_QUERIES",
-    "PER_QUERY_COLUMNS",
-    "SCRATCH_MEMORY_LIMIT",
-    "VALUES_TABLE",
-    "Aggregate",
-    "Values",
-    "aggregate",
-    "check_settings",
-    "compute",
-    "load_files",
-    "memory_limit",
-    "scratch_cursor",
-    "scratch_database",
-]
+_MODULES = {
+    "..duck": ("BOUND_VARIABLE", "ENGINE_TABLES", "SCRATCH_MEMORY_LIMIT", "memory_limit"),
+    ".computing": ("MISSING_QUERIES", "check_settings", "compute", "load_files"),
+    ".values": (
+        "GMEAN_FLOOR",
+        "PER_QUERY_COLUMNS",
+        "VALUES_TABLE",
+        "Aggregate",
+        "Values",
+        "aggregate",
+        "scratch_cursor",
+        "scratch_database",
+    ),
+}
+
+__getattr__ = package_names(__name__, _MODULES)
+__all__ = sorted(name for names in _MODULES.values() for name in names)

@@ -1,7 +1,9 @@
 """Evaluate runs against a qrels set, store every evaluation, and reuse stored ones.
 
 Asking again for the same thing (:mod:`.stored` says what identifies an evaluation) returns
-the stored per-query values instead of computing them again, unless ``recompute``.
+the stored per-query values instead of computing them again, unless ``recompute``. The
+engine (:mod:`.computing`) and the readers of a ranked-labels file are imported when
+something is to be computed or read, so that ``eval`` of stored values loads neither.
 """
 
 from __future__ import annotations
@@ -14,25 +16,28 @@ from typing import Any
 from ..backends.base import store_of
 from ..catalog import Ingested, removed_on_failure
 from ..errors import RankhouseError
-from ..ingest.trec_exact import read_ranked_labels
-from ..labels import label
-from ..measures import measure_texts, parse_measures
 from ..results import EvaluationResult, QueryCounts
 from ..stats import DEFAULT_LEVEL, check_level
-from .checks import check_argument_order, check_overlap, refuse_new_file, refuse_read_only
-from .counts import query_counts
-from .inputs import Reading, ingest_qrels_shape, resolve_qrels, resolve_runs
-from .spread import stored_summaries, value_summaries, with_intervals
+from .inputs import (
+    Reading,
+    check_argument_order,
+    ingest_qrels_shape,
+    refuse_new_file,
+    requested,
+    resolve_qrels,
+    resolve_runs,
+)
 from .stored import (
     EvaluationKey,
-    compute_and_store,
     effective_level,
     find_stored,
     mark_requested,
+    query_counts,
+    stored_summaries,
     stored_values,
+    value_summaries,
+    with_intervals,
 )
-
-MISSING_QUERY_POLICIES = ("zero", "skip")
 
 
 def evaluate(
@@ -88,7 +93,7 @@ def evaluate(
             (:func:`rankhouse.catalog.removed_on_failure`); without it, a call that fails
             removes the files it ingested itself.
         level: the confidence level of each mean's interval (the result's ``mean_low``,
-            ``mean_high``: Student's t over the per-query values, :mod:`.spread`).
+            ``mean_high``: Student's t over the per-query values, :mod:`.stored`).
         reading: how runs and qrels given as files or data are read: their column mappings
             and the runs' order (:class:`~rankhouse.evaluation.inputs.Reading`; None: the
             defaults, from a caller that takes no mapping).
@@ -152,6 +157,8 @@ def evaluate_ranked_labels(
         InputError: the file cannot be read (naming its line and field).
         RankhouseError: a read-only warehouse (the file's content cannot be stored).
     """
+    from ..ingest.trec_exact import read_ranked_labels  # a file to read: the readers load
+
     store = store_of(wh)
     ranked = read_ranked_labels(path)
     if store.read_only:
@@ -204,7 +211,9 @@ def _evaluate(
     to_compute = [k for k in keys.values() if k not in stored]
     run_names = {run["id"]: run["name"] for run in run_rows}
     counted: dict[int, QueryCounts] = {}
-    if to_compute:
+    if to_compute:  # only now the engine loads: reading stored values needs none
+        from .computing import check_overlap, compute_and_store, refuse_read_only
+
         if store.read_only:
             refuse_read_only(to_compute, run_names, qrels_row["name"])
         for run_id in dict.fromkeys(k.run_id for k in to_compute):
@@ -251,25 +260,3 @@ def _evaluate(
     return EvaluationResult(
         rows, per_query, measure_names, counts, qrels_row["name"], labels, level=level
     )
-
-
-def requested(measures, relevance_level: int, missing_queries: str, options: dict):
-    """(the measures to compute, in request order; their labels by canonical name).
-
-    ``AP`` at level 2 and ``AP(rel=2)`` are one computation: the first asked for is kept.
-    """
-    if missing_queries not in MISSING_QUERY_POLICIES:
-        raise RankhouseError(
-            f"missing_queries must be one of {', '.join(MISSING_QUERY_POLICIES)}, "
-            f"not {missing_queries!r}"
-        )
-    if not isinstance(relevance_level, int) or not -(2**31) <= relevance_level < 2**31:
-        raise RankhouseError(
-            f"relevance_level must be a 32-bit integer (grades are), not {relevance_level!r}"
-        )
-    measure_list = parse_measures(measure_texts(measures))
-    if not measure_list:
-        raise RankhouseError("no measure requested")
-    labels = {m.name: label(m, relevance_level, missing_queries, options) for m in measure_list}
-    measure_list = list({labels[m.name]: m for m in reversed(measure_list)}.values())[::-1]
-    return measure_list, labels

@@ -1,27 +1,63 @@
-"""The stored evaluations: finding those already computed, storing new ones, reading values.
+"""The stored evaluations: what identifies one, finding those already computed, reading their
+values back, how the queries of a run and a qrels set met, and the interval of each stored mean.
 
 An evaluation is identified by (run, qrels set and its content hash, canonical measure,
-effective relevance level, missing-query policy, other options). Storing replaces an
-evaluation with the same key, in one transaction with its per-query values.
+effective relevance level, missing-query policy, other options). Storing
+(:mod:`.computing`) replaces an evaluation with the same key, in one transaction with its
+per-query values. Reading needs no engine: ``eval`` of stored values and ``history`` load
+none (the start-up budget).
+
+**Input signature**: what an evaluation's values were computed from. Two evaluations of one
+label are comparable (a trend may join them, a gate may weigh one against the other) when they
+were computed from the same inputs: the same qrels content, the same set of queries, the same
+relevance level, missing-query policy and options that change values. The signature is the md5
+(hex) of those five parts, one a line:
+
+    qrels_sha256
+    md5 of the evaluated query ids, sorted byte-wise, joined by line feeds
+    the effective relevance level
+    the missing-query policy
+    the options' JSON (sorted keys, as ``evaluations.options`` holds it)
+
+Migration 0011 gives the evaluations stored before it the same signature in SQL, from the
+same columns and their per-query rows. md5 names content here; it guards nothing. A
+signature is NULL (None) when unknown: never equal to another, not even to another unknown.
+
+**Intervals** of each stored mean: Student's t over the evaluation's per-query values. A
+measure averaged over the queries (``aggregate`` ``mean``) gets the interval
+mean +- t_{1 - (1 - level) / 2, n - 1} * s / sqrt(n) of :func:`rankhouse.stats.t_interval`,
+where n, the mean and s (the sample standard deviation) are those of its stored per-query
+values, NaN values (trec_eval's ``-nan``) left out, as ``compare`` leaves them out. A sum
+(``num_rel_ret``) or a geometric mean (``gm_map``) is not a mean of the per-query values and
+gets none (NaN bounds), nor does a mean over fewer than two values.
+
+The values are summarized by :func:`rankhouse.stats.summarize` in query-id byte order, whether
+they are stored (read back from ``evaluation_values``) or held in memory (``rankhouse.evaluate``
+on data): the same numbers, to the bit, whatever the store, the database's threads or the order
+it returns rows in, and the same as ``compare``'s interval of the mean
+(:func:`~rankhouse.stats.summarize` sums a list of floats in plain Python, as numpy sums them:
+reading stored values loads no numpy). They agree with :func:`scipy.stats.t.interval` and
+``ttest_1samp(...).confidence_interval()`` to about 1e-16. (The database's own ``avg`` and
+``stddev_samp`` were tried first: summed by parallel threads, their last bits changed from one
+run to the next.)
+
+History (:func:`with_spread`): for every run and qrels set and every label shown, the
+columns ``<label> low`` and ``<label> high`` follow each label, and ``num_q`` (the number of
+queries the row's means are over; the largest when its labels differ, as ``AP`` and ``AP
+[missing_queries=skip]`` of a run that misses queries do) comes before the first label.
 """
 
 from __future__ import annotations
 
-import json
+import hashlib
 import math
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from datetime import UTC, datetime
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from ..defaults import __version__
-from ..engine import VALUES_TABLE, compute
-from ..labels import label
-from ..results import PerQueryValues
-from .signature import EMPTY_QUERY_SET, QUERY_SETS, input_signature
-
-if TYPE_CHECKING:
-    from ..backends.base import Connection
+from ..columns import INTERVAL_SUFFIXES, Rows
+from ..results import PerQueryValues, QueryCounts
+from ..stats import Summary, check_level, summarize, t_interval
 
 
 @dataclass(frozen=True)
@@ -91,25 +127,6 @@ def find_stored(store, keys: Iterable[EvaluationKey]) -> dict[EvaluationKey, dic
     return found
 
 
-def compute_and_store(
-    store,
-    keys: Sequence[EvaluationKey],
-    measures,
-    relevance_level: int,
-    missing_queries: str,
-    options: dict[str, Any],
-    asked_for: bool = True,
-) -> None:
-    """One engine pass for every run and measure not stored yet, then one transaction; the
-    store is held throughout (the values stay in the engine's tables on its connection).
-    ``asked_for``: whether the caller named these measures (``history`` shows those by
-    default), or computed them for its own use (a report's precision-recall points)."""
-    with store.session():
-        _compute_and_store(
-            store, keys, measures, relevance_level, missing_queries, options, asked_for
-        )
-
-
 def mark_requested(store, stored: Iterable[dict[str, Any]]) -> None:
     """Mark stored evaluations (rows of :func:`find_stored`) as asked for by a command: a
     report's precision-recall point that ``eval`` then asks for becomes a default column of
@@ -120,168 +137,6 @@ def mark_requested(store, stored: Iterable[dict[str, Any]]) -> None:
             conn.execute(
                 "UPDATE evaluations SET requested = TRUE WHERE id = ANY(:ids)", {"ids": ids}
             )
-
-
-def _compute_and_store(store, keys, measures, relevance_level, missing_queries, options, asked_for):
-    by_name = {m.name: m for m in measures}
-    run_ids = sorted({k.run_id for k in keys})
-    wanted = [by_name[name] for name in dict.fromkeys(k.measure for k in keys)]
-    qrels_id = keys[0].qrels_id
-    with store.engine_connection(run_ids, qrels_id) as duck:
-        values = compute(
-            duck,
-            run_ids,
-            qrels_id,
-            wanted,
-            relevance_level=relevance_level,
-            missing_queries=missing_queries,
-            **options,
-        )
-        # what each evaluation was computed from: its queries, read where the values are
-        query_sets = {
-            (run_id, idx): found for run_id, idx, found in duck.execute(QUERY_SETS).fetchall()
-        }
-    # the values stay in the engine's temporary table on `duck` after the block
-    totals = {(a.run_id, a.measure.name): a for a in values.aggregates()}
-    index = {m.name: i for i, m in enumerate(values.measures)}
-    now = datetime.now(UTC).replace(tzinfo=None)
-    evaluations = []
-    for key in keys:
-        measure = by_name[key.measure]
-        total = totals.get((key.run_id, key.measure))
-        evaluations.append(
-            {
-                **_key_params(key),
-                "sha": key.qrels_sha256,
-                "parameters": json.dumps(_jsonable(measure.params), sort_keys=True),
-                "label": label(measure, relevance_level, missing_queries, options),
-                "aggregate": measure.aggregate,
-                "value": total.value if total is not None else math.nan,
-                "num_q": total.num_q if total is not None else 0,
-                "version": __version__,
-                "created_at": now,
-                "requested": bool(asked_for),
-                "signature": input_signature(
-                    key.qrels_sha256,
-                    query_sets.get((key.run_id, index[key.measure]), EMPTY_QUERY_SET),
-                    key.relevance_level,
-                    key.missing_queries,
-                    key.options,
-                ),
-            }
-        )
-    with store.transaction() as conn:
-        if store.many_writers:  # two processes storing one evaluation store it once
-            store.lock_evaluations(conn, {(k.run_id, k.qrels_id) for k in keys})
-        _delete_stored(conn, keys)
-        ids = {
-            (run_id, index[measure]): evaluation_id
-            for evaluation_id, run_id, measure in _insert_evaluations(conn, evaluations)
-        }
-        if ids:
-            store.store_values(conn, duck, *_values_select(ids))
-
-
-#: The columns of an evaluation row, and the names of their values in ``evaluations``' dicts.
-_EVALUATION_COLUMNS = {
-    "run_id": "run_id",
-    "qrels_id": "qrels_id",
-    "qrels_sha256": "sha",
-    "measure": "measure",
-    "parameters": "parameters",
-    "relevance_level": "level",
-    "missing_queries": "policy",
-    "options": "options",
-    "aggregate": "aggregate",
-    "value": "value",
-    "num_q": "num_q",
-    "rankhouse_version": "version",
-    "created_at": "created_at",
-    "label": "label",
-    "requested": "requested",
-    "input_signature": "signature",
-}
-#: Rows of one INSERT (16 binds a row: PostgreSQL takes at most 65,535 binds a statement).
-_INSERT_ROWS = 1_000
-
-
-def _insert_evaluations(conn: Connection, evaluations: list[dict[str, Any]]) -> list[tuple]:
-    """Insert the evaluation rows, many to a statement (one statement costs about 1 ms on a
-    DuckDB file, and a round trip to a server); their (id, run_id, measure)."""
-    columns = ", ".join(_EVALUATION_COLUMNS)
-    inserted = []
-    for start in range(0, len(evaluations), _INSERT_ROWS):
-        rows, params = [], {}
-        for i, row in enumerate(evaluations[start : start + _INSERT_ROWS]):
-            rows.append("(" + ", ".join(f":{n}{i}" for n in _EVALUATION_COLUMNS.values()) + ")")
-            params |= {f"{n}{i}": row[n] for n in _EVALUATION_COLUMNS.values()}
-        inserted += conn.execute(
-            f"INSERT INTO evaluations ({columns}) VALUES {', '.join(rows)} "
-            "RETURNING id, run_id, measure",
-            params,
-        ).all()
-    return [tuple(row) for row in inserted]
-
-
-def _delete_stored(conn: Connection, keys: Sequence[EvaluationKey]) -> None:
-    """Delete the stored evaluations (and their values) that ``keys`` are about to replace.
-
-    They are looked up first: evaluations asked for the first time (a run just ingested)
-    have none, and the two deletes would cost 4 ms for nothing."""
-    matches = []
-    params: dict[str, Any] = {}
-    for i, key in enumerate(keys):
-        matches.append(
-            f"(run_id = :run_id{i} AND qrels_id = :qrels_id{i} AND measure = :measure{i} AND "
-            f"relevance_level = :level{i} AND missing_queries = :policy{i} AND "
-            f"options = :options{i})"
-        )
-        params |= {f"{name}{i}": value for name, value in _key_params(key).items()}
-    replaced = [
-        row[0]
-        for row in conn.execute(
-            f"SELECT id FROM evaluations WHERE {' OR '.join(matches)}", params
-        ).all()
-    ]
-    if not replaced:
-        return
-    ids = {f"id{i}": evaluation_id for i, evaluation_id in enumerate(replaced)}
-    listed = ", ".join(f":{name}" for name in ids)
-    conn.execute(f"DELETE FROM evaluation_values WHERE evaluation_id IN ({listed})", ids)
-    conn.execute(f"DELETE FROM evaluations WHERE id IN ({listed})", ids)
-
-
-def _key_params(key: EvaluationKey) -> dict[str, Any]:
-    return {
-        "run_id": key.run_id,
-        "qrels_id": key.qrels_id,
-        "measure": key.measure,
-        "level": key.relevance_level,
-        "policy": key.missing_queries,
-        "options": key.options,
-    }
-
-
-def _jsonable(params: dict[str, Any]) -> dict[str, Any]:
-    return {k: (list(v) if isinstance(v, tuple) else v) for k, v in (params or {}).items()}
-
-
-def engine_values(duck, run_ids: list[int], names: dict[int, str], measures) -> PerQueryValues:
-    """The engine's values (``rh_values`` on ``duck``) in result order."""
-    found = duck.execute(
-        f"SELECT v.run_id, v.query_id, v.measure_idx, v.value FROM {VALUES_TABLE} AS v "
-        "JOIN (SELECT unnest($runs) AS run_id, generate_subscripts($runs, 1) AS r) AS o "
-        "ON o.run_id = v.run_id ORDER BY o.r, v.query_id, v.measure_idx",
-        {"runs": run_ids},
-    ).fetchall()
-    measure_names = [m.name for m in measures]
-    values = PerQueryValues()
-    for run_id, query, idx, value in found:
-        values.run.append(names[run_id])
-        values.query.append(query)
-        values.measure.append(measure_names[idx])
-        values.value.append(value)
-    return values
 
 
 def stored_values(store, rows: list[dict[str, Any]]) -> PerQueryValues:
@@ -310,19 +165,253 @@ def stored_values(store, rows: list[dict[str, Any]]) -> PerQueryValues:
     return values
 
 
-def _values_select(ids: dict[tuple[int, int], int]) -> tuple[str, dict[str, Any]]:
-    """The engine's values (``rh_values``) of the evaluations ``ids`` ((run id, measure
-    index) -> evaluation id) as ``evaluation_id, query_id, value``, and the binds."""
-    keys = list(ids)
-    params = {
-        "runs": [run_id for run_id, _ in keys],
-        "idx": [idx for _, idx in keys],
-        "ids": list(ids.values()),
-    }
-    select = (
-        f"SELECT e.evaluation_id, v.query_id, v.value FROM {VALUES_TABLE} AS v JOIN "
-        "(SELECT unnest($runs) AS run_id, unnest($idx) AS measure_idx, "
-        "CAST(unnest($ids) AS INTEGER) AS evaluation_id) AS e "
-        "ON e.run_id = v.run_id AND e.measure_idx = v.measure_idx"
+# --- input signatures ------------------------------------------------------------------------
+
+SHORT = 8
+"""Hex digits of the short id ``history`` shows (``inputs``)."""
+
+EMPTY_QUERY_SET = hashlib.md5(b"").hexdigest()
+"""md5 of no query id (an evaluation without per-query rows)."""
+
+
+def query_set_hash(query_ids: Iterable[str]) -> str:
+    """md5 of the query ids, sorted byte-wise and joined by line feeds."""
+    ordered = sorted(query_ids, key=lambda q: q.encode("utf-8", "surrogatepass"))
+    return hashlib.md5("\n".join(ordered).encode("utf-8", "surrogatepass")).hexdigest()
+
+
+def input_signature(
+    qrels_sha256: str, query_set: str, relevance_level: int, missing_queries: str, options: str
+) -> str:
+    """The signature of an evaluation from its five parts (see the module)."""
+    text = "\n".join([qrels_sha256, query_set, str(int(relevance_level)), missing_queries, options])
+    return hashlib.md5(text.encode("utf-8")).hexdigest()
+
+
+def short(signature: str | None) -> str | None:
+    """The short id of a signature (its first 8 hex digits), None when unknown."""
+    return None if signature is None else signature[:SHORT]
+
+
+def combined(signatures: Iterable[str | None]) -> str | None:
+    """One signature for several evaluations shown together (a history row's measures): the
+    signature itself when they share it, else the md5 of the distinct ones sorted and joined
+    by commas; None when any is unknown or there is none."""
+    found = list(signatures)
+    if not found or any(s is None for s in found):
+        return None
+    distinct = sorted(set(found))
+    if len(distinct) == 1:
+        return distinct[0]
+    return hashlib.md5(",".join(distinct).encode("ascii")).hexdigest()
+
+
+# --- how the queries met ---------------------------------------------------------------------
+
+QUERY_COUNTS_SQL = """
+    WITH run_q AS (SELECT DISTINCT query_id FROM run_rows WHERE run_id = :run_id),
+         qrels_q AS (SELECT DISTINCT query_id FROM judgments WHERE qrels_id = :qrels_id)
+    SELECT
+        (SELECT count(*) FROM qrels_q) AS qrels_queries,
+        (SELECT count(*) FROM qrels_q WHERE query_id NOT IN (SELECT query_id FROM run_q))
+            AS missing_from_run,
+        (SELECT count(*) FROM run_q WHERE query_id NOT IN (SELECT query_id FROM qrels_q))
+            AS ignored
+    """
+
+
+_COUNT_TIES = """
+    SELECT coalesce(sum(n - 1), 0) FROM (
+        SELECT count(*) AS n FROM run_rows WHERE run_id = :run_id GROUP BY query_id, score
+    ) AS score_groups
+    """
+
+
+def query_counts(
+    store, run_id: int, qrels_id: int, missing_queries: str, *, will_compute: bool = False
+) -> QueryCounts:
+    """How the run's queries and the qrels set's queries met (see :class:`QueryCounts`) in
+    ``store``; ``will_compute``: the rows are about to be evaluated (a server's are counted
+    where the engine will read them)."""
+    with store.rows_connection([run_id], qrels_id, load=will_compute) as conn:
+        found = conn.execute(QUERY_COUNTS_SQL, {"run_id": run_id, "qrels_id": qrels_id}).one()
+    with store.connect() as conn:
+        tied_pairs = conn.execute(
+            "SELECT tied_pairs FROM runs WHERE id = :run_id", {"run_id": run_id}
+        ).scalar()
+        if tied_pairs is None:  # a run stored before migration 0004, or by trec-eval
+            tied_pairs = conn.execute(_COUNT_TIES, {"run_id": run_id}).scalar_one()
+    return counts_of(tuple(found), tied_pairs, missing_queries)
+
+
+def counts_of(found: tuple, tied_pairs: int, missing_queries: str) -> QueryCounts:
+    """The counts from a row of :data:`QUERY_COUNTS_SQL` and the run's tied pairs."""
+    qrels_queries, missing_from_run, ignored = found
+    evaluated = qrels_queries - (missing_from_run if missing_queries == "skip" else 0)
+    return QueryCounts(
+        evaluated=int(evaluated),
+        missing_from_run=int(missing_from_run),
+        ignored=int(ignored),
+        tied_pairs=int(tied_pairs),
     )
-    return select, params
+
+
+# --- the interval of each stored mean --------------------------------------------------------
+
+INTERVAL_KEYS = ("mean_low", "mean_high")
+"""The keys each aggregate row gains: the bounds of the interval of its mean."""
+
+NUM_Q = "num_q"
+"""History's column of the number of queries."""
+
+_STORED_VALUES = """
+    SELECT v.evaluation_id, v.query_id, v.value
+    FROM evaluation_values v
+    JOIN evaluations e ON e.id = v.evaluation_id
+    WHERE v.evaluation_id = ANY(:ids) AND e.aggregate = 'mean'
+    """
+
+
+def stored_summaries(conn, evaluation_ids: Iterable[int]) -> dict[int, Summary]:
+    """Per stored evaluation averaged over the queries: n, mean and sample standard deviation
+    of its per-query values (NaN left out), in query-id byte order. Evaluations of other
+    aggregates are absent.
+
+    Args:
+        conn: a connection of the store (:meth:`Backend.connect`).
+        evaluation_ids: the evaluations' ids.
+    """
+    ids = sorted({int(i) for i in evaluation_ids})
+    if not ids:
+        return {}
+    grouped: dict[int, list[tuple[str, float]]] = {}
+    for evaluation_id, query, value in conn.execute(_STORED_VALUES, {"ids": ids}).all():
+        if value is not None and not math.isnan(value):
+            grouped.setdefault(int(evaluation_id), []).append((str(query), float(value)))
+    return {key: summarize(_in_query_order(pairs)) for key, pairs in grouped.items()}
+
+
+def value_summaries(
+    values: PerQueryValues, aggregates: Mapping[str, str]
+) -> dict[tuple[str, str], Summary]:
+    """(run, measure) -> the summary of its per-query values held in memory, in query-id
+    byte order, for the measures ``aggregates`` (measure -> ``mean``, ``sum``, ``gmean``)
+    says are averaged."""
+    grouped: dict[tuple[str, str], list[tuple[str, float]]] = {}
+    for run, query, measure, value in zip(
+        values.run, values.query, values.measure, values.value, strict=True
+    ):
+        if aggregates.get(measure) == "mean" and value is not None and not math.isnan(value):
+            grouped.setdefault((run, measure), []).append((query, value))
+    return {key: summarize(_in_query_order(pairs)) for key, pairs in grouped.items()}
+
+
+def _in_query_order(pairs: list[tuple[str, float]]) -> list[float]:
+    """The values of (query id, value) pairs in query-id byte order (a server's collation
+    may have returned them in another)."""
+    keys = [query.encode("utf-8", "surrogatepass") for query, _ in pairs]
+    if all(a < b for a, b in zip(keys, keys[1:], strict=False)):
+        return [value for _, value in pairs]
+    order = sorted(range(len(pairs)), key=keys.__getitem__)
+    return [pairs[i][1] for i in order]
+
+
+def interval_bounds(summary: Summary | None, level: float) -> tuple[float, float]:
+    """(low, high) of the t interval of a mean from its summary; NaN, NaN without one."""
+    if summary is None or summary.n < 2 or math.isnan(summary.sd):
+        return math.nan, math.nan
+    found = t_interval(summary, level)
+    return found.low, found.high
+
+
+def with_intervals(
+    rows: Sequence[dict[str, Any]],
+    summaries: Mapping[Any, Summary],
+    key,
+    level: float,
+) -> list[dict[str, Any]]:
+    """``rows`` (aggregate rows) each with ``mean_low`` and ``mean_high`` at ``level``;
+    ``key(row)`` finds a row's summary in ``summaries``.
+
+    Raises:
+        RankhouseError: a level outside (0, 1).
+    """
+    check_level(level)
+    found = []
+    for row in rows:
+        low, high = interval_bounds(summaries.get(key(row)), level)
+        found.append({**row, "mean_low": low, "mean_high": high})
+    return found
+
+
+_EVALUATIONS = """
+    SELECT le.run_name, le.qrels_name, le.measure, le.num_q, le.evaluation_id
+    FROM latest_evaluations le
+    WHERE le.measure = ANY(:labels) AND le.run_name = ANY(:runs)
+    """
+
+
+def interval_columns(measures: Sequence[str]) -> list[str]:
+    """The bound columns of ``measures``: ``AP low``, ``AP high``, ..."""
+    return [measure + suffix for measure in measures for suffix in INTERVAL_SUFFIXES]
+
+
+def with_spread(conn, found: Rows, measures: Sequence[str], level: float) -> Rows:
+    """``found`` (history's rows) with ``num_q`` before the first measure and each measure's
+    bounds after it, at ``level``.
+
+    Raises:
+        RankhouseError: a level outside (0, 1).
+    """
+    check_level(level)
+    position = {name: i for i, name in enumerate(found.columns)}
+    first = next((position[m] for m in measures if m in position), None)
+    if first is None:
+        return found
+    evaluations: dict[tuple[str, str, str], tuple[int, int]] = {}
+    if found.rows:
+        runs = sorted({str(run) for run in found.column("run")})
+        params = {"labels": list(measures), "runs": runs}
+        for run, qrels, label, num_q, evaluation_id in conn.execute(_EVALUATIONS, params).all():
+            evaluations[(run, qrels, label)] = (int(num_q), int(evaluation_id))
+    summaries = stored_summaries(conn, (ids[1] for ids in evaluations.values()))
+    columns: list[str] = []
+    for index, name in enumerate(found.columns):
+        if index == first:
+            columns.append(NUM_Q)
+        columns.append(name)
+        if name in measures:
+            columns += [name + suffix for suffix in INTERVAL_SUFFIXES]
+    rows = [
+        _widened(row, found.columns, first, measures, evaluations, summaries, level)
+        for row in found.rows
+    ]
+    return Rows(columns, rows)
+
+
+def _widened(
+    row: tuple[Any, ...],
+    columns: list[str],
+    first: int,
+    measures: Sequence[str],
+    evaluations: dict[tuple[str, str, str], tuple[int, int]],
+    summaries: dict,
+    level: float,
+) -> tuple[Any, ...]:
+    record = dict(zip(columns, row, strict=True))
+    mine = {m: evaluations.get((record["run"], record["qrels"], m)) for m in measures}
+    counts = [found[0] for found in mine.values() if found is not None]
+    line: list[Any] = []
+    for index, (name, value) in enumerate(zip(columns, row, strict=True)):
+        if index == first:
+            line.append(max(counts) if counts else None)
+        line.append(value)
+        if name in measures:
+            found = mine[name]
+            low, high = interval_bounds(summaries.get(found[1]) if found else None, level)
+            line += [_or_none(low), _or_none(high)]
+    return tuple(line)
+
+
+def _or_none(value: float) -> float | None:
+    return None if value != value else value  # a missing bound is None, as history's values

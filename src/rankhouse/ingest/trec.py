@@ -27,7 +27,7 @@ once and held in memory only as DuckDB's write buffers. The statement stops at t
 that is not six non-empty fields joined by the separator, carries another tag, or holds a score
 (a rank under order 'rank') the checks refuse; the caller then rolls its transaction back and
 the stage reads the file. ``trec-eval`` stores regular runs this way too
-(:mod:`rankhouse.trec_eval.direct`), whose general rules read such a file alike.
+(:mod:`rankhouse.trec_eval.unstored`), whose general rules read such a file alike.
 
 The stage is filled outside any transaction: a statement DuckDB stops then aborts nothing, and
 the next reader starts at once. A file the fixed columns cannot take is read as one VARCHAR
@@ -38,8 +38,8 @@ condition of a bad row); duplicates and ties are counted by :mod:`.staging`.
 tests/test_ingest_paths_agree.py holds every reader to the same rows or the same error, word
 for word.
 
-``trec-eval`` reads with trec_eval's own rules instead (:mod:`rankhouse.trec_eval.qrels_reader`,
-:mod:`rankhouse.trec_eval.run_reader`), and takes the direct reader for regular runs.
+``trec-eval`` reads with trec_eval's own rules instead (:mod:`rankhouse.trec_eval.files`),
+and takes the direct reader for regular runs.
 """
 
 from __future__ import annotations

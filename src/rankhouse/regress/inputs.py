@@ -6,7 +6,7 @@ evaluation its own gate judged (its newest check against the same qrels set, els
 newest check: the evaluation of that measure the check weighed, or the one stored for it
 against the check's qrels set); a baseline never gated has the evaluation the gate makes
 of it now. Two evaluations are on the same inputs when their input signatures
-(:mod:`rankhouse.evaluation.signature`) are equal; an unknown signature equals none.
+(:mod:`rankhouse.evaluation.stored`) are equal; an unknown signature equals none.
 """
 
 from __future__ import annotations

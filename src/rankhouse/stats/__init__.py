@@ -23,121 +23,103 @@ Everything here is a plain function over numbers (lists or numpy arrays, paired 
 by the caller, NaN pairs dropped) returning numbers or small frozen dataclasses; scipy and
 statsmodels are imported at first use (:mod:`rankhouse.lazy`), so importing this package
 stays light.
+
+The names of :mod:`.drift` are imported with the package (its function ``drift`` shares the
+module's name, which an import of the module would otherwise put in its place); every other
+name is imported from its module at its first use (:func:`rankhouse.lazy.package_names`), so
+that ``history`` loads :mod:`.estimates` and :mod:`.drift` alone.
 """
 
-from ..defaults import (
-    DEFAULT_DEPTH,
-    DEFAULT_LEVEL,
-    DEFAULT_PERMUTATIONS,
-    DEFAULT_PERSISTENCE,
-    DEFAULT_SEED,
+from ..lazy import package_names
+from .drift import (  # re-exported
+    Drift as Drift,
 )
-from .drift import Drift, drift, kendall_tau, overlap, rank_biased_overlap, tau_ap
-from .estimates import (
-    INTERVAL_METHODS,
-    EffectSize,
-    Interval,
-    Summary,
-    check_alpha,
-    check_direction,
-    check_level,
-    check_margin,
-    check_resampling,
-    difference_interval,
-    effect_size,
-    hedges_correction,
-    mean_interval,
-    summarize,
-    t_interval,
+from .drift import (
+    drift as drift,
 )
-from .paired import (
-    CORRECTION_NAMES,
-    CORRECTIONS,
-    TESTS,
-    PairedTest,
-    bootstrap_null_sampler,
-    check_correction,
-    check_test,
-    correct,
-    correction_method,
-    paired_test,
+from .drift import (
+    kendall_tau as kendall_tau,
 )
-from .pairs import (
-    AnovaRow,
-    AnovaTable,
-    PairwiseResult,
-    all_pairs,
-    compact_letter_display,
-    randomised_tukey_hsd,
-    tukey_hsd,
-    two_way_anova,
+from .drift import (
+    overlap as overlap,
 )
-from .verdicts import (
-    DEFAULT_POWER,
-    GATE_WORDS,
-    VERDICTS,
-    NonInferiority,
-    Verdict,
-    detectable_effect_size,
-    gate_status,
-    minimum_detectable_effect,
-    non_inferiority,
-    verdict,
+from .drift import (
+    rank_biased_overlap as rank_biased_overlap,
+)
+from .drift import (
+    tau_ap as tau_ap,
 )
 
-__all__ = [
-    "CORRECTIONS",
-    "CORRECTION_NAMES",
-    "DEFAULT_DEPTH",
-    "DEFAULT_LEVEL",
-    "DEFAULT_PERMUTATIONS",
-    "DEFAULT_PERSISTENCE",
-    "DEFAULT_POWER",
-    "DEFAULT_SEED",
-    "INTERVAL_METHODS",
-    "TESTS",
-    "VERDICTS",
-    "AnovaRow",
-    "AnovaTable",
-    "Drift",
-    "EffectSize",
-    "GATE_WORDS",
-    "Interval",
-    "NonInferiority",
-    "PairedTest",
-    "PairwiseResult",
-    "Summary",
-    "Verdict",
-    "all_pairs",
-    "bootstrap_null_sampler",
-    "check_alpha",
-    "check_correction",
-    "check_direction",
-    "check_level",
-    "check_margin",
-    "check_resampling",
-    "check_test",
-    "compact_letter_display",
-    "correct",
-    "correction_method",
-    "detectable_effect_size",
-    "difference_interval",
-    "drift",
-    "effect_size",
-    "gate_status",
-    "hedges_correction",
-    "kendall_tau",
-    "mean_interval",
-    "minimum_detectable_effect",
-    "non_inferiority",
-    "overlap",
-    "paired_test",
-    "randomised_tukey_hsd",
-    "rank_biased_overlap",
-    "summarize",
-    "t_interval",
-    "tau_ap",
-    "tukey_hsd",
-    "two_way_anova",
-    "verdict",
-]
+_MODULES = {
+    "..defaults": (
+        "DEFAULT_DEPTH",
+        "DEFAULT_LEVEL",
+        "DEFAULT_PERMUTATIONS",
+        "DEFAULT_PERSISTENCE",
+        "DEFAULT_SEED",
+    ),
+    ".estimates": (
+        "INTERVAL_METHODS",
+        "EffectSize",
+        "Interval",
+        "Summary",
+        "check_alpha",
+        "check_direction",
+        "check_level",
+        "check_margin",
+        "check_resampling",
+        "difference_interval",
+        "effect_size",
+        "hedges_correction",
+        "mean_interval",
+        "summarize",
+        "t_interval",
+    ),
+    ".paired": (
+        "CORRECTION_NAMES",
+        "CORRECTIONS",
+        "TESTS",
+        "PairedTest",
+        "bootstrap_null_sampler",
+        "check_correction",
+        "check_test",
+        "correct",
+        "correction_method",
+        "paired_test",
+    ),
+    ".pairs": (
+        "AnovaRow",
+        "AnovaTable",
+        "PairwiseResult",
+        "all_pairs",
+        "compact_letter_display",
+        "randomised_tukey_hsd",
+        "tukey_hsd",
+        "two_way_anova",
+    ),
+    ".verdicts": (
+        "DEFAULT_POWER",
+        "GATE_WORDS",
+        "VERDICTS",
+        "NonInferiority",
+        "Verdict",
+        "detectable_effect_size",
+        "gate_status",
+        "minimum_detectable_effect",
+        "non_inferiority",
+        "verdict",
+    ),
+}
+
+__getattr__ = package_names(__name__, _MODULES)
+__all__ = sorted(
+    [
+        *(name for names in _MODULES.values() for name in names),
+        "Drift",
+        "drift",
+        "kendall_tau",
+        "overlap",
+        "rank_biased_overlap",
+        "tau_ap",
+    ]
+)

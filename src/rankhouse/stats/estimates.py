@@ -107,6 +107,8 @@ def summarize(values: Sequence[float]) -> Summary:
     Raises:
         RankhouseError: a value that is not a finite number.
     """
+    if isinstance(values, list) and all(type(v) is float and math.isfinite(v) for v in values):
+        return _summarize_floats(values)  # stored values read back: no numpy to load
     array = finite_values(values)
     n = len(array)
     if n == 0:
@@ -126,6 +128,54 @@ def summarize(values: Sequence[float]) -> Summary:
             ratio = np.mean((deviations / scale) ** 2) * (np.float64(n) / np.float64(n - 1))
             return Summary(n, float(mean), float(scale * np.sqrt(ratio)))
     return Summary(n, float(mean), float(np.sqrt(variance)))
+
+
+def _summarize_floats(values: list[float]) -> Summary:
+    """:func:`summarize` of finite Python floats in plain Python, to the bit what numpy computes
+    (its pairwise sum, :func:`_numpy_sum`), so that ``history`` and ``eval`` of stored values
+    show their intervals without importing numpy (as long to import as DuckDB)."""
+    n = len(values)
+    if n == 0:
+        return Summary(0, math.nan, math.nan)
+    first = values[0]
+    if all(v == first for v in values):
+        return Summary(n, first, 0.0 if n >= 2 else math.nan)
+    mean = _numpy_sum(values) / n
+    if n < 2:
+        return Summary(n, mean, math.nan)
+    deviations = [v - mean for v in values]
+    variance = _numpy_sum([d * d for d in deviations]) / n * (n / (n - 1))
+    if math.isinf(variance) and math.isfinite(mean):  # squared deviations past 1.8e308
+        scale = max(abs(d) for d in deviations)
+        scaled = [d / scale for d in deviations]
+        ratio = _numpy_sum([s * s for s in scaled]) / n * (n / (n - 1))
+        return Summary(n, mean, scale * math.sqrt(ratio))
+    return Summary(n, mean, math.sqrt(variance))
+
+
+def _numpy_sum(values: list[float], start: int = 0, n: int | None = None) -> float:
+    """The sum of ``values[start:start + n]`` in the order of numpy's ``add.reduce`` of a
+    contiguous float64 array (numpy's ``pairwise_sum``): blocks of at most 128 values summed
+    with eight accumulators, larger spans halved at a multiple of 8."""
+    n = len(values) - start if n is None else n
+    if n < 8:
+        total = 0.0
+        for i in range(start, start + n):
+            total += values[i]
+        return total
+    if n <= 128:
+        r = values[start : start + 8]
+        end = start + n - n % 8
+        for i in range(start + 8, end, 8):
+            for j in range(8):
+                r[j] += values[i + j]
+        total = ((r[0] + r[1]) + (r[2] + r[3])) + ((r[4] + r[5]) + (r[6] + r[7]))
+        for i in range(end, start + n):
+            total += values[i]
+        return total
+    half = n // 2
+    half -= half % 8
+    return _numpy_sum(values, start, half) + _numpy_sum(values, start + half, n - half)
 
 
 def as_summary(differences: Sequence[float] | Summary) -> Summary:

@@ -213,7 +213,7 @@ def compare_command(
     from ...compare import CompareOptions
     from ...compare.options import margins_from_texts
     from ...errors import RankhouseError
-    from ...evaluation.checks import check_argument_order
+    from ...evaluation.inputs import check_argument_order
 
     rounding = _rounding(round)
     shown = [n.strip() for item in names or [] for n in item.split(",") if n.strip()]

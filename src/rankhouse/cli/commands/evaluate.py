@@ -149,7 +149,7 @@ def eval_command(
         result = wh.evaluate_ranked_labels(ranked_labels, measures or DEFAULT_MEASURES, **common)
     else:
         _require(ctx, qrels, runs)
-        from ...evaluation.checks import check_argument_order
+        from ...evaluation.inputs import check_argument_order
 
         # before a missing warehouse is reported
         check_argument_order(qrels, runs, qrels_columns=qrels_columns, columns=columns)
