@@ -1,5 +1,9 @@
 """The warehouse: the Python API over one store (a DuckDB file by default) of qrels, runs and
-evaluations. Each method is one verb of the library; the store is :attr:`Warehouse.backend`.
+evaluations. Each method is one verb of the library, called as one unit of work on the store
+(:attr:`Warehouse.backend`): ingest, evaluate, compare (against a baseline, all pairs, order
+drift), history, the regression gate and the report. A method packs its keywords, imports its
+verb when called (so that ``runs list`` loads no evaluator, gate or report) and returns what
+the verb returns.
 """
 
 from __future__ import annotations
@@ -7,27 +11,38 @@ from __future__ import annotations
 import os
 from collections.abc import Iterator
 from contextlib import contextmanager
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from .analysis import Analysis
 from .backends import open_backend, resolve_target
 from .backends.schema import SchemaUpgrade, upgrade
 from .catalog import get_qrels, get_run, list_qrels, list_runs, remove_qrels, remove_run
+from .defaults import (
+    DEFAULT_DEPTH,
+    DEFAULT_FALSE_ALARM,
+    DEFAULT_GATE_BASELINE,
+    DEFAULT_GATE_MODE,
+    DEFAULT_LEVEL,
+    DEFAULT_PERMUTATIONS,
+    DEFAULT_PERSISTENCE,
+    DEFAULT_SEED,
+)
 from .errors import warnings_at_caller
-from .tracking import Tracking
 
 if TYPE_CHECKING:
     import pandas as pd
 
     from .backends import Backend
     from .backends.base import Connection
+    from .compare import AllPairs
     from .ingest.sources import IngestResult
+    from .regress import RegressResult
     from .results import EvaluationResult
 
 __all__ = ["Warehouse", "resolve_target"]
 
 
-class Warehouse(Analysis, Tracking):
+class Warehouse:
     """An open warehouse. Opening a DuckDB file applies pending schema migrations; a server's
     warehouse at an older schema is refused until its owner runs :meth:`migrate`.
 
@@ -222,19 +237,18 @@ class Warehouse(Analysis, Tracking):
 
         See :func:`rankhouse.ingest.storing.ingest_qrels` for the result and the errors.
         """
-        from .ingest.storing import ingest_qrels
+        from .ingest.storing import IngestOptions, ingest_qrels
 
+        how = IngestOptions(
+            name=name,
+            columns=columns,
+            format=format,
+            delimiter=delimiter,
+            replace=replace,
+            progress=progress,
+        )
         with self._call():
-            return ingest_qrels(
-                self.backend,
-                source,
-                name=name,
-                columns=columns,
-                format=format,
-                delimiter=delimiter,
-                replace=replace,
-                progress=progress,
-            )
+            return ingest_qrels(self.backend, source, how)
 
     def ingest_run(
         self,
@@ -268,22 +282,21 @@ class Warehouse(Analysis, Tracking):
 
         See :func:`rankhouse.ingest.storing.ingest_run` for the result and the errors.
         """
-        from .ingest.storing import ingest_run
+        from .ingest.storing import IngestOptions, ingest_run
 
+        how = IngestOptions(
+            name=name,
+            columns=columns,
+            format=format,
+            delimiter=delimiter,
+            order=order,
+            meta=meta,
+            replace=replace,
+            new_version=new_version,
+            progress=progress,
+        )
         with self._call():
-            return ingest_run(
-                self.backend,
-                source,
-                name=name,
-                columns=columns,
-                format=format,
-                delimiter=delimiter,
-                order=order,
-                meta=meta,
-                replace=replace,
-                new_version=new_version,
-                progress=progress,
-            )
+            return ingest_run(self.backend, source, how)
 
     # --- evaluation ----------------------------------------------------------------------
     def evaluate(
@@ -340,25 +353,23 @@ class Warehouse(Analysis, Tracking):
         See :func:`rankhouse.evaluation.evaluate` for the result and the errors.
         """
         from .evaluation import Reading, evaluate
+        from .evaluation.flow import EvaluateOptions
 
+        how = EvaluateOptions(
+            relevance_level=relevance_level,
+            missing_queries=missing_queries,
+            recompute=recompute,
+            options=options,
+            with_query_counts=with_query_counts,
+            with_per_query=with_per_query,
+            name=name,
+            meta=meta,
+            allow_no_overlap=allow_no_overlap,
+            level=level,
+            reading=Reading(order, columns, qrels_columns),
+        )
         with self._call():
-            return evaluate(
-                self.backend,
-                qrels,
-                runs,
-                measures,
-                relevance_level=relevance_level,
-                missing_queries=missing_queries,
-                recompute=recompute,
-                options=options,
-                with_query_counts=with_query_counts,
-                with_per_query=with_per_query,
-                name=name,
-                meta=meta,
-                allow_no_overlap=allow_no_overlap,
-                level=level,
-                reading=Reading(order, columns, qrels_columns),
-            )
+            return evaluate(self.backend, qrels, runs, measures, how)
 
     def evaluate_ranked_labels(
         self,
@@ -394,16 +405,441 @@ class Warehouse(Analysis, Tracking):
                 twice for a query (naming the file, line and field).
         """
         from .evaluation import evaluate_ranked_labels
+        from .evaluation.flow import EvaluateOptions
+
+        how = EvaluateOptions(
+            relevance_level=relevance_level,
+            missing_queries=missing_queries,
+            recompute=recompute,
+            with_per_query=with_per_query,
+            allow_no_overlap=allow_no_overlap,
+            level=level,
+        )
+        with self._call():
+            return evaluate_ranked_labels(self.backend, path, measures, how)
+
+    # --- across runs: comparison, all pairs, order drift ------------------------------------
+    def compare(
+        self,
+        qrels: Any,
+        runs: Any,
+        measures: Any,
+        *,
+        names: Any = None,
+        baseline: Any = None,
+        test: Any = "t",
+        correction: str | None = "none",
+        alpha: float = 0.05,
+        correction_alpha: float | None = None,
+        permutations: int = DEFAULT_PERMUTATIONS,
+        seed: int = DEFAULT_SEED,
+        level: float = DEFAULT_LEVEL,
+        interval: str = "t",
+        margin: Any = None,
+        drift: bool = False,
+        drift_depth: int = DEFAULT_DEPTH,
+        drift_persistence: float = DEFAULT_PERSISTENCE,
+        relevance_level: int = 1,
+        missing_queries: str = "zero",
+        queries: Any = None,
+        perquery: bool | str = False,
+        round: Any = None,  # noqa: A002 (PyTerrier's name)
+        highlight: str | None = "bold",
+    ) -> Any:
+        """Means of several runs with their intervals and, against a baseline, paired tests,
+        intervals of the differences, Hedges' g_z and verdicts (``rankhouse compare``), with
+        PyTerrier's ``Experiment`` parameters (docs/compare.md).
+
+        Args:
+            qrels: a stored qrels set (name or id), a file path, or qrels data.
+            runs: runs as :meth:`evaluate` takes them (a dict name -> run names them).
+            measures: measure names or Measure objects.
+            names: the names shown for the runs, one per run in order.
+            baseline: the run the others are tested against: its position among ``runs``
+                (an int, PyTerrier's ``baseline=0``), or its name or file (None: means only).
+            test: ``"t"``, ``"wilcoxon"``, ``"randomization"``, ``"bootstrap"``, or a callable
+                as :func:`scipy.stats.ttest_rel`.
+            correction: ``"none"``, ``"bh"``, or any statsmodels multipletests method name
+                or alias (``"bonferroni"``, ``"holm"``, ``"hs"``, ``"fdr_bh"``...).
+            alpha: significance level of the corrected p-values and the verdicts.
+            correction_alpha: PyTerrier's name for ``alpha``.
+            permutations: resamples of the randomization and bootstrap tests and intervals.
+            seed: seed of everything resampled.
+            level: confidence level of the intervals (0.95).
+            interval: ``"t"`` (Student's t) or ``"bootstrap"`` (seeded percentile bootstrap).
+            margin: the verdicts' practical margin: None, a number in the measure's units,
+                ``"2%"`` of the baseline's mean, or a dict measure -> either.
+            drift: also the order drift of each run from the baseline (the frame's
+                ``drift``; stored).
+            drift_depth: the drift's depth k.
+            drift_persistence: RBO's persistence p.
+            relevance_level: as for :meth:`evaluate`.
+            missing_queries: as for :meth:`evaluate`.
+            queries: only these query ids (a list, a topics DataFrame, or a file of ids).
+            perquery: True: the per-query values instead of the means; ``"both"``: both.
+            round: decimals a notebook shows, a number or a dict measure -> decimals.
+            highlight: how a notebook marks the best mean: ``"bold"``, ``"color"``, None.
+
+        See :func:`rankhouse.compare.compare` for the result's columns and the errors.
+        """
+        from .compare import CompareOptions, compare
+
+        options = CompareOptions(
+            names=names,
+            baseline=baseline,
+            test=test,
+            correction=correction,
+            alpha=alpha,
+            correction_alpha=correction_alpha,
+            permutations=permutations,
+            seed=seed,
+            level=level,
+            interval=interval,
+            margin=margin,
+            drift=drift,
+            depth=drift_depth,
+            persistence=drift_persistence,
+            relevance_level=relevance_level,
+            missing_queries=missing_queries,
+            queries=queries,
+            perquery=perquery,
+            round=round,
+            highlight=highlight,
+        )
+        with self._call():
+            return compare(self.backend, qrels, runs, measures, options)
+
+    def all_pairs(
+        self,
+        qrels: Any,
+        runs: Any,
+        measures: Any,
+        *,
+        names: Any = None,
+        test: Any = "tukey",
+        correction: str | None = None,
+        alpha: float = 0.05,
+        permutations: int = DEFAULT_PERMUTATIONS,
+        seed: int = DEFAULT_SEED,
+        level: float = DEFAULT_LEVEL,
+        interval: str = "t",
+        relevance_level: int = 1,
+        missing_queries: str = "zero",
+        queries: Any = None,
+    ) -> AllPairs:
+        """Every pair of runs compared, per measure (``rankhouse compare --all-pairs``): the
+        two-way ANOVA, a p-value for every pair with the family-wise error controlled, the
+        matrices of differences and p-values, and compact letter groups.
+
+        Args:
+            qrels: a stored qrels set (name or id), a file path, or qrels data.
+            runs: at least two runs, as :meth:`evaluate` takes them.
+            measures: measure names or Measure objects.
+            names: the names shown for the runs, one per run in order.
+            test: ``"tukey"`` (randomised Tukey HSD), or a paired test (``"t"``,
+                ``"wilcoxon"``, ``"randomization"``, ``"bootstrap"``) corrected across the
+                pairs.
+            correction: for a paired test, ``"holm"`` (None) or ``"bh"`` or any
+                statsmodels name; none with Tukey's HSD.
+            alpha: the level at which a pair is separable (the letters).
+            permutations: the randomised tests' permutations or resamples.
+            seed: their seed.
+            level: confidence level of the intervals of the means.
+            interval: ``"t"`` or ``"bootstrap"``.
+            relevance_level: as for :meth:`evaluate`.
+            missing_queries: as for :meth:`evaluate`.
+            queries: only these query ids.
+
+        Returns:
+            An :class:`~rankhouse.compare.AllPairs` (``anova``, ``pairs``, ``groups``,
+            ``differences(measure)``, ``p_values(measure)``); a notebook shows its tables.
+
+        See :func:`rankhouse.compare.all_pairs` for the errors.
+        """
+        from .compare import CompareOptions, all_pairs
+
+        options = CompareOptions(
+            names=names,
+            test=test,
+            correction=correction,
+            alpha=alpha,
+            permutations=permutations,
+            seed=seed,
+            level=level,
+            interval=interval,
+            relevance_level=relevance_level,
+            missing_queries=missing_queries,
+            queries=queries,
+        )
+        with self._call():
+            return all_pairs(self.backend, qrels, runs, measures, options)
+
+    def drift(
+        self,
+        runs: Any,
+        baseline: str | int,
+        *,
+        k: int = DEFAULT_DEPTH,
+        p: float = DEFAULT_PERSISTENCE,
+        queries: Any = None,
+        per_query: bool = False,
+    ) -> pd.DataFrame:
+        """The order drift of stored runs from a stored baseline: RBO (persistence ``p``,
+        extrapolated), Kendall's tau and tau_AP over the top ``k``, and overlap@k; per run
+        as means, or per query. Stored once, then read (the views ``drift_results`` and
+        ``query_drift``).
+
+        Args:
+            runs: stored run names or ids (one or several).
+            baseline: the stored run they are compared with.
+            k: the depth compared.
+            p: RBO's persistence.
+            queries: only these query ids (a list or a set).
+            per_query: one row per run and query instead of one per run.
+
+        See :func:`rankhouse.compare.drift` for the columns and the errors.
+        """
+        wanted = None if queries is None else {str(q) for q in queries}
+        from .compare import drift
 
         with self._call():
-            return evaluate_ranked_labels(
+            return drift(
+                self.backend, runs, baseline, k=k, p=p, queries=wanted, per_query=per_query
+            )
+
+    # --- over time: history, the gate, the report -----------------------------------------
+    def history(
+        self,
+        *,
+        system: str | None = None,
+        run: str | int | None = None,
+        qrels: str | int | None = None,
+        measures: Any = None,
+        since: Any = None,
+        relevance_level: int = 1,
+        missing_queries: str = "zero",
+        all_measures: bool = False,
+        level: float = 0.95,
+        drift: bool = False,
+    ) -> pd.DataFrame:
+        """Stored evaluations over time, one row per run (``rankhouse history``).
+
+        Args:
+            system: only runs with this system tag.
+            run: only this run (name or id).
+            qrels: only evaluations against this qrels set (name or id).
+            measures: only these measures, as columns in this order (names, ir_measures
+                objects, trec_eval nicknames); default: the labels some call asked for.
+            since: only runs ingested at or after this date (ISO text, date or datetime, UTC).
+            relevance_level: the level ``measures`` were evaluated at (``AP`` with 2 is the
+                column ``AP(rel=2)``).
+            missing_queries: the policy ``measures`` were evaluated with.
+            all_measures: without ``measures``, every stored label, also the
+                precision-recall points a report stored for its curves.
+            level: the confidence level of each mean's interval (``<measure> low``,
+                ``<measure> high``: Student's t over the per-query values).
+            drift: also each run's newest stored order drift from its baseline (RBO,
+                Kendall's tau, tau_AP, overlap), as ``compare --drift`` stored it.
+
+        See :func:`rankhouse.history.history` for the columns and the errors.
+        """
+        from .history import history as stored_history
+
+        with self._call():
+            return stored_history(
                 self.backend,
-                path,
-                measures,
+                system=system,
+                run=run,
+                qrels=qrels,
+                measures=measures,
+                since=since,
                 relevance_level=relevance_level,
                 missing_queries=missing_queries,
-                recompute=recompute,
-                with_per_query=with_per_query,
-                allow_no_overlap=allow_no_overlap,
+                all_measures=all_measures,
                 level=level,
+                drift=drift,
+            )
+
+    def regress(
+        self,
+        run: Any,
+        *,
+        baseline: Any = DEFAULT_GATE_BASELINE,
+        qrels: Any,
+        measures: Any,
+        mode: str = DEFAULT_GATE_MODE,
+        max_drop: float | None = None,
+        relative: bool = False,
+        false_alarm: float = DEFAULT_FALSE_ALARM,
+        not_shown: str = "auto",
+        alpha: float = 0.05,
+        level: float = DEFAULT_LEVEL,
+        test: str = "t",
+        correction: str = "holm",
+        permutations: int = DEFAULT_PERMUTATIONS,
+        seed: int = DEFAULT_SEED,
+        relevance_level: int = 1,
+        missing_queries: str = "zero",
+        max_drift: Any = None,
+        allow_missing_baseline: bool = False,
+        new_system: str = "warn",
+        allow_input_change: bool = False,
+    ) -> RegressResult:
+        """Gate ``run`` against a baseline and store the verdict (``rankhouse regress``).
+
+        In the default mode (``non_inferiority``) a measure passes when it is shown no
+        worse than the baseline by more than its margin (the lower limit of the (1 - 2
+        alpha) t interval of the paired difference at least -margin), and fails as
+        ``regressed`` (the interval lies below zero too: the evidence shows a drop) or
+        ``not_shown`` (the queries cannot tell); margins not given are calibrated from the
+        system's nightly history for the ``false_alarm`` target. In the ``significance``
+        mode a measure fails when it moves to its worse side by more than the margin and
+        the change is significant. The result's ``outcome`` is the CLI's exit code: 0
+        passed or first, 1 regressed, 3 not shown; bad input raises, as the CLI's exit
+        code 2.
+
+        Args:
+            run: the run under test: a stored name or id, a file or a DataFrame.
+            baseline: a run (name, id, file or DataFrame), or ``'previous'`` (the latest
+                earlier run of the same system tag), ``'last-passed'`` (the newest of those
+                whose gate passed), ``'best'`` (the passed one with the highest mean of
+                the first measure) or ``'reference'`` (the system's pinned reference:
+                :meth:`accept_reference`).
+            qrels: the qrels set (name, id, file or DataFrame).
+            measures: one measure or a list (names, ir_measures objects, nicknames); a
+                name may carry its margin: ``'nDCG@10:0.01'``, ``'AP:2%'``.
+            mode: ``'non_inferiority'`` or ``'significance'``.
+            max_drop: the margin of the measures given without one (absolute, or a
+                fraction with ``relative``); None: calibrated.
+            relative: read ``max_drop`` as a fraction of the reference's mean.
+            false_alarm: the share of unchanged nights the whole check may fail.
+            not_shown: ``'auto'`` (fail it when its margin was given, pass it with a
+                warning when calibrated), ``'fail'`` or ``'pass'``: what a measure not shown
+                non-inferior does to the check.
+            alpha: significance level of the (corrected) p-values and of the one-sided
+                non-inferiority test.
+            level: confidence level of the intervals of the differences shown.
+            test: ``"t"``, ``"wilcoxon"``, ``"randomization"`` or ``"bootstrap"``.
+            correction: ``"holm"`` (the default), ``"none"`` or a statsmodels multipletests
+                name, over the measures.
+            permutations: resamples of the randomization and bootstrap tests.
+            seed: seed of the randomization and bootstrap tests.
+            relevance_level: grade from which a judgment counts as relevant.
+            missing_queries: ``"zero"`` (trec_eval ``-c``) or ``"skip"``.
+            max_drift: order-drift bounds, e.g. ``'rbo@100:0.9'`` (one or a list).
+            allow_missing_baseline: pass the first run of a system (``history`` shows its
+                gate as ``first run``; with ``'reference'`` it becomes the reference).
+            new_system: ``'warn'`` or ``'fail'``: a first run whose tag is new while other
+                systems are stored (a renamed tag?) passes with a warning naming the nearest
+                system, or raises NoBaselineError naming it.
+            allow_input_change: gate against a baseline judged on other inputs.
+
+        Returns:
+            A :class:`~rankhouse.regress.RegressResult` (``passed``, ``regressed``,
+            ``verdicts``, ``drift``); a notebook shows it as the verdict table.
+
+        See :func:`rankhouse.regress.regress` for the errors.
+        """
+        from .regress import regress
+
+        with self._call():
+            return regress(
+                self.backend,
+                run,
+                baseline=baseline,
+                qrels=qrels,
+                measures=measures,
+                mode=mode,
+                max_drop=max_drop,
+                relative=relative,
+                false_alarm=false_alarm,
+                not_shown=not_shown,
+                alpha=alpha,
+                level=level,
+                test=test,
+                correction=correction,
+                permutations=permutations,
+                seed=seed,
+                relevance_level=relevance_level,
+                missing_queries=missing_queries,
+                max_drift=max_drift,
+                allow_missing_baseline=allow_missing_baseline,
+                new_system=new_system,
+                allow_input_change=allow_input_change,
+            )
+
+    def accept_reference(self, run: Any, *, qrels: Any, reason: str) -> dict[str, Any]:
+        """Accept ``run`` as its system's reference on ``qrels`` (``rankhouse gate accept``):
+        from now on ``regress(..., baseline='reference')`` weighs the system's nights against
+        it. The former references stay in the table ``gate_references`` with their reasons.
+
+        Returns:
+            The stored ``gate_references`` row (system_tag, run_name, reason, accepted_at...).
+        """
+        from .regress import accept_reference
+
+        with self._call():
+            return accept_reference(self.backend, run, qrels=qrels, reason=reason)
+
+    def report(
+        self,
+        path: str | os.PathLike[str],
+        *,
+        qrels: Any = None,
+        runs: Any = None,
+        systems: Any = None,
+        measures: Any = None,
+        baseline: Any = None,
+        test: str = "t",
+        correction: str = "none",
+        alpha: float = 0.05,
+        relevance_level: int = 1,
+        round: Any = 4,  # noqa: A002 (PyTerrier's name)
+        highlight: str | None = "bold",
+        last: int | None = None,
+        brief: bool = False,
+        margin: Any = None,
+    ) -> Path:
+        """Write the HTML report to ``path`` (``rankhouse report``) and return the path.
+
+        Args:
+            path: the HTML file to write.
+            qrels: only this qrels set (name, id or file).
+            runs: only these runs (names, ids or files).
+            systems: only the runs of these system tags.
+            measures: the measures shown, in this order (default: the stored ones).
+            baseline: the run the others are tested against; None: means only.
+            test: the paired test, as for :meth:`compare`.
+            correction: the multiple-testing correction, as for :meth:`compare`.
+            alpha: significance level.
+            relevance_level: grade from which binary measures count a document as relevant.
+            round: decimals shown, one number or a dict measure -> decimals.
+            highlight: how the best mean per measure is marked: ``'bold'``, ``'color'``, None.
+            last: only the newest ``last`` runs of each system (the baseline stays).
+            brief: compare only the newest run with the baseline (a nightly job's page).
+            margin: the comparison's practical margin, as for :meth:`compare`; the table
+                then shows the gate's word at that margin.
+
+        See :func:`rankhouse.report.report.build_report` for what the report holds and the errors.
+        """
+        from .report.report import write_report
+
+        with self._call():
+            return write_report(
+                self.backend,
+                path,
+                qrels=qrels,
+                runs=runs,
+                systems=systems,
+                measures=measures,
+                baseline=baseline,
+                test=test,
+                correction=correction,
+                alpha=alpha,
+                relevance_level=relevance_level,
+                round=round,
+                highlight=highlight,
+                last=last,
+                brief=brief,
+                margin=margin,
             )

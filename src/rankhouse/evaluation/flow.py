@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import os
 from collections.abc import Iterable
+from dataclasses import dataclass, replace
 from typing import Any
 
 from ..backends.base import store_of
@@ -40,36 +41,12 @@ from .stored import (
 )
 
 
-def evaluate(
-    wh,
-    qrels: Any,
-    runs: Any,
-    measures: Iterable[Any],
-    *,
-    relevance_level: int = 1,
-    missing_queries: str = "zero",
-    recompute: bool = False,
-    options: dict[str, Any] | None = None,
-    with_query_counts: bool = True,
-    with_per_query: bool = True,
-    name: str | None = None,
-    meta: dict[str, str] | None = None,
-    allow_no_overlap: bool = False,
-    asked_for: bool = True,
-    ingested: Ingested | None = None,
-    level: float = DEFAULT_LEVEL,
-    reading: Reading | None = None,
-) -> EvaluationResult:
-    """Evaluate runs against a qrels set, storing per-query values and aggregates.
+@dataclass(frozen=True)
+class EvaluateOptions:
+    """How :func:`evaluate` evaluates (every field has its default); one object from the
+    caller (:class:`~rankhouse.Warehouse`) to the verb.
 
-    Args:
-        wh: the :class:`~rankhouse.Warehouse` or its store.
-        qrels: a stored qrels set's name or id, a file path or a DataFrame.
-        runs: one run or a list of runs; each a stored name or id, a file path (ingested on
-            the fly, deduplicated by content hash; a multi-tag file gives one run per tag) or
-            a pandas DataFrame.
-        measures: names in ir_measures' or trec_eval's grammar (``"nDCG@10"``, ``"P_5"``,
-            ``"ndcg_cut.10,20"``) or :class:`~rankhouse.measures.Measure` objects.
+    Attributes:
         relevance_level: grade from which a judgment counts as relevant for binary measures
             that do not set their own (``AP(rel=2)``).
         missing_queries: ``"zero"`` scores a qrels query the run did not answer as an empty
@@ -97,6 +74,42 @@ def evaluate(
         reading: how runs and qrels given as files or data are read: their column mappings
             and the runs' order (:class:`~rankhouse.evaluation.inputs.Reading`; None: the
             defaults, from a caller that takes no mapping).
+    """
+
+    relevance_level: int = 1
+    missing_queries: str = "zero"
+    recompute: bool = False
+    options: dict[str, Any] | None = None
+    with_query_counts: bool = True
+    with_per_query: bool = True
+    name: str | None = None
+    meta: dict[str, str] | None = None
+    allow_no_overlap: bool = False
+    asked_for: bool = True
+    ingested: Ingested | None = None
+    level: float = DEFAULT_LEVEL
+    reading: Reading | None = None
+
+
+def evaluate(
+    wh,
+    qrels: Any,
+    runs: Any,
+    measures: Iterable[Any],
+    settings: EvaluateOptions | None = None,
+    **keywords: Any,
+) -> EvaluationResult:
+    """Evaluate runs against a qrels set, storing per-query values and aggregates.
+
+    Args:
+        wh: the :class:`~rankhouse.Warehouse` or its store.
+        qrels: a stored qrels set's name or id, a file path or a DataFrame.
+        runs: one run or a list of runs; each a stored name or id, a file path (ingested on
+            the fly, deduplicated by content hash; a multi-tag file gives one run per tag) or
+            a pandas DataFrame.
+        measures: names in ir_measures' or trec_eval's grammar (``"nDCG@10"``, ``"P_5"``,
+            ``"ndcg_cut.10,20"``) or :class:`~rankhouse.measures.Measure` objects.
+        settings: how (:class:`EvaluateOptions`); ``keywords`` replace its fields.
 
     Returns:
         An :class:`EvaluationResult`.
@@ -108,38 +121,31 @@ def evaluate(
             order; a folder; a run with no query in common with the qrels.
         RankhouseError: a read-only warehouse asked for values it does not hold.
     """
+    settings = replace(settings or EvaluateOptions(), **keywords)
     store = store_of(wh)
-    check_level(level)
-    options = dict(sorted((options or {}).items()))
-    measure_list, labels = requested(measures, relevance_level, missing_queries, options)
+    check_level(settings.level)
+    settings = replace(settings, options=dict(sorted((settings.options or {}).items())))
+    measure_list, labels = requested(
+        measures, settings.relevance_level, settings.missing_queries, settings.options
+    )
+    reading = settings.reading
     mapped = reading or Reading()
     check_argument_order(qrels, runs, qrels_columns=mapped.qrels_columns, columns=mapped.columns)
     # a call that fails removes the files it ingested: it leaves the warehouse as it found it
-    with removed_on_failure(store, ingested) as journal:
+    with removed_on_failure(store, settings.ingested) as journal:
         qrels_row = resolve_qrels(store, qrels, reading=reading, ingested=journal)
         run_rows = resolve_runs(
-            store, runs, name=name, meta=meta, reading=reading, ingested=journal
+            store, runs, name=settings.name, meta=settings.meta, reading=reading, ingested=journal
         )
-        return _evaluate(
-            store,
-            qrels_row,
-            run_rows,
-            measure_list,
-            labels,
-            relevance_level=relevance_level,
-            missing_queries=missing_queries,
-            recompute=recompute,
-            options=options,
-            with_query_counts=with_query_counts,
-            with_per_query=with_per_query,
-            allow_no_overlap=allow_no_overlap,
-            asked_for=asked_for,
-            level=level,
-        )
+        return _evaluate(store, qrels_row, run_rows, measure_list, labels, settings)
 
 
 def evaluate_ranked_labels(
-    wh, path: str | os.PathLike[str], measures: Iterable[Any], **settings: Any
+    wh,
+    path: str | os.PathLike[str],
+    measures: Iterable[Any],
+    settings: EvaluateOptions | None = None,
+    **keywords: Any,
 ) -> EvaluationResult:
     """Evaluate a ranked file with labels (``qid Q0 docid rel`` lines in rank order,
     :mod:`rankhouse.ingest.trec_exact`): its qrels and its run are stored under the
@@ -150,8 +156,8 @@ def evaluate_ranked_labels(
         wh: the :class:`~rankhouse.Warehouse` or its store.
         path: the file.
         measures: as for :func:`evaluate`.
-        settings: :func:`evaluate`'s keywords (``relevance_level``, ``missing_queries``,
-            ``recompute``, ``level``...), except ``name``, ``meta`` and ``reading``.
+        settings: as for :func:`evaluate` (``name``, ``meta`` and ``reading`` are not
+            used); ``keywords`` replace its fields.
 
     Raises:
         InputError: the file cannot be read (naming its line and field).
@@ -159,16 +165,16 @@ def evaluate_ranked_labels(
     """
     from ..ingest.trec_exact import read_ranked_labels  # a file to read: the readers load
 
+    settings = replace(settings or EvaluateOptions(), **keywords)
     store = store_of(wh)
     ranked = read_ranked_labels(path)
     if store.read_only:
         raise refuse_new_file(path, "ranked")
-    with removed_on_failure(store, settings.pop("ingested", None)) as journal:
+    with removed_on_failure(store, settings.ingested) as journal:
         qrels_id = ingest_qrels_shape(store, ranked.qrels, name=ranked.name, ingested=journal)
         runs = resolve_runs(store, ranked.run, name=ranked.name, ingested=journal)
-        return evaluate(
-            store, qrels_id, [run["id"] for run in runs], measures, ingested=journal, **settings
-        )
+        ids = [run["id"] for run in runs]
+        return evaluate(store, qrels_id, ids, measures, replace(settings, ingested=journal))
 
 
 def _evaluate(
@@ -177,18 +183,11 @@ def _evaluate(
     run_rows: list[dict[str, Any]],
     measure_list: list,
     labels: dict[str, str],
-    *,
-    relevance_level: int,
-    missing_queries: str,
-    recompute: bool,
-    options: dict[str, Any],
-    with_query_counts: bool,
-    with_per_query: bool,
-    allow_no_overlap: bool,
-    asked_for: bool,
-    level: float = DEFAULT_LEVEL,
+    settings: EvaluateOptions,
 ) -> EvaluationResult:
-    """:func:`evaluate` once its qrels set and runs are stored."""
+    """:func:`evaluate` once its qrels set and runs are stored (``settings.options`` sorted)."""
+    relevance_level, missing_queries = settings.relevance_level, settings.missing_queries
+    options, asked_for, level = settings.options or {}, settings.asked_for, settings.level
     if not run_rows:
         raise RankhouseError("no run to evaluate")
 
@@ -205,7 +204,7 @@ def _evaluate(
         for run in run_rows
         for m in measure_list
     }
-    stored = {} if recompute else find_stored(store, keys.values())
+    stored = {} if settings.recompute else find_stored(store, keys.values())
     if asked_for:
         mark_requested(store, stored.values())
     to_compute = [k for k in keys.values() if k not in stored]
@@ -221,7 +220,7 @@ def _evaluate(
                 store, run_id, qrels_row["id"], missing_queries, will_compute=True
             )
         by_name = {run_names[run_id]: found for run_id, found in counted.items()}
-        check_overlap(by_name, qrels_row["name"], missing_queries, allow=allow_no_overlap)
+        check_overlap(by_name, qrels_row["name"], missing_queries, allow=settings.allow_no_overlap)
         compute_and_store(
             store, to_compute, measure_list, relevance_level, missing_queries, options, asked_for
         )
@@ -245,10 +244,10 @@ def _evaluate(
         run["name"]: counted.get(run["id"])
         or query_counts(store, run["id"], qrels_row["id"], missing_queries)
         for run in run_rows
-        if with_query_counts
+        if settings.with_query_counts
     }
     measure_names = [m.name for m in measure_list]
-    per_query = stored_values(store, rows) if with_per_query else None
+    per_query = stored_values(store, rows) if settings.with_per_query else None
     if per_query is not None:  # read already: summarized where they are
         kinds = {m.name: m.aggregate for m in measure_list}
         spread = value_summaries(per_query, kinds)

@@ -18,8 +18,10 @@ qrels given again are not read again.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from ..backends.base import Backend, Connection, store_of
@@ -61,55 +63,60 @@ RESERVED_META = {
 """Metadata keys rankhouse records itself; ``meta`` cannot set them."""
 
 
-class _Request(NamedTuple):
-    """What :func:`ingest_run` was asked, beside the source."""
+@dataclass(frozen=True)
+class IngestOptions:
+    """How :func:`ingest_run` and :func:`ingest_qrels` ingest a source (every field has its
+    default); one object from the caller (:class:`~rankhouse.Warehouse`, the evaluation's
+    files and data) to the verb.
 
-    name: str | None
-    mapping: dict[str, str]
-    order: str
-    meta: dict[str, str] | None
-    replace: bool
-    new_version: bool
-    progress: bool | None
+    Attributes:
+        name: a run's name with one tag; with several tags, runs are named ``<name>/<tag>``.
+            Default: the tag (a DataFrame or tabular file without a tag column gets tag
+            ``run`` and name ``dataframe-<sha8>`` or the file's base name). A qrels set's
+            name; default: the file name without extensions, or ``dataframe-<sha8>``.
+            Content already stored under another name takes this name too, as an alias
+            (``alias`` of the result says so).
+        columns: column mapping ``"qid=Q,docid=D,score=S"`` (qrels: ``rel=R``), or a dict,
+            for tabular sources; common names (query_id, docno, relevance, ...) are
+            recognised without it.
+        format: trec, csv, tsv, parquet or jsonl, or for a run msmarco (default: from the
+            extension; other = trec).
+        delimiter: the field delimiter of a csv/tsv file: ``,`` ``\\t`` ``|`` or ``;``
+            (default: sniffed from the header line).
+        order: a run's ``'score'`` (rank by score) or ``'rank'`` (the given ranks are the
+            ranking; stored score = -rank, and the metadata says so).
+        meta: extra metadata pairs stored with every run of this ingest.
+        replace: overwrite runs (a qrels set) of the same names holding different content
+            (a name that is an alias of another: the alias alone).
+        new_version: store a run whose name holds different content under the next version
+            name, ``<name>@2``, ``<name>@3``... (what ``eval`` does with a regenerated file).
+        progress: show a progress bar (default: for big files when stderr is a terminal).
+    """
+
+    name: str | None = None
+    columns: str | dict[str, str] | None = None
+    format: str | None = None
+    delimiter: str | None = None
+    order: str = "score"
+    meta: dict[str, str] | None = None
+    replace: bool = False
+    new_version: bool = False
+    progress: bool | None = None
 
 
 def ingest_run(
     wh,
     source: str | os.PathLike[str] | pd.DataFrame,
-    *,
-    name: str | None = None,
-    columns: str | dict[str, str] | None = None,
-    format: str | None = None,
-    delimiter: str | None = None,
-    order: str = "score",
-    meta: dict[str, str] | None = None,
-    replace: bool = False,
-    new_version: bool = False,
-    progress: bool | None = None,
+    options: IngestOptions | None = None,
+    **settings: Any,
 ) -> list[IngestResult]:
     """Ingest a run file or DataFrame; each system tag in it becomes one stored run.
 
     Args:
         wh: the warehouse.
         source: a path (plain or ``.gz``) or a DataFrame.
-        name: the run's name with one tag; with several tags, runs are named ``<name>/<tag>``.
-            Default: the tag (a DataFrame or tabular file without a tag column gets tag
-            ``run`` and name ``dataframe-<sha8>`` or the file's base name). Content already
-            stored under another name takes this name too, as an alias (``alias`` of the
-            result says so).
-        columns: column mapping ``"qid=Q,docid=D,score=S"`` (or a dict) for tabular sources.
-        format: trec, csv, tsv, parquet, jsonl or msmarco (default: from the extension;
-            other = trec).
-        delimiter: the field delimiter of a csv/tsv file: ``,`` ``\\t`` ``|`` or ``;``
-            (default: sniffed from the header line).
-        order: ``'score'`` (rank by score) or ``'rank'`` (the given ranks are the ranking;
-            stored score = -rank, and the metadata says so).
-        meta: extra metadata pairs stored with every run of this ingest.
-        replace: overwrite runs of the same names holding different content (a name that
-            is an alias of another run: the alias alone).
-        new_version: store a run whose name holds different content under the next version
-            name, ``<name>@2``, ``<name>@3``... (what ``eval`` does with a regenerated file).
-        progress: show a progress bar (default: for big files when stderr is a terminal).
+        options: how (:class:`IngestOptions`); ``settings`` given as keywords replace its
+            fields.
 
     Returns:
         One IngestResult per tag, in tag byte order.
@@ -118,21 +125,23 @@ def ingest_run(
         InputError: the source is missing, empty or malformed (message names line and field).
         ConflictError: a name is taken by different content and ``replace`` is false.
     """
-    check_meta(meta)
-    if order not in ORDERS:
+    request = dataclasses.replace(options or IngestOptions(), **settings)
+    check_meta(request.meta)
+    if request.order not in ORDERS:
         raise InputError(
-            f"unknown order {order!r}",
+            f"unknown order {request.order!r}",
             hint=Message("use ", Option("order", "score"), " or ", Option("order", "rank")),
         )
     store = store_of(wh)
-    request = _Request(name, parse_columns(columns), order, meta, replace, new_version, progress)
+    request = dataclasses.replace(request, columns=parse_columns(request.columns))  # a dict
     # read and stored where the store stages an ingest (the file itself), then published
     with store.staging() as staged:
-        with opened(open_source(source, format, delimiter)) as src:
+        with opened(open_source(source, request.format, request.delimiter)) as src:
             results = _ingest_source(staged, src, request)
+        replace, new_version = request.replace, request.new_version
         results = store.publish(staged, results, replace, new_version)
-        results = named_too(store, results, name, replace=replace, new_version=new_version)
-    if order == "score":
+        results = named_too(store, results, request.name, replace=replace, new_version=new_version)
+    if request.order == "score":
         with store.connect() as conn:
             warn_if_ranks_disagree(conn, [r for r in results if r.created])
     return results
@@ -153,9 +162,9 @@ def check_meta(meta: dict[str, str] | None) -> None:
             )
 
 
-def _ingest_source(store: Backend, src: Source, request: _Request) -> list[IngestResult]:
+def _ingest_source(store: Backend, src: Source, request: IngestOptions) -> list[IngestResult]:
     """The direct path when the source may take it, else (or when it gives up) the stage."""
-    shape = eligible(src, request.mapping)
+    shape = eligible(src, request.columns)
     if shape is None:
         return _ingest_staged(store, src, request, fixed=True)
     separator, tag = shape
@@ -183,7 +192,7 @@ def _ingest_source(store: Backend, src: Source, request: _Request) -> list[Inges
     return _ingest_staged(store, src, request, fixed=outcome is not Fallback.OTHER_WHITESPACE)
 
 
-def _run_metadata(src: Source, request: _Request, sha256: str | None) -> dict[str, Any]:
+def _run_metadata(src: Source, request: IngestOptions, sha256: str | None) -> dict[str, Any]:
     """The runs.metadata object: --meta pairs, the source, its hash and how scores were made."""
     metadata: dict[str, Any] = dict(request.meta or {})
     metadata.update(source=source_text(src), content_sha256=sha256)
@@ -193,14 +202,14 @@ def _run_metadata(src: Source, request: _Request, sha256: str | None) -> dict[st
 
 
 def _ingest_staged(
-    store: Backend, src: Source, request: _Request, *, fixed: bool
+    store: Backend, src: Source, request: IngestOptions, *, fixed: bool
 ) -> list[IngestResult]:
     """Read ``src`` into the stage, check it, and store each tag as a run in one transaction."""
     tag = default_tag(src)
     with progress_for(src, request.progress) as bar, store.connect() as reading:
         duck = reading.duck
         try:
-            parsed = parse(duck, src, "run", request.order, request.mapping, bar, tag, fixed=fixed)
+            parsed = parse(duck, src, "run", request.order, request.columns, bar, tag, fixed=fixed)
             with store.transaction() as conn:
                 results, to_store = _catalogue_runs(conn, duck, parsed, request)
                 bar.phase("ranking and writing rows")
@@ -212,7 +221,7 @@ def _ingest_staged(
 
 
 def _catalogue_runs(
-    conn: Connection, duck, parsed: Parsed, request: _Request
+    conn: Connection, duck, parsed: Parsed, request: IngestOptions
 ) -> tuple[list[IngestResult], dict[str, int]]:
     """(a result per staged tag, {tag: new run id} of the tags whose content is new): the
     catalogue rows of the new runs, written in the transaction of ``conn``."""
@@ -440,30 +449,17 @@ def _stored(conn: Connection, sha: str, run: DirectRun) -> IngestResult | None:
 def ingest_qrels(
     wh,
     source: str | os.PathLike[str] | pd.DataFrame,
-    *,
-    name: str | None = None,
-    columns: str | dict[str, str] | None = None,
-    format: str | None = None,
-    delimiter: str | None = None,
-    replace: bool = False,
-    progress: bool | None = None,
+    options: IngestOptions | None = None,
+    **settings: Any,
 ) -> IngestResult:
     """Ingest relevance judgments from a TREC qrels file, a tabular file or a DataFrame.
 
     Args:
         wh: the warehouse.
         source: a path (plain or ``.gz``) or a DataFrame.
-        name: the qrels set's name (default: the file name without extensions, or
-            ``dataframe-<sha8>``). Content already stored under another name takes this
-            name too, as an alias (``alias`` of the result says so).
-        columns: column mapping ``"qid=Q,docid=D,rel=R"`` (or a dict) for tabular sources;
-            common names (query_id, docno, relevance, ...) are recognised without it.
-        format: trec, csv, tsv, parquet or jsonl (default: from the extension; other = trec).
-        delimiter: the field delimiter of a csv/tsv file: ``,`` ``\\t`` ``|`` or ``;``
-            (default: sniffed from the header line).
-        replace: overwrite a qrels set of the same name with different content (a name that
-            is an alias of another set: the alias alone).
-        progress: show a progress bar (default: for big files when stderr is a terminal).
+        options: how (:class:`IngestOptions`: ``name``, ``columns``, ``format``,
+            ``delimiter``, ``replace``, ``progress``); ``settings`` given as keywords
+            replace its fields.
 
     Returns:
         An IngestResult; ``created`` is False when the same content was already stored.
@@ -472,13 +468,18 @@ def ingest_qrels(
         InputError: the source is missing, empty or malformed (message names line and field).
         ConflictError: the name is taken by different content and ``replace`` is false.
     """
+    options = dataclasses.replace(options or IngestOptions(), **settings)
+    name, replace = options.name, options.replace
     store = store_of(wh)
-    mapping = parse_columns(columns)
+    mapping = parse_columns(options.columns)
     # read and stored where the store stages an ingest (the file itself), then published
-    with store.staging() as staged, opened(open_source(source, format, delimiter)) as src:
+    with (
+        store.staging() as staged,
+        opened(open_source(source, options.format, options.delimiter)) as src,
+    ):
         result = stored_trec_qrels(staged, src, name, mapping)
         if result is None:
-            result = _ingest_qrels(staged, src, name, mapping, replace, progress)
+            result = _ingest_qrels(staged, src, name, mapping, replace, options.progress)
         [result] = store.publish(staged, [result], replace, False)
         return named_too(store, [result], name, replace=replace)[0]
 
