@@ -12,9 +12,17 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from rankhouse.cli.commands.output import _render, _table_width, _width, print_table
+from rankhouse.cli.commands.output import (
+    ONE_COLUMN_SYMBOLS,
+    _render,
+    _table_width,
+    _width,
+    print_table,
+)
 
 _PRINTABLE = string.printable[:95]  # printable ASCII: no \t \n \r
+#: ... and the one-column symbols the tables write (an interval's ``±``)
+_PRINTABLE += "".join(sorted(ONE_COLUMN_SYMBOLS))
 _ASCII = st.text(alphabet=_PRINTABLE, max_size=12)
 
 
@@ -69,6 +77,16 @@ def test_plain_table_by_hand(uncoloured):
         " dense │    0.2 \n"
     )
     assert _table_width([5, 6]) == len(printed.splitlines()[1])
+
+
+def test_an_interval_is_written_without_rich(uncoloured):
+    printed = _printed(["run", "AP"], [["bm25", "0.1326 ±0.1335"]], [False, True], "mean ±95% CI")
+    assert printed == (  # 23 columns: (4 + 2) + (14 + 2) + one rule
+        "     mean ±95% CI      \n"  # 5 spaces, the 12-column title, 6 spaces
+        " run  ┃             AP \n"
+        "━━━━━━╇━━━━━━━━━━━━━━━━\n"
+        " bm25 │ 0.1326 ±0.1335 \n"
+    )
 
 
 class _File(io.StringIO):

@@ -281,15 +281,26 @@ def _plain_text_is_rich_text(
     """Whether Rich would print this table to ``out`` as plain text that :func:`_plain_table`
     writes identically: no colour (``out`` is no terminal and neither ``FORCE_COLOR`` nor
     ``TTY_COMPATIBLE=1`` says otherwise), box-drawing characters (a UTF encoding) and cells
-    of printable ASCII, one column per character, with no space at either end (Rich trims
-    some of those)."""
+    of printable ASCII or the few one-column symbols the tables write (``±`` of an interval,
+    ``×``, ``–``, ``…``, ``≤``, ``≥``), one column per character, with no space at either end
+    (Rich trims some of those)."""
     if os.environ.get("TTY_COMPATIBLE") == "1" or os.environ.get("FORCE_COLOR"):
         return False
     encoding = (getattr(out, "encoding", None) or "utf-8").lower()
     if not encoding.startswith("utf"):
         return False
     texts = [*headers, title or "", *(cell for row in rows for cell in row)]
-    return all(text.isascii() and text.isprintable() and text == text.strip() for text in texts)
+    return all(_one_column_each(text) and text == text.strip() for text in texts)
+
+
+#: Symbols outside ASCII that the tables write, one terminal column each (as Rich counts).
+ONE_COLUMN_SYMBOLS = frozenset("±×–…≤≥")
+
+
+def _one_column_each(text: str) -> bool:
+    if text.isascii():
+        return text.isprintable()
+    return all(c in ONE_COLUMN_SYMBOLS or (c.isascii() and c.isprintable()) for c in text)
 
 
 def _plain_table(
