@@ -3,6 +3,7 @@ every parameter visible to help() (no ``**options``)."""
 
 from __future__ import annotations
 
+import dataclasses
 import inspect
 import warnings
 
@@ -13,7 +14,7 @@ import typer.main
 import rankhouse
 from rankhouse import Warehouse
 from rankhouse.cli.app import app
-from rankhouse.regress import regress
+from rankhouse.regress import GateOptions
 
 PUBLIC = [
     rankhouse.evaluate,
@@ -142,12 +143,17 @@ def _keywords(function) -> set[str]:
         (("report",), Warehouse.report),
         (("ingest", "qrels"), Warehouse.ingest_qrels),
         (("ingest", "run"), Warehouse.ingest_run),
-        (("regress",), regress),
+        (("regress",), Warehouse.regress),
     ],
     ids=lambda v: " ".join(v) if isinstance(v, tuple) else v.__qualname__,
 )
 def test_every_keyword_is_a_cli_option_of_the_same_name(path, function):
     assert _keywords(function) == _flags(path)
+
+
+def test_every_gate_option_is_a_cli_option_of_the_same_name():
+    options = {"--" + f.name.replace("_", "-") for f in dataclasses.fields(GateOptions)}
+    assert options | {"--qrels", "--measure"} == _flags(("regress",))
 
 
 def _ranked(tmp_path):

@@ -20,7 +20,7 @@ from scipy import stats
 from statsmodels.stats.power import TTestPower
 
 from rankhouse.regress import NoBaselineError
-from rankhouse.regress.calibration import MIN_NIGHTS
+from rankhouse.regress.verdicts import MIN_NIGHTS
 from rankhouse.stats.verdicts import calibrated_margin, detectable_drop, gate_fail_rate
 
 QUERIES = [f"q{i:02d}" for i in range(1, 11)]
@@ -213,7 +213,7 @@ def test_replicates_of_one_commit_count(wh, tmp_path):
     commits = ["a", "b", "a", "b", "a", "b"]
     for i, (demoted, commit) in enumerate(zip(NIGHTS, commits, strict=True), 1):
         _night(wh, tmp_path, f"n{i}", demoted, commit=commit, max_drop=0.0 if i == 3 else 1.0)
-    from rankhouse.regress.calibration import nightly_spread
+    from rankhouse.regress.verdicts import nightly_spread
 
     run = wh.run("n6")
     with wh.connect() as conn:

@@ -188,7 +188,7 @@ mode ``regressed``, ``not_significant``, ``within_tolerance``, ``unchanged``, ``
 ``spread`` the standard deviation of per-query nightly differences behind the figures,
 ``spread_nights`` the nightly differences it pooled (0: tonight's queries); ``false_alarm``
 the expected share of unchanged nights the measure fails; ``detectable_drop`` the drop it
-fails on the first night with probability 0.8 (:mod:`rankhouse.regress.calibration`)."""
+fails on the first night with probability 0.8 (:mod:`rankhouse.regress.verdicts`)."""
 
 VERDICT_NUMBERS = tuple(
     name

@@ -740,33 +740,30 @@ class Warehouse:
 
         See :func:`rankhouse.regress.regress` for the errors.
         """
-        from .regress import regress
+        from .regress import GateOptions, regress
 
+        options = GateOptions(
+            baseline=baseline,
+            mode=mode,
+            max_drop=max_drop,
+            relative=relative,
+            false_alarm=false_alarm,
+            not_shown=not_shown,
+            alpha=alpha,
+            level=level,
+            test=test,
+            correction=correction,
+            permutations=permutations,
+            seed=seed,
+            relevance_level=relevance_level,
+            missing_queries=missing_queries,
+            max_drift=max_drift,
+            allow_missing_baseline=allow_missing_baseline,
+            new_system=new_system,
+            allow_input_change=allow_input_change,
+        )
         with self._call():
-            return regress(
-                self.backend,
-                run,
-                baseline=baseline,
-                qrels=qrels,
-                measures=measures,
-                mode=mode,
-                max_drop=max_drop,
-                relative=relative,
-                false_alarm=false_alarm,
-                not_shown=not_shown,
-                alpha=alpha,
-                level=level,
-                test=test,
-                correction=correction,
-                permutations=permutations,
-                seed=seed,
-                relevance_level=relevance_level,
-                missing_queries=missing_queries,
-                max_drift=max_drift,
-                allow_missing_baseline=allow_missing_baseline,
-                new_system=new_system,
-                allow_input_change=allow_input_change,
-            )
+            return regress(self.backend, run, qrels=qrels, measures=measures, options=options)
 
     def accept_reference(self, run: Any, *, qrels: Any, reason: str) -> dict[str, Any]:
         """Accept ``run`` as its system's reference on ``qrels`` (``rankhouse gate accept``):

@@ -1,17 +1,17 @@
 """The regression gate: is a run no worse than its baseline, on the same inputs?
 
-* :mod:`.gate`: the verb (:func:`regress`) and its result; one stored check;
+* :mod:`.gate`: the verb (:func:`regress`), its steps in order, and its result;
+* :mod:`.options`: what the gate is asked (:class:`GateOptions`, one object the API and the
+  CLI build), the gated measures with their margins, and the order-drift bounds
+  (``--max-drift rbo@100:0.9``);
 * :mod:`.verdicts`: each measure's interval, effect size and verdict, in the non-inferiority
-  or the significance mode, with the margins;
+  or the significance mode, and its margin: given, or calibrated from the system's nightly
+  spread, and what it means (false alarms, the drop caught);
 * :mod:`.baselines`: the baselines named by a rule (``previous``, ``last-passed``, ``best``,
-  ``reference``), and the pinned references;
-* :mod:`.calibration`: each measure's nightly spread from history, its calibrated margin and
-  what the margin means (false alarms, the drop caught);
-* :mod:`.inputs`: whether the baseline was judged on the run's inputs, and what differs;
-* :mod:`.drift`: the order-drift bounds (``--max-drift rbo@100:0.9``);
-* :mod:`.store`: a gate's check stored in one transaction, and removed;
-* :mod:`.files`: the gate's words (the outcome, what its margins mean) and its Markdown,
-  JSON and JUnit files.
+  ``reference``), the pinned references, and whether the baseline was judged on the run's
+  inputs;
+* :mod:`.files`: what a check leaves: its rows, stored in one transaction (and removed), and
+  its words (the outcome, what its margins mean) and Markdown, JSON and JUnit files.
 """
 
 from ..defaults import DEFAULT_FALSE_ALARM
@@ -21,6 +21,7 @@ from .baselines import (
     LAST_PASSED,
     PREVIOUS,
     REFERENCE,
+    InputChangeError,
     NoBaselineError,
     NoPassedRunError,
     accept_reference,
@@ -28,11 +29,10 @@ from .baselines import (
     previous_run,
     reference_history,
 )
-from .calibration import MIN_NIGHTS
+from .files import remove_check
 from .gate import OUTCOMES, STATUSES, RegressResult, regress
-from .inputs import InputChangeError
-from .store import remove_check
-from .verdicts import MODES, NOT_SHOWN_POLICIES
+from .options import MODES, NOT_SHOWN_POLICIES, GateOptions
+from .verdicts import MIN_NIGHTS
 
 __all__ = [
     "BASELINE_RULES",
@@ -46,6 +46,7 @@ __all__ = [
     "PREVIOUS",
     "REFERENCE",
     "STATUSES",
+    "GateOptions",
     "InputChangeError",
     "NoBaselineError",
     "NoPassedRunError",

@@ -1,12 +1,17 @@
-"""The gate's words and report files: a check's outcome in one line (``PASS: ...``,
-``FAIL: ...``) and what its margins mean (``rankhouse regress`` prints them on stderr), and
-the same in Markdown (for a PR comment), JSON and JUnit XML (for CI) and the notebook's
-caption (:attr:`~rankhouse.regress.RegressResult.headline`, :attr:`~.RegressResult.meaning`).
+"""What a gate's check leaves: its rows in the warehouse and its words. The words: a check's
+outcome in one line (``PASS: ...``, ``FAIL: ...``) and what its margins mean (``rankhouse
+regress`` prints them on stderr), and the same in Markdown (for a PR comment), JSON and JUnit
+XML (for CI) and the notebook's caption (:attr:`~rankhouse.regress.RegressResult.headline`,
+:attr:`~.RegressResult.meaning`).
 
 The outcomes: ``regressed`` names the measures whose evidence shows a drop (the (1 - 2 alpha)
 interval below zero, the bound below -margin); ``not shown non-inferior`` names those the
 queries cannot judge, with the bound, the margin, the interval that reaches above zero and the
 margin these queries could show; a night the same as its reference says so.
+
+The rows: the check, its verdicts and its drift rows (``regress_checks``,
+``regress_verdicts``, ``regress_drift``) stored in one transaction, and removed when its
+report file cannot be written; the evaluations a gate that fails computed, removed with it.
 """
 
 from __future__ import annotations
@@ -15,14 +20,20 @@ import json
 import math
 import os
 import xml.etree.ElementTree as ET
+from collections.abc import Iterator
+from contextlib import contextmanager
+from datetime import UTC, datetime
 from typing import Any
 
+from ..backends.base import store_of
 from ..cells import json_value
+from ..columns import VERDICT_COLUMNS
 from ..defaults import DEFAULT_FALSE_ALARM
 from ..errors import count
 from ..outputs import write_text
 from ..stats.verdicts import calibrated_margin
-from .calibration import describe_target
+from .baselines import store_reference
+from .verdicts import describe_target
 
 # Each function takes a :class:`~rankhouse.regress.RegressResult` (``result``); the module
 # does not import it, so that the result's own properties can speak these words.
@@ -422,3 +433,120 @@ def meaning_lines(result: Any) -> list[str]:
         f"{len(rows)} measure{'s' if len(rows) != 1 else ''})"
     )
     return lines
+
+
+# --- the check stored ----------------------------------------------------------------------------
+
+
+def remove_check(wh, check_id: int) -> None:
+    """Delete a stored check and its verdicts (``regress`` removes its own check when its
+    report file cannot be written: history never shows a gate whose report CI lacked)."""
+    with store_of(wh).transaction() as conn:
+        for table in ("regress_verdicts", "regress_drift"):
+            conn.execute(f"DELETE FROM {table} WHERE check_id = :id", {"id": int(check_id)})
+        conn.execute("DELETE FROM regress_checks WHERE id = :id", {"id": int(check_id)})
+
+
+@contextmanager
+def forgotten_on_failure(wh) -> Iterator[list[int]]:
+    """A list for the block to note the evaluations it computed (not reused) in; when the
+    block raises, they are deleted and the error goes on: a gate that stops (a baseline on
+    other inputs, no baseline) leaves the warehouse as it found it."""
+    computed: list[int] = []
+    try:
+        yield computed
+    except (Exception, KeyboardInterrupt):
+        if computed:
+            ids = {"ids": sorted(set(computed))}
+            with store_of(wh).transaction() as conn:
+                conn.execute("DELETE FROM evaluation_values WHERE evaluation_id = ANY(:ids)", ids)
+                conn.execute("DELETE FROM evaluations WHERE id = ANY(:ids)", ids)
+        raise
+
+
+def computed_ids(rows: list[dict[str, Any]]) -> list[int]:
+    """The evaluations of evaluate's ``rows`` that it computed rather than reused."""
+    return [int(row["evaluation_id"]) for row in rows if not row["reused"]]
+
+
+_CHECK_COLUMNS = (
+    "run_id, baseline_run_id, baseline_spec, qrels_id, test, correction, alpha, max_drop, "
+    "relative, options, passed, created_at, baseline_name, mode, level, input_change"
+)
+#: What ``regress_verdicts`` keeps of each verdict row: all but what follows from the rest
+#: (the drop, the tolerance as given, the significance flag).
+_VERDICT_STORED = [c for c in VERDICT_COLUMNS if c not in ("drop", "tolerance", "significant")]
+
+
+def store_check(
+    store,
+    run_row: dict[str, Any],
+    baseline_row: dict[str, Any] | None,
+    baseline_spec: Any,
+    qrels_row: dict[str, Any],
+    settings: dict[str, Any],
+    rows: tuple[list[dict[str, Any]], list[dict[str, Any]]],
+    passed: bool,
+    input_change: str | None,
+    reference: dict[str, Any] | None = None,
+) -> int:
+    """Store the check, its verdicts and drift rows, and the reference it pinned (one
+    transaction); returns the check's id."""
+    verdicts, drift = rows
+    spec = baseline_spec if isinstance(baseline_spec, str | int) else "dataframe"
+    kept = ("test", "correction", "alpha", "max_drop", "relative", "mode", "level")
+    extra = {k: v for k, v in settings.items() if k not in kept}
+    values = ", ".join(":" + name for name in _CHECK_COLUMNS.split(", "))
+    with store.transaction() as conn:
+        check_id = conn.execute(
+            f"INSERT INTO regress_checks ({_CHECK_COLUMNS}) VALUES ({values}) RETURNING id",
+            {
+                "run_id": int(run_row["id"]),
+                "baseline_run_id": None if baseline_row is None else int(baseline_row["id"]),
+                "baseline_name": None if baseline_row is None else baseline_row["name"],
+                "baseline_spec": str(spec),
+                "qrels_id": int(qrels_row["id"]),
+                "test": settings["test"],
+                "correction": settings["correction"],
+                "alpha": float(settings["alpha"]),
+                # NaN: the margins were calibrated (no default margin was given)
+                "max_drop": float("nan")
+                if settings["max_drop"] is None
+                else float(settings["max_drop"]),
+                "relative": bool(settings["relative"]),
+                "options": json.dumps(extra, sort_keys=True),
+                "passed": bool(passed),
+                "created_at": datetime.now(UTC).replace(tzinfo=None),
+                "mode": settings["mode"],
+                "level": float(settings["level"]),
+                "input_change": input_change,
+            },
+        ).scalar_one()
+        if verdicts:
+            conn.execute(
+                f"INSERT INTO regress_verdicts (check_id, {', '.join(_VERDICT_STORED)}) "
+                f"VALUES (:check_id, {', '.join(':' + n for n in _VERDICT_STORED)})",
+                [
+                    {"check_id": check_id, **{n: row[n] for n in _VERDICT_STORED}}
+                    for row in verdicts
+                ],
+            )
+        store_drift_rows(conn, check_id, drift)
+        if reference is not None:
+            store_reference(conn, reference)
+    return int(check_id)
+
+
+def store_drift_rows(conn, check_id: int, rows: list[dict[str, Any]]) -> None:
+    """The drift rows of a check into ``regress_drift`` (the caller's transaction)."""
+    for row in rows:
+        conn.execute(
+            "INSERT INTO regress_drift (check_id, measure, k, p, value, bound, num_q, "
+            "drift_id, passed) VALUES (:check_id, :measure, :k, :p, :value, :bound, :num_q, "
+            ":drift_id, :passed)",
+            {
+                "check_id": int(check_id),
+                **row,
+                "value": None if math.isnan(row["value"]) else row["value"],
+            },
+        )

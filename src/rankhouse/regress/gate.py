@@ -1,17 +1,21 @@
-"""The regression gate: is the run no worse than its baseline?
+"""The regression gate: is the run no worse than its baseline? The verb (:func:`regress`), its
+steps in order, and its result (:class:`RegressResult`, whose ``outcome`` is the CLI's exit
+code).
 
-Each gated measure is judged in the gate's mode (:mod:`rankhouse.regress.verdicts`):
-``non_inferiority`` (the default) passes a measure shown no worse than the baseline by more
-than its margin (``non_inferior``), and fails it as ``regressed`` (the evidence shows a drop)
-or ``not_shown`` (the queries cannot tell); ``significance`` fails it when the mean moves to
-the worse side by more than the tolerance and the change is significant. Margins not given
-are calibrated from the system's own nightly noise for a false-alarm target of the whole
-check (:mod:`rankhouse.regress.calibration`). Order-drift bounds
-(:mod:`rankhouse.regress.drift`) fail the gate when the run reorders the baseline's
-rankings too much. The baseline is a run, or a rule (:mod:`rankhouse.regress.baselines`:
-``previous``, ``last-passed``, ``best``, ``reference``); a baseline judged on other inputs
-than the run is evaluated on stops the gate (:mod:`rankhouse.regress.inputs`). Every check
-is stored (tables ``regress_checks``, ``regress_verdicts`` and ``regress_drift``) so that
+What the gate is asked travels as one object (:class:`~rankhouse.regress.options.GateOptions`,
+checked before any work). Each gated measure is judged in the gate's mode
+(:mod:`rankhouse.regress.verdicts`): ``non_inferiority`` (the default) passes a measure shown
+no worse than the baseline by more than its margin (``non_inferior``), and fails it as
+``regressed`` (the evidence shows a drop) or ``not_shown`` (the queries cannot tell);
+``significance`` fails it when the mean moves to the worse side by more than the tolerance and
+the change is significant. Margins not given are calibrated from the system's own nightly
+noise for a false-alarm target of the whole check (:mod:`rankhouse.regress.verdicts` too).
+Order-drift bounds (:mod:`rankhouse.regress.options`) fail the gate when the run reorders
+the baseline's rankings too much. The baseline is a run, or a rule
+(:mod:`rankhouse.regress.baselines`: ``previous``, ``last-passed``, ``best``,
+``reference``); a baseline judged on other inputs than the run is evaluated on stops the gate
+(:mod:`rankhouse.regress.baselines` too). Every check is stored (tables ``regress_checks``,
+``regress_verdicts`` and ``regress_drift``: :mod:`rankhouse.regress.files`) so that
 ``history`` shows the verdicts and ``last-passed`` finds the runs that passed.
 """
 
@@ -20,27 +24,16 @@ from __future__ import annotations
 import math
 import os
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from ..backends.base import store_of
 from ..catalog import removed_on_failure
 from ..columns import VERDICT_COLUMNS, VERDICT_NUMBERS  # noqa: F401 (the verdicts' columns)
-from ..defaults import DEFAULT_FALSE_ALARM
 from ..errors import InputError, NotFoundError
 from ..evaluation import evaluate, resolve_qrels, resolve_runs
 from ..lazy import pandas as pd
 from ..present import HtmlTable, verdicts_html
-from ..stats import (
-    DEFAULT_LEVEL,
-    DEFAULT_PERMUTATIONS,
-    DEFAULT_SEED,
-    check_alpha,
-    check_correction,
-    check_level,
-    check_resampling,
-    check_test,
-)
 from .baselines import (
     BASELINE_RULES,
     BEST,
@@ -51,30 +44,29 @@ from .baselines import (
     best_run,
     current_reference,
     first_notes,
+    gate_checks,
+    input_changes,
     last_passed_run,
     nearest_systems,
     new_system_error,
     previous_run,
+    reference_evaluations,
     reference_pool,
     reference_row,
     reference_run,
-)
-from .calibration import (
-    MIN_NIGHTS,
-    TONIGHT,
-    nightly_spread,
-)
-from .drift import DRIFT_GATE_COLUMNS, drift_bounds, drift_checks
-from .files import meaning_lines, outcome_line
-from .inputs import (
-    gate_checks,
-    input_changes,
-    reference_evaluations,
     refuse_input_change,
     signatures,
 )
-from .store import computed_ids, forgotten_on_failure, store_check
-from .verdicts import MODES, NOT_SHOWN_POLICIES, gated_measures, measure_verdicts
+from .files import computed_ids, forgotten_on_failure, meaning_lines, outcome_line, store_check
+from .options import (
+    DRIFT_GATE_COLUMNS,
+    GateOptions,
+    check_options,
+    drift_bounds,
+    drift_checks,
+    gated_measures,
+)
+from .verdicts import MIN_NIGHTS, TONIGHT, measure_verdicts, nightly_spread
 
 STATUSES = (
     "regressed",
@@ -115,7 +107,7 @@ class RegressResult:
         settings: mode, level, test, correction, alpha, max_drop, relative, permutations,
             seed, relevance level, missing-query policy, baseline rule.
         drift_rows: one dict per ``max_drift`` bound, keys
-            :data:`~rankhouse.regress.drift.DRIFT_GATE_COLUMNS`.
+            :data:`~rankhouse.regress.options.DRIFT_GATE_COLUMNS`.
         input_change: what differed between the run's inputs and the baseline's when
             ``allow_input_change`` let the gate compare them anyway; None when nothing did.
     """
@@ -219,79 +211,23 @@ def regress(
     wh,
     run: Any,
     *,
-    baseline: Any = PREVIOUS,
     qrels: Any,
     measures: Iterable[Any],
-    mode: str = MODES[0],
-    max_drop: float | None = None,
-    relative: bool = False,
-    false_alarm: float = DEFAULT_FALSE_ALARM,
-    not_shown: str = NOT_SHOWN_POLICIES[0],
-    alpha: float = 0.05,
-    level: float = DEFAULT_LEVEL,
-    test: str = "t",
-    correction: str = "holm",
-    permutations: int = DEFAULT_PERMUTATIONS,
-    seed: int = DEFAULT_SEED,
-    relevance_level: int = 1,
-    missing_queries: str = "zero",
-    max_drift: Iterable[str] | str | None = None,
-    allow_missing_baseline: bool = False,
-    new_system: str = "warn",
-    allow_input_change: bool = False,
+    options: GateOptions | None = None,
+    **given: Any,
 ) -> RegressResult:
-    """Gate ``run`` against ``baseline`` and store the verdict.
+    """Gate ``run`` against its baseline and store the verdict.
 
     Args:
         wh: the :class:`~rankhouse.Warehouse` or its store.
         run: the run under test: a stored name or id, or a file (ingested; one run tag).
-        baseline: a run (name, id or file), or a rule: ``'previous'`` (the latest run of the
-            same system tag ingested before ``run``), ``'last-passed'`` (the newest of those
-            whose gate passed), ``'best'`` (the passed one with the highest mean of the
-            first measure) or ``'reference'`` (the run pinned as the system's reference on
-            ``qrels``, pinned now when there is none); :mod:`rankhouse.regress.baselines`.
         qrels: the qrels set (name, id or file).
         measures: measure names (any accepted spelling), each with an optional margin after
             a colon: ``'nDCG@10:0.01'`` (the measure's units), ``'AP:2%'`` (of the
             reference's mean).
-        mode: ``'non_inferiority'`` (a measure passes when the lower limit of the (1 - 2
-            alpha) t interval of the paired difference is at least -margin) or
-            ``'significance'`` (fail when the change is to the worse side, beyond the
-            margin, and significant).
-        max_drop: the margin of the measures given without one (absolute, or a fraction
-            of the reference's mean with ``relative``); None (the default): calibrated from
-            the system's nightly history for ``false_alarm`` (non-inferiority), no
-            tolerance (significance).
-        relative: read ``max_drop`` as a fraction of the reference's mean.
-        false_alarm: the share of unchanged nights the whole check may fail, spread over
-            its measures; the calibrated margins follow from it.
-        not_shown: what a measure not shown non-inferior (nor shown to regress) does to the
-            check: ``'auto'`` (the default) fails it when its margin was given and passes it,
-            said so, when the margin was calibrated; ``'fail'``, ``'pass'``: always.
-        alpha: significance level: of the (corrected) p-values, and of the one-sided
-            non-inferiority test.
-        level: confidence level of the intervals of the differences shown.
-        test: the paired test of the p-values (see :mod:`rankhouse.stats`).
-        correction: correction over the measures of this check (Holm by default; in the
-            non-inferiority mode it changes the p-values and verdict words shown, not the
-            decision).
-        permutations: resamples of the randomization and bootstrap tests.
-        seed: seed of the randomization and bootstrap tests.
-        relevance_level: as for evaluate.
-        missing_queries: as for evaluate.
-        max_drift: order-drift bounds (``'rbo@100:0.9'``, ``'tau@10:0.8'``,
-            ``'overlap@100:0.8'``): fail when the run's mean drift from the baseline is
-            below the bound.
-        allow_missing_baseline: pass the first run of a system (stored as a check without
-            a baseline: ``history`` shows its gate as ``first run``; with ``'reference'`` it
-            becomes the system's reference) instead of raising NoBaselineError.
-        new_system: ``'warn'`` (the default) or ``'fail'``: what ``allow_missing_baseline``
-            does with a first run whose system tag is new while other systems are stored (a
-            renamed run tag?): pass it with a warning naming the nearest known system, or
-            raise NoBaselineError naming it.
-        allow_input_change: gate against a baseline judged on other inputs (qrels
-            content, queries, settings) instead of raising InputChangeError; the check
-            records what differed.
+        options: the settings (:class:`~rankhouse.regress.options.GateOptions`: the
+            baseline, the mode, the margins, the tests...); settings given as keywords
+            replace its fields.
 
     Returns:
         A :class:`RegressResult`; ``passed`` is False when any measure fails (regressed, or
@@ -301,24 +237,29 @@ def regress(
         NoBaselineError: a rule, the run is the first of its system and
             ``allow_missing_baseline`` is false.
         NoPassedRunError: ``'last-passed'`` or ``'best'`` and no earlier run passed.
-        InputChangeError: the baseline was judged on other inputs (see above).
+        InputChangeError: the baseline was judged on other inputs (and not
+            ``allow_input_change``).
         InputError: ``run`` or ``baseline`` stands for several runs; a negative margin;
             an unknown mode; a malformed drift bound.
         NotFoundError, MeasureError, RankhouseError: unknown names or options.
     """
+    options = replace(options or GateOptions(), **given)
     store = store_of(wh)
-    _check(mode, alpha, level, max_drop, test, correction, permutations, seed)
-    _check_gate_policy(false_alarm, not_shown, new_system)
-    gated = gated_measures(measures, max_drop, relative)
-    bounds = drift_bounds(max_drift)
+    check_options(options)
+    gated = gated_measures(measures, options.max_drop, options.relative)
+    bounds = drift_bounds(options.max_drift)
+    baseline = options.baseline
     rule = baseline if isinstance(baseline, str) and baseline in BASELINE_RULES else None
-    options = {"relevance_level": relevance_level, "missing_queries": missing_queries}
+    scoring = {
+        "relevance_level": options.relevance_level,
+        "missing_queries": options.missing_queries,
+    }
     # a gate that fails removes the files it ingested: it leaves the warehouse as it found it
     # and so does one that stops before its verdict: what it computed is removed too
     with removed_on_failure(store) as ingested, forgotten_on_failure(store) as computed:
         run_row = _one_run(resolve_runs(store, run, ingested=ingested), run)
         qrels_row = resolve_qrels(store, qrels, ingested=ingested)
-        ours = evaluate(store, qrels_row["id"], [run_row["id"]], gated.texts, **options).rows
+        ours = evaluate(store, qrels_row["id"], [run_row["id"]], gated.texts, **scoring).rows
         computed += computed_ids(ours)
         notes: list[str] = []
         pin = None
@@ -329,11 +270,11 @@ def regress(
                     notes.append(f"reference of {run_row['system_tag']!r} pinned: {pin['reason']}")
             else:
                 baseline_row = _baseline(
-                    store, run_row, qrels_row, (baseline, rule, ingested), ours, options, computed
+                    store, run_row, qrels_row, (baseline, rule, ingested), ours, scoring, computed
                 )
         except NoBaselineError as exc:
-            renamed = new_system == "fail" and nearest_systems(store, run_row)
-            if not allow_missing_baseline or renamed:
+            renamed = options.new_system == "fail" and nearest_systems(store, run_row)
+            if not options.allow_missing_baseline or renamed:
                 raise new_system_error(store, run_row, exc, bool(renamed)) from None
             baseline_row = None
             notes += first_notes(store, run_row)
@@ -355,42 +296,42 @@ def regress(
                 raise InputError(f"run {run_row['name']!r} cannot be its own baseline")
             notes.append(f"{run_row['name']} is the reference itself (the same content)")
         settings = {
-            "mode": mode,
-            "level": level,
-            "test": test,
-            "correction": correction,
-            "alpha": alpha,
-            "max_drop": max_drop,
-            "relative": relative,
-            "false_alarm": false_alarm,
-            "not_shown": not_shown,
-            "permutations": permutations,
-            "seed": seed,
-            **options,
+            "mode": options.mode,
+            "level": options.level,
+            "test": options.test,
+            "correction": options.correction,
+            "alpha": options.alpha,
+            "max_drop": options.max_drop,
+            "relative": options.relative,
+            "false_alarm": options.false_alarm,
+            "not_shown": options.not_shown,
+            "permutations": options.permutations,
+            "seed": options.seed,
+            **scoring,
             "baseline_rule": rule,
             "margins": {n: s.text for n, s in gated.margins.items()},
         }
         verdicts, drift, change = [], [], None
         if baseline_row is not None:  # else the first run of its series: nothing to compare
             theirs = evaluate(
-                store, qrels_row["id"], [baseline_row["id"]], gated.texts, **options
+                store, qrels_row["id"], [baseline_row["id"]], gated.texts, **scoring
             ).rows
             computed += computed_ids(theirs)
             change = _input_change(store, baseline_row, qrels_row, ours, theirs)
-            if change and not allow_input_change:
+            if change and not options.allow_input_change:
                 raise refuse_input_change(baseline_row["name"], change)
             history = (
                 _history(store, run_row, qrels_row["id"], ours)
-                if mode == "non_inferiority"
+                if options.mode == "non_inferiority"
                 else None
             )
             means = _reference_means(
-                store, run_row, qrels_row, baseline_row, gated, (ours, theirs), options, computed
+                store, run_row, qrels_row, baseline_row, gated, (ours, theirs), scoring, computed
             )
             pool = None
             if rule == REFERENCE:
                 pool, note = _pool(
-                    store, baseline_row, run_row, qrels_row, gated, options, computed
+                    store, baseline_row, run_row, qrels_row, gated, scoring, computed
                 )
                 notes += note
                 if pool:
@@ -439,21 +380,6 @@ def regress(
 
 def _is_file(given: str) -> bool:
     return os.path.isfile(given)
-
-
-def _check_gate_policy(false_alarm: float, not_shown: str, new_system: str = "warn") -> None:
-    if new_system not in ("warn", "fail"):
-        raise InputError(f"new_system must be 'warn' or 'fail', not {new_system!r}")
-    if not 0 < false_alarm < 0.5:
-        raise InputError(
-            f"the false-alarm target must lie between 0 and 0.5, got {false_alarm}",
-            field="false_alarm",
-            hint="it is the share of unchanged nights the whole check may fail, e.g. 0.01",
-        )
-    if not_shown not in NOT_SHOWN_POLICIES:
-        raise InputError(
-            f"not_shown must be one of {', '.join(NOT_SHOWN_POLICIES)}, not {not_shown!r}"
-        )
 
 
 def _history(store, run_row, qrels_id: int, ours) -> dict[str, Any]:
@@ -524,27 +450,6 @@ def _reference_means(store, run_row, qrels_row, baseline_row, gated, evaluated, 
         return None
     computed += computed_ids(result.rows)
     return {row["label"]: float(row["value"]) for row in result.rows}
-
-
-def _check(mode, alpha, level, max_drop, test, correction, permutations, seed) -> None:
-    if mode not in MODES:
-        raise InputError(
-            f"mode must be one of {', '.join(MODES)}, not {mode!r}",
-            hint="non_inferiority fails a measure unless it is shown no worse than the "
-            "margin; significance fails it when a drop beyond the margin is significant",
-        )
-    check_test(test)
-    check_correction(correction)
-    check_alpha(alpha)
-    check_level(level)
-    check_resampling(permutations, seed)
-    if mode == "non_inferiority" and not alpha < 0.5:
-        raise InputError(
-            f"alpha must be below 0.5 in the non-inferiority mode, got {alpha} (its bound is "
-            "the lower limit of the (1 - 2 alpha) interval)"
-        )
-    if max_drop is not None and not max_drop >= 0:
-        raise InputError(f"max_drop must be zero or positive, got {max_drop}", field="max_drop")
 
 
 def _baseline(store, run_row, qrels_row, given, ours, options, computed) -> dict[str, Any]:

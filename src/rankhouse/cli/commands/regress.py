@@ -182,33 +182,29 @@ def regress_command(
     if len(to_stdout) > 1:
         raise typer.BadParameter(f"only one report can go to stdout, not {' and '.join(to_stdout)}")
     try:
-        wh, result = _gate(
-            ctx,
-            reports,
-            run,
-            qrels,
-            dict(
-                baseline=baseline,
-                measures=measures,
-                mode=mode.value.replace("-", "_"),
-                max_drop=max_drop,
-                relative=relative,
-                false_alarm=false_alarm,
-                not_shown=not_shown.value,
-                max_drift=max_drift or None,
-                alpha=alpha,
-                level=level,
-                test=test.value,
-                correction=correction,
-                permutations=permutations,
-                seed=seed,
-                relevance_level=relevance_level,
-                missing_queries=missing_queries.value,
-                allow_missing_baseline=allow_missing_baseline,
-                new_system=new_system.value,
-                allow_input_change=allow_input_change,
-            ),
+        from ...regress import GateOptions
+
+        options = GateOptions(
+            baseline=baseline,
+            mode=mode.value.replace("-", "_"),
+            max_drop=max_drop,
+            relative=relative,
+            false_alarm=false_alarm,
+            not_shown=not_shown.value,
+            max_drift=max_drift or None,
+            alpha=alpha,
+            level=level,
+            test=test.value,
+            correction=correction,
+            permutations=permutations,
+            seed=seed,
+            relevance_level=relevance_level,
+            missing_queries=missing_queries.value,
+            allow_missing_baseline=allow_missing_baseline,
+            new_system=new_system.value,
+            allow_input_change=allow_input_change,
         )
+        wh, result = _gate(ctx, reports, run, qrels, measures, options)
         _write_reports(wh, result, reports)
         _print_result(result, to_stdout, fmt)
     except typer.Exit:
@@ -221,7 +217,7 @@ def regress_command(
     _leave(wh, result)
 
 
-def _gate(ctx: typer.Context, reports: dict[str, str | None], run: str, qrels: str, options):
+def _gate(ctx: typer.Context, reports: dict[str, str | None], run, qrels, measures, options):
     """(the warehouse, the gate's result), the report files checked first: a file that
     cannot be written fails the gate before anything is ingested, evaluated or stored."""
     from ...outputs import check_output_path
@@ -231,7 +227,7 @@ def _gate(ctx: typer.Context, reports: dict[str, str | None], run: str, qrels: s
         if path is not None and path != "-":
             check_output_path(path, f"the {flag} report", _EXAMPLES[flag])
     wh = open_warehouse(ctx, create=all_files(run, qrels))
-    return wh, regress(wh, run, qrels=qrels, **options)
+    return wh, regress(wh, run, qrels=qrels, measures=measures, options=options)
 
 
 def _write_reports(wh, result, reports: dict[str, str | None]) -> None:
