@@ -19,6 +19,7 @@ from conftest import EXAMPLES
 from rankhouse import Warehouse
 from rankhouse.backends.schema import known_migrations
 from rankhouse.errors import ConflictError
+from rankhouse.ingest.reuse import publish_all
 
 MEASURES = ["P@5", "nDCG@10", "AP", "RR", "R@100", "Rprec", "bpref", "NumRet"]
 
@@ -271,7 +272,7 @@ def test_a_file_warehouse_moves_to_the_server(postgres_url, tmp_path):
         wh.evaluate("qrels", [EXAMPLES / "run.bm25.txt", EXAMPLES / "run.dense.txt"], MEASURES)
     for _ in range(2):
         with Warehouse(path, read_only=True) as file, Warehouse(postgres_url) as server:
-            server.backend.publish_all(file.backend)
+            publish_all(server.backend, file.backend)
     moved = _evaluations(postgres_url)
     assert len(moved) > 100 and moved == _evaluations(path)
     with Warehouse(postgres_url) as wh, wh.connect() as conn:

@@ -1,6 +1,7 @@
-"""The trunk's shape, checked from the source text: no import cycle, imports that point down
-the layers, rankhouse's own imports at the top of each module, modules of a readable size,
-and docs/ARCHITECTURE.md naming every module.
+"""The trunk's shape, checked from the source text: no import cycle, between modules or between
+packages, imports that point down the layers, rankhouse's own imports at the top of each
+module, modules of a readable size, and docs/ARCHITECTURE.md drawing every package in its
+layer and naming every module.
 
 The layers, top to bottom (docs/ARCHITECTURE.md draws them):
 
@@ -11,12 +12,16 @@ The layers, top to bottom (docs/ARCHITECTURE.md draws them):
     core     engine, ingest, measures, backends, catalog, stats
     base     errors, resources, defaults, version, lazy, duck, ...
 
-A module may import from its own layer or a lower one, never a higher one.
+A module may import from its own layer or a lower one, never a higher one. Packages are
+held to the same: a module of package A importing one of package B is an arrow A -> B (a
+top-level module such as ``rankhouse.history`` is a node of its own), and the arrows make no
+loop, so that each package reads, and is tested, with only what is below it.
 """
 
 from __future__ import annotations
 
 import ast
+import re
 from collections import defaultdict
 from pathlib import Path
 
@@ -153,6 +158,24 @@ def _layer(name: str) -> str:
     return LAYERS[best]
 
 
+def _package(name: str) -> str:
+    """The node of module ``name`` in the package graph: ``rankhouse.ingest`` for every
+    module under ingest/; a top-level module, and the package root, for itself."""
+    return ".".join(name.split(".")[:2])
+
+
+def _package_imports() -> dict[str, set[str]]:
+    """package -> the packages its modules import (anywhere: at the top, inside a function,
+    for type checking)."""
+    edges: dict[str, set[str]] = {_package(name): set() for name in MODULES}
+    for name, found in IMPORTS.items():
+        edges[_package(name)].update(_package(target) for target in set().union(*found.values()))
+    return {package: targets - {package} for package, targets in edges.items()}
+
+
+PACKAGES = _package_imports()
+
+
 def _cycles(edges: dict[str, set[str]]) -> list[list[str]]:
     """The strongly connected components of more than one module (Tarjan)."""
     index: dict[str, int] = {}
@@ -206,6 +229,52 @@ def test_imports_point_down_the_layers():
         if ORDER.index(_layer(target)) > ORDER.index(_layer(name))
     ]
     assert upward == []
+
+
+def test_no_loop_between_packages():
+    assert _cycles(PACKAGES) == [], "a package loop: move the code that closes it (issue 36)"
+
+
+def test_package_arrows_point_down_the_layers():
+    upward = [
+        f"{package} ({_layer(package)}) -> {target} ({_layer(target)})"
+        for package, targets in sorted(PACKAGES.items())
+        for target in sorted(targets)
+        if ORDER.index(_layer(target)) > ORDER.index(_layer(package))
+    ]
+    assert upward == []
+
+
+def _drawn_layers() -> dict[str, str]:
+    """layer -> its text in docs/ARCHITECTURE.md's drawing (the first code block under "The
+    layers": a line opening with the layer's name, and the indented lines after it)."""
+    text = ARCHITECTURE.read_text(encoding="utf-8").split("## The layers", 1)[1]
+    drawing = text.split("```", 2)[1]
+    drawn: dict[str, str] = defaultdict(str)
+    layer = None
+    for line in drawing.splitlines():
+        first = line.split(maxsplit=1)[0] if line.strip() else ""
+        if first in ORDER and not line[0].isspace():
+            layer = first
+        if layer is not None:
+            drawn[layer] += line + "\n"
+    return drawn
+
+
+def _names(text: str, package: str) -> bool:
+    """Whether ``text`` names ``package`` (``rankhouse.ingest`` as that or as ``ingest``)."""
+    name = re.escape(package.removeprefix("rankhouse."))
+    return re.search(rf"(?<![\w.])(rankhouse\.)?{name}(?!\w|\.\w)", text) is not None
+
+
+def test_the_layers_drawing_places_every_package():
+    drawn = _drawn_layers()
+    missing = [
+        f"{package} in {_layer(package)}"
+        for package in sorted(PACKAGES)
+        if not _names(drawn[_layer(package)], package)
+    ]
+    assert missing == [], "draw these in their layer in docs/ARCHITECTURE.md's diagram"
 
 
 def test_own_imports_are_at_the_top_of_each_module():

@@ -130,7 +130,7 @@ def ingest_run(
     with store.staging() as staged:
         with opened(open_source(source, format, delimiter)) as src:
             results = _ingest_source(staged, src, request)
-        results = store.publish(staged, results, replace, new_version)
+        results = reuse.publish(store, staged, results, replace, new_version)
         results = named_too(store, results, name, replace=replace, new_version=new_version)
     if order == "score":
         with store.connect() as conn:
@@ -479,7 +479,7 @@ def ingest_qrels(
         result = stored_trec_qrels(staged, src, name, mapping)
         if result is None:
             result = _ingest_qrels(staged, src, name, mapping, replace, progress)
-        [result] = store.publish(staged, [result], replace, False)
+        [result] = reuse.publish(store, staged, [result], replace)
         return named_too(store, [result], name, replace=replace)[0]
 
 

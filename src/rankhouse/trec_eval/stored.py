@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from ..backends import open_backend, resolve_target
 from ..evaluation import evaluate as evaluate_stored
+from ..ingest.reuse import publish_all
 from . import store, unstored
 from .aborts import first_failure
 from .command import run
@@ -103,7 +104,7 @@ def _evaluate_in(options, requests, out, target, wh) -> int:
                 run_id = _store_run(wh, run_path, run_sha, runid)
             qrels_id = _store_qrels(wh, options.qrels, qrels_sha)
             per_topic = stored_values(wh, options, requests, run_id, qrels_id, topics, limit)
-            target.publish_all(wh)
+            publish_all(target, wh)
     return finish(options, requests, qrels, topics, run_topics, per_topic, runid, failure, out)
 
 
