@@ -5,8 +5,8 @@
 Every row whose source is ``ir_measures V (provider)`` gets the value that provider of the
 installed ir_measures computes for its qrels, run, measure and query, and the installed
 version; comments and the rows worked out by hand are left as they are. The rows that changed
-are printed. The test (tests/test_measures_beyond_trec_eval.py) reads the committed table and
-never runs this: a value changes only when someone runs it and commits the table.
+are printed. The test (tests/measures/test_measures_beyond_trec_eval.py) reads the committed table
+and never runs this: a value changes only when someone runs it and commits the table.
 """
 
 from __future__ import annotations

@@ -2,13 +2,13 @@
 
     python scripts/trec_eval_golden.py TREC_EVAL [--generated N] [--seed S] [--write]
 
-The cases are those of tests/trec_eval_binary_cases.py: the adversarial ones and N (default
-400) generated ones from seed S (default 0). Each runs in a folder of its own with the files
-named ``qrels`` and ``run`` (trec_eval's messages name them). The script prints every case
+The cases are those of tests/trec_eval/trec_eval_binary_cases.py: the adversarial ones and N
+(default 400) generated ones from seed S (default 0). Each runs in a folder of its own with the
+files named ``qrels`` and ``run`` (trec_eval's messages name them). The script prints every case
 where rankhouse's stdout, stderr or exit code differs from the binary's and no documented
 deviation covers it, and a count of each kind. ``--write`` writes what the binary printed to
-tests/golden/trec_eval_binary.jsonl, which tests/test_trec_eval_binary.py holds rankhouse to
-without the binary. The golden file committed was written by
+tests/golden/trec_eval_binary.jsonl, which tests/trec_eval/test_trec_eval_binary.py holds rankhouse
+to without the binary. The golden file committed was written by
 
     python scripts/trec_eval_golden.py /path/to/trec_eval --write
 

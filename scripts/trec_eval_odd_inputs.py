@@ -2,10 +2,10 @@
 
     python scripts/trec_eval_odd_inputs.py /path/to/trec_eval [PAIRS]
 
-Runs both on the hand-made cases of tests/test_trec_eval_odd_input.py and on PAIRS (default
-300) generated run files of tests/trec_cases.py (control bytes, CRs, BOMs, tabs, comments,
-odd numbers, damaged compression), each with a qrels file made from the run's own query and
-document fields (so ids with odd bytes match), under two option sets. A case agrees when
+Runs both on the hand-made cases of tests/trec_eval/test_trec_eval_odd_input.py and on PAIRS
+(default 300) generated run files of tests/ingest/trec_cases.py (control bytes, CRs, BOMs, tabs,
+comments, odd numbers, damaged compression), each with a qrels file made from the run's own query
+and document fields (so ids with odd bytes match), under two option sets. A case agrees when
 stdout and the exit code are identical; a disagreement on a documented deviation
 (docs/trec_eval.md: compressed or non-UTF-8 input, a NUL byte, a NaN score, a run without data
 lines) is counted as such; any other is printed. Tests never depend on the binary: this is the

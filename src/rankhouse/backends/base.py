@@ -112,11 +112,17 @@ class Backend(Protocol):
         a store that computes locally is its own staging; another gives a local DuckDB
         warehouse, emptied when the block ends."""
 
-    def publish(self, staging: Backend, results: list, replace: bool, new_version: bool) -> list:
-        """Copy what an ingest stored in ``staging`` into this store; the results as stored."""
+    def publish(self, staging: Backend, results: list, place) -> list:
+        """Copy what an ingest stored in ``staging`` into this store; the results as stored.
 
-    def publish_all(self, scratch: Backend) -> None:
-        """Copy every qrels set, run and evaluation of ``scratch`` into this store."""
+        Where each qrels set or run lands is the catalogue's question, which the caller
+        answers: ``place(conn, result, staged)`` (:func:`rankhouse.ingest.reuse.placed`), on
+        this store's transaction, finds it stored already or claims its name and writes its
+        catalogue row; the store then copies the rows of the new ones."""
+
+    def publish_all(self, scratch: Backend, place) -> None:
+        """Copy every qrels set, run and evaluation of ``scratch`` into this store (each qrels
+        set and run where ``place`` puts it, as :meth:`publish` does)."""
 
     def upgrade(self) -> list:
         """Apply the schema migrations the warehouse lacks (``rankhouse migrate``), refused to

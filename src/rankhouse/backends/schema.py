@@ -248,7 +248,7 @@ def _create(db: Backend, pending: list[Migration]) -> list[Migration]:
     The tables the migrations create hold no rows yet, so their statements that change rows
     (``UPDATE``, ``DELETE``: what carries old values forward) change nothing and are skipped;
     they would cost binding alone (DuckDB's JSON functions: 10 ms). The schema is the one the
-    migrations build one by one (tests/test_schema_fresh.py compares the two).
+    migrations build one by one (tests/backends/test_schema_fresh.py compares the two).
     """
     migration = pending[0]
     try:

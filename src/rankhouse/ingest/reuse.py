@@ -13,6 +13,11 @@ is still there with the bytes it had).
 
 Given again under a new name (``--name``), the stored content takes that name too, as an
 alias (:func:`named_too`).
+
+A store that stages an ingest elsewhere (a server: parsed and checked in a local DuckDB
+warehouse) is given what was staged by :func:`publish`, and each qrels set or run lands where
+:func:`placed` puts it: on content the store holds already, on the same rows under other
+bytes, or under its name, claimed as for new content. The store moves the rows.
 """
 
 from __future__ import annotations
@@ -22,11 +27,13 @@ import os
 import warnings
 from dataclasses import dataclass
 from dataclasses import replace as with_changes
+from functools import partial
 from pathlib import Path
+from typing import Any
 
-from ..backends.base import Backend, store_of
+from ..backends.base import Backend, Connection, store_of
 from ..catalog import removed_on_failure, writes
-from ..catalog.lookup import COLUMNS, Incoming
+from ..catalog.lookup import COLUMNS, TREC_EVAL_COPY, Incoming, how_they_differ, same_rows
 from ..errors import RankhouseError, RankhouseWarning
 from .files import file_sha256, open_decompressed
 from .sources import IngestResult, Source, already_stored, base_name, open_source, parse_options
@@ -129,6 +136,117 @@ def named_too(
         else r
         for r in results
     ]
+
+
+# --- publishing what was staged -----------------------------------------------------------------
+
+
+def publish(
+    store: Backend, staged: Backend, results: list, replace: bool, new_version: bool = False
+) -> list:
+    """``results``, stored by an ingest in ``staged`` (``store.staging()``), as ``store``
+    holds them: a file wrote them itself; a server copies them in one transaction, each where
+    :func:`placed` puts it.
+
+    With ``new_version``, a run whose name holds other content takes the next version name
+    (``<name>@2``, ...; :func:`rankhouse.catalog.writes.next_version`).
+
+    Raises:
+        ConflictError: a name is taken by different content and ``replace`` is false.
+    """
+    place = partial(placed, replace=replace, new_version=new_version)
+    return store.publish(staged, results, place)
+
+
+def publish_all(store: Backend, scratch: Backend) -> None:
+    """Every qrels set, run and evaluation of ``scratch`` into ``store`` (trec-eval's local
+    work; a file's warehouse moved to a server): content already there is skipped, a name
+    held by other content stops it."""
+    store.publish_all(scratch, partial(placed, replace=False, new_version=False))
+
+
+def placed(
+    conn: Connection, result: Any, staged, *, replace: bool, new_version: bool
+) -> tuple[Any, bool]:
+    """Where the staged qrels set or run ``result`` lands in the store of ``conn`` (in its
+    transaction): ``staged`` gives its catalogue row and its rows (``staged.table`` once
+    ``staged.upload()`` ran; :class:`rankhouse.backends.postgresql.publish.Staged`).
+
+    Returns:
+        The result as stored, and True when it is new there: its name claimed and its
+        catalogue row written (its rows are the store's to copy); False for content found
+        stored (same hash and options, or the same rows under other bytes).
+    """
+    kind, row = staged.kind, staged.row
+    existing = _stored_content(conn, kind, row)
+    if existing is not None:
+        return with_changes(result, **existing), False
+    if row["parse_options"] == TREC_EVAL_COPY:  # named as on a file: <tag>@<sha8>
+        table = "qrels_sets" if kind == "qrels" else "runs"
+        name = writes.free_name(conn, table, row["name"], row["content_sha256"])
+    else:
+        incoming = None
+        if writes.name_taken(conn, kind, row["name"]):  # the same rows, other bytes?
+            incoming = _incoming(staged)
+            same = same_rows(conn, row["name"], incoming)
+            if same is not None:
+                _say_reused(kind, result, row, same)
+                return with_changes(result, **_described(kind, same)), False
+        name = writes.claim_name(
+            conn,
+            kind,
+            row["name"],
+            replace=replace,
+            new_version=new_version,
+            differs=incoming and (lambda holder, i=incoming: how_they_differ(conn, holder, i)),
+        )
+    values = {k: v for k, v in row.items() if k != "id"} | {"name": name}
+    insert = writes.insert_qrels_set if kind == "qrels" else writes.insert_run
+    return with_changes(result, id=insert(conn, values), name=name), True
+
+
+def _stored_content(conn: Connection, kind: str, row: dict) -> dict | None:
+    if kind == "qrels":
+        found = writes.same_qrels(conn, row["content_sha256"], row["parse_options"])
+    else:
+        found = writes.same_run(
+            conn, row["content_sha256"], row["parse_options"], row["system_tag"]
+        )
+    return None if found is None else _described(kind, found)
+
+
+def _described(kind: str, found: dict) -> dict:
+    """The fields of a result that a stored qrels set's or run's catalogue row gives."""
+    return {
+        "id": found["id"],
+        "name": found["name"],
+        "created": False,
+        "num_queries": found["num_queries"],
+        "num_rows": found["num_judgments" if kind == "qrels" else "num_rows"],
+    }
+
+
+def _incoming(staged) -> Incoming:
+    """The staged rows as the store will compare them: uploaded the first time a comparison
+    needs them."""
+    row = staged.row
+    return Incoming(
+        staged.kind,
+        f"SELECT {COLUMNS[staged.kind]} FROM {staged.table}",
+        {},
+        row["num_judgments" if staged.kind == "qrels" else "num_rows"],
+        row["num_queries"],
+        row.get("system_tag"),
+        row.get("order_by"),
+        staged.upload,
+    )
+
+
+def _say_reused(kind: str, result, row: dict, same: dict) -> None:
+    """Warn that the ingested source holds the rows of the stored ``same``."""
+    path = None if row["source"] == "dataframe" else Path(row["source"])
+    label = getattr(result, "source", row["source"])
+    say_reused(kind, label, path, row["content_sha256"], same)
 
 
 # --- the same rows under other bytes --------------------------------------------------------------

@@ -20,7 +20,7 @@ A run may not list a document twice for a query (trec_eval stops with 'duplicate
 an ingest records how many of its documents tie on score with another of the same query. Both
 are counts of rows whose 64-bit hash equals an earlier row's: of (query, document) for a
 repeat, of (query, score) for a tie. Two ways count them, chosen by size, and give the same
-counts (tests/test_repeat_counting.py moves the threshold to run each input through both):
+counts (tests/ingest/test_repeat_counting.py moves the threshold to run each input through both):
 DuckDB counts distinct hashes of small inputs; from :data:`NUMPY_FROM` rows a numpy sort of the
 hashes does it, query by query when each query's rows are consecutive (as a retrieval system
 writes them), which is several times cheaper than a hash aggregate over millions of distinct

@@ -139,7 +139,7 @@ def ingest_run(
         with opened(open_source(source, request.format, request.delimiter)) as src:
             results = _ingest_source(staged, src, request)
         replace, new_version = request.replace, request.new_version
-        results = store.publish(staged, results, replace, new_version)
+        results = reuse.publish(store, staged, results, replace, new_version)
         results = named_too(store, results, request.name, replace=replace, new_version=new_version)
     if request.order == "score":
         with store.connect() as conn:
@@ -480,7 +480,7 @@ def ingest_qrels(
         result = stored_trec_qrels(staged, src, name, mapping)
         if result is None:
             result = _ingest_qrels(staged, src, name, mapping, replace, options.progress)
-        [result] = store.publish(staged, [result], replace, False)
+        [result] = reuse.publish(store, staged, [result], replace)
         return named_too(store, [result], name, replace=replace)[0]
 
 

@@ -35,7 +35,7 @@ column per line and split in SQL: lines separated by single spaces or by single 
 plain string split, and only irregular lines pay for a regular expression. Values are checked
 afterwards, by the same SQL whichever reader split the lines (:func:`stage` returns the
 condition of a bad row); duplicates and ties are counted by :mod:`.staging`.
-tests/test_ingest_paths_agree.py holds every reader to the same rows or the same error, word
+tests/ingest/test_ingest_paths_agree.py holds every reader to the same rows or the same error, word
 for word.
 
 ``trec-eval`` reads with trec_eval's own rules instead (:mod:`rankhouse.trec_eval.files`),

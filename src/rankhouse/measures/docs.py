@@ -105,7 +105,7 @@ _PEERS = """
 The rule: a trec_eval name gives trec_eval 10's number; an ir_measures name gives ir_measures'
 number, or is refused with the name that gives rankhouse's variant. Where a definition still
 differs from a peer's, it is one line here, with a worked example (checked by
-`tests/test_measures_peers.py` against ir_measures, trectools and ranx):
+`tests/measures/test_measures_peers.py` against ir_measures, trectools and ranx):
 
 | name | peer | the difference, worked |
 | --- | --- | --- |

@@ -69,7 +69,7 @@ evaluated by its continued fraction (modified Lentz; Press et al., *Numerical Re
 ed., 6.4), started from the normal quantile. log(Gamma(a + 1/2) / Gamma(a)) comes from
 Stirling's series for large a, where the difference of two large ``lgamma`` values would lose
 digits. Against :func:`scipy.special.stdtrit`: within 2e-14 (relative) up to 50 degrees of
-freedom, 1e-13 up to 300, 2e-12 up to 100,000 (tests/test_stats_t_quantile.py).
+freedom, 1e-13 up to 300, 2e-12 up to 100,000 (tests/stats/test_stats_t_quantile.py).
 
 **Checks** of the arguments the statistics share: alpha, a confidence level, a margin, a
 direction, resamples and a seed, and lists of values. Values must be finite numbers: the

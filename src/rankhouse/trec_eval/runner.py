@@ -44,6 +44,7 @@ from ..catalog.writes import (
 from ..evaluation import evaluate as evaluate_stored
 from ..ingest import staging
 from ..ingest.files import file_sha256
+from ..ingest.reuse import publish_all
 from . import unstored
 from .files import NotText, read_qrels, results_file, results_sha256
 from .options import BYTES, NO_WAREHOUSE, run, warehouse_of
@@ -166,7 +167,7 @@ def _evaluate_in(options, requests, out, target, wh) -> int:
                 run_id = _store_run(wh, run_path, run_sha, runid)
             qrels_id = _store_qrels(wh, options.qrels, qrels_sha)
             per_topic = stored_values(wh, options, requests, run_id, qrels_id, topics, limit)
-            target.publish_all(wh)
+            publish_all(target, wh)
     return finish(options, requests, qrels, topics, run_topics, per_topic, runid, failure, out)
 
 

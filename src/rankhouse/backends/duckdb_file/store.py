@@ -371,11 +371,11 @@ class DuckDBFile:
         with self.session():
             yield self
 
-    def publish(self, staging: Backend, results: list, replace: bool, new_version: bool) -> list:
+    def publish(self, staging: Backend, results: list, place) -> list:
         """Nothing to copy: the ingest wrote in the file."""
         return results
 
-    def publish_all(self, scratch: Backend) -> None:
+    def publish_all(self, scratch: Backend, place) -> None:
         """Nothing to copy: trec-eval stored in the file."""
 
     def close(self) -> None:

@@ -5,7 +5,10 @@ An ingest into a server warehouse reads its source in a local in-memory DuckDB w
 to the server in one transaction. ``trec-eval --db postgresql://...`` evaluates locally too,
 then :func:`publish_all` copies the qrels, the run and the evaluations.
 
-Content already on the server (same hash, parse options and tag) is not copied again.
+Where each qrels set or run lands is the catalogue's question, which the ingest answers: the
+caller passes ``place`` (:func:`rankhouse.ingest.reuse.placed`), which finds content already
+on the server (same hash, parse options and tag: not copied again) or the same rows under a
+taken name, else claims a name and writes the catalogue row; this module moves the rows.
 Transaction-scoped advisory locks on each content hash and name make a concurrent ingest of
 the same content wait, then find it stored; the UNIQUE constraints are the guarantee behind
 them (a writer that bypassed the locks gets a ConflictError).
@@ -23,14 +26,11 @@ stream.
 from __future__ import annotations
 
 import itertools
+from collections.abc import Callable
 from dataclasses import dataclass
-from dataclasses import replace as with_changes
-from pathlib import Path
+from typing import Any, NamedTuple
 
-from ...catalog import writes
-from ...catalog.lookup import COLUMNS, TREC_EVAL_COPY, Incoming, how_they_differ, same_rows
 from ...duck import load_package, register
-from ...ingest.reuse import say_reused
 from ...lazy import numpy as np
 from ...lazy import pandas as pd
 from ...lazy import pyarrow as pa
@@ -44,24 +44,38 @@ _RUN_COPY = ("run_rows", ("run_id", "query_id", "doc_id", "rank", "score"))
 _JUDGMENT_COPY = ("judgments", ("qrels_id", "query_id", "doc_id", "grade"))
 
 
-def publish(
-    server: Backend,
-    staging: DuckDBFile,
-    results: list,
-    replace: bool,
-    *,
-    new_version: bool = False,
-) -> list:
-    """Copy the qrels sets or runs ``results`` of ``staging`` to ``server`` in one transaction.
+class Staged(NamedTuple):
+    """A qrels set or run of the staging warehouse, as :func:`publish` hands it to ``place``.
 
-    With ``new_version``, a run whose name holds other content takes the next version name
-    (``<name>@2``, ...; :func:`rankhouse.catalog.writes.next_version`).
+    Attributes:
+        kind: ``'run'`` or ``'qrels'``.
+        row: its catalogue row in the staging warehouse (``id``: its id there).
+        table: the server's temporary table holding its rows (``query_id, doc_id, rank,
+            score`` or ``query_id, doc_id, grade``) once ``upload`` has run.
+        upload: copies its rows there, the first time it is called (before the first read).
+    """
+
+    kind: str
+    row: dict
+    table: str
+    upload: Callable[[], None]
+
+
+#: Where a staged qrels set or run lands: ``place(conn, result, staged)`` on the server's
+#: transaction returns the result as stored there, and whether it is new (its catalogue row
+#: written, its rows still to copy) or content the server holds already.
+Place = Callable[[Connection, Any, Staged], tuple[Any, bool]]
+
+
+def publish(server: Backend, staging: DuckDBFile, results: list, place: Place) -> list:
+    """Copy the qrels sets or runs ``results`` of ``staging`` to ``server`` in one transaction,
+    each where ``place`` puts it (:func:`rankhouse.ingest.reuse.placed`).
 
     Returns:
         The results as stored on the server (``created=False`` for content found there).
 
     Raises:
-        ConflictError: a name is taken by different content and ``replace`` is false.
+        ConflictError: from ``place``: a name is taken by different content.
     """
     kind = results[0].kind
     table = "qrels_sets" if kind == "qrels" else "runs"
@@ -80,40 +94,13 @@ def publish(
         lock(conn, [_content_key(kind, row) for row in rows.values()])
         lock(conn, [f"name:{table}:{row['name']}" for row in rows.values()])
         for result in results:
-            row = rows[result.id]
-            existing = _stored_content(conn, kind, row)
-            if existing is not None:
-                published.append(with_changes(result, **existing))
-                continue
-            if row["parse_options"] == TREC_EVAL_COPY:  # named as on a file: <tag>@<sha8>
-                name = writes.free_name(conn, table, row["name"], row["content_sha256"])
-            else:
-                incoming = None
-                if writes.name_taken(conn, kind, row["name"]):  # the same rows, other bytes?
-                    incoming = _incoming(conn, staging, kind, result.id, row)
-                    same = same_rows(conn, row["name"], incoming)
-                    if same is not None:
-                        _say_reused(kind, result, row, same)
-                        published.append(with_changes(result, **_described(kind, same)))
-                        continue
-                name = writes.claim_name(
-                    conn,
-                    kind,
-                    row["name"],
-                    replace=replace,
-                    new_version=new_version,
-                    differs=incoming
-                    and (lambda holder, i=incoming: how_they_differ(conn, holder, i)),
-                )
-            values = {k: v for k, v in row.items() if k != "id"} | {"name": name}
-            if kind == "qrels":
-                new_id = writes.insert_qrels_set(conn, values)
-                _copy_stored(conn, staging, _JUDGMENT_COPY, result.id, new_id)
-            else:
-                new_id = writes.insert_run(conn, values)
-                _copy_stored(conn, staging, _RUN_COPY, result.id, new_id)
-            published.append(with_changes(result, id=new_id, name=name))
-            created.add(result.id)
+            staged = _staged(conn, staging, kind, result.id, rows[result.id])
+            stored, new = place(conn, result, staged)
+            if new:
+                copy = _JUDGMENT_COPY if kind == "qrels" else _RUN_COPY
+                _copy_stored(conn, staging, copy, result.id, stored.id)
+                created.add(result.id)
+            published.append(stored)
     _cache_published(staging, kind, rows, [r for r in results if r.id in created])
     return published
 
@@ -143,9 +130,10 @@ class _Stored:
     num_rows: int = 0
 
 
-def publish_all(server: Backend, scratch: DuckDBFile) -> None:
+def publish_all(server: Backend, scratch: DuckDBFile, place: Place) -> None:
     """Publish every qrels set, run and evaluation of ``scratch`` to ``server`` (trec-eval's
-    evaluations are computed locally). Stored evaluations with the same key are replaced."""
+    evaluations are computed locally), each qrels set and run where ``place`` puts it. Stored
+    evaluations with the same key are replaced."""
     with scratch.connect() as conn:
         qrels = conn.execute("SELECT id, name FROM qrels_sets ORDER BY id").all()
         runs = conn.execute("SELECT id, name, system_tag FROM runs ORDER BY id").all()
@@ -156,7 +144,7 @@ def publish_all(server: Backend, scratch: DuckDBFile) -> None:
     for kind, rows in (("qrels", qrels), ("run", runs)):
         if rows:
             results = [_Stored(kind, r.id, r.name) for r in rows]
-            for old, new in zip(rows, publish(server, scratch, results, False), strict=True):
+            for old, new in zip(rows, publish(server, scratch, results, place), strict=True):
                 ids[(kind, old.id)] = new.id
     if not evaluations:
         return
@@ -212,27 +200,6 @@ def _content_key(kind: str, row: dict) -> str:
     return f"content:{kind}:{row['content_sha256']}:{row['parse_options']}:{tag}"
 
 
-def _stored_content(conn, kind: str, row: dict) -> dict | None:
-    if kind == "qrels":
-        found = writes.same_qrels(conn, row["content_sha256"], row["parse_options"])
-    else:
-        found = writes.same_run(
-            conn, row["content_sha256"], row["parse_options"], row["system_tag"]
-        )
-    return None if found is None else _described(kind, found)
-
-
-def _described(kind: str, found: dict) -> dict:
-    """The fields of a result that a stored qrels set's or run's catalogue row gives."""
-    return {
-        "id": found["id"],
-        "name": found["name"],
-        "created": False,
-        "num_queries": found["num_queries"],
-        "num_rows": found["num_judgments" if kind == "qrels" else "num_rows"],
-    }
-
-
 #: The server's temporary table holding rows to compare with stored ones (dropped at commit).
 _INCOMING = "_rankhouse_incoming"
 _INCOMING_COLUMNS = {
@@ -242,10 +209,10 @@ _INCOMING_COLUMNS = {
 }
 
 
-def _incoming(conn, staging: DuckDBFile, kind: str, staged_id: int, row: dict) -> Incoming:
-    """The staged rows of ``row`` as the server will compare them: uploaded to a temporary
-    table the first time a comparison needs them."""
-    table, (id_column, *_) = _RUN_COPY if kind == "run" else _JUDGMENT_COPY
+def _staged(conn, staging: DuckDBFile, kind: str, staged_id: int, row: dict) -> Staged:
+    """The staged qrels set or run ``row``, its rows uploaded to a temporary table of the
+    server the first time a comparison needs them."""
+    table, (id_column, *columns) = _RUN_COPY if kind == "run" else _JUDGMENT_COPY
     uploaded = []
 
     def upload() -> None:
@@ -258,29 +225,13 @@ def _incoming(conn, staging: DuckDBFile, kind: str, staged_id: int, row: dict) -
         load_package()  # the rows are read through the relation API
         with staging.connect() as source:
             rows = source.duck.sql(
-                f"SELECT {COLUMNS[kind]} FROM {table} WHERE {id_column} = $id",
+                f"SELECT {', '.join(columns)} FROM {table} WHERE {id_column} = $id",
                 params={"id": staged_id},
             )
             copy_into(conn, _INCOMING, rows.to_arrow_reader(batch_size=100_000))
         uploaded.append(True)
 
-    return Incoming(
-        kind,
-        f"SELECT {COLUMNS[kind]} FROM {_INCOMING}",
-        {},
-        row["num_judgments" if kind == "qrels" else "num_rows"],
-        row["num_queries"],
-        row.get("system_tag"),
-        row.get("order_by"),
-        upload,
-    )
-
-
-def _say_reused(kind: str, result, row: dict, same: dict) -> None:
-    """Warn that the ingested source holds the rows of the stored ``same``."""
-    path = None if row["source"] == "dataframe" else Path(row["source"])
-    label = getattr(result, "source", row["source"])
-    say_reused(kind, label, path, row["content_sha256"], same)
+    return Staged(kind, row, _INCOMING, upload)
 
 
 def _copy_stored(conn, staging: DuckDBFile, copy: tuple, old_id: int, new_id: int) -> None:

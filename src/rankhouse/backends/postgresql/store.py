@@ -302,13 +302,13 @@ class PostgreSQL:
                 for table in _STAGED_TABLES:
                     conn.execute(f"DELETE FROM {table}")
 
-    def publish(self, staging: DuckDBFile, results: list, replace: bool, new_version: bool):
+    def publish(self, staging: DuckDBFile, results: list, place) -> list:
         """Copy what an ingest stored in ``staging`` to the server (:func:`.publish.publish`)."""
-        return publish(self, staging, results, replace, new_version=new_version)
+        return publish(self, staging, results, place)
 
-    def publish_all(self, scratch: DuckDBFile) -> None:
+    def publish_all(self, scratch: DuckDBFile, place) -> None:
         """Copy every qrels set, run and evaluation of ``scratch`` to the server."""
-        publish_all(self, scratch)
+        publish_all(self, scratch, place)
 
     def close(self) -> None:
         """Close the workspace and the server's connections."""

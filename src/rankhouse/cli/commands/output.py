@@ -311,7 +311,7 @@ def _plain_table(
 ) -> str:
     """The table as Rich prints it without colour (``show_edge=False``, heavy head), built
     directly: Rich's layout costs about 0.1 s of imports and rendering for a 100-row table.
-    tests/test_output_plain.py holds the two to the same bytes."""
+    tests/cli/test_output_plain.py holds the two to the same bytes."""
     widths = [max([len(h), *(len(row[i]) for row in rows)]) for i, h in enumerate(headers)]
 
     def line(cells: Sequence[str], rule: str) -> str:
