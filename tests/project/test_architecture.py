@@ -58,7 +58,6 @@ LAYERS = {
     "rankhouse.lazy": "base",
     "rankhouse.duck": "base",
     "rankhouse.cells": "base",
-    "rankhouse.c_numbers": "base",
     "rankhouse.columns": "base",
     "rankhouse.outputs": "base",
 }

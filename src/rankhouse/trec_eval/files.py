@@ -34,11 +34,11 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..c_numbers import atof
 from ..duck import duckdb
 from ..errors import InputError
 from ..ingest.files import duckdb_readable, file_odd_bytes, file_sha256, open_decompressed
 from ..measures.model import INT32_MAX, INT32_MIN
+from ..measures.trec import atof
 from .options import TEXT, TrecEvalExit, atol
 
 #: What separates trec_eval's fields: its ``isspace`` bytes but the newline, which ends a line.
@@ -357,7 +357,7 @@ class Run:
 
 def _cast_score(text: str) -> str:
     """SQL: the score DuckDB reads from ``text`` as C's ``atof`` does, else NULL (then
-    :func:`rankhouse.c_numbers.atof` reads it). DuckDB also takes digit separators (``1_0``)
+    :func:`rankhouse.measures.trec.atof` reads it). DuckDB also takes digit separators (``1_0``)
     and a doubled sign (``+-1.4``, which is 0 to ``atof``)."""
     return (
         f"CASE WHEN NOT contains({text}, '_') AND left({text}, 2) NOT IN ('++', '+-', '-+', '--') "

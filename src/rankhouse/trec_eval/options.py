@@ -27,7 +27,6 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TextIO
 
-from ..c_numbers import atof, atol
 from ..defaults import DB_ENV_VAR
 from ..errors import RankhouseError
 from ..measures import Measure, make_measure
@@ -40,6 +39,8 @@ from ..measures.trec import (
     Summary,
     TrecMeasure,
     TrecParamError,
+    atof,
+    atol,
     list_measure,
     pairs_measure,
     parse_real_list,
