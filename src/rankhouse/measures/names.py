@@ -31,9 +31,7 @@ What callers give where a measure is asked for, as measure texts the name parser
 
 from __future__ import annotations
 
-import ast
 import contextvars
-import difflib
 import re
 from collections.abc import Iterable
 from typing import Any
@@ -410,6 +408,8 @@ def _param_names(definition: MeasureDef) -> str:
 def _value(raw: str) -> Any:
     """A parameter's Python literal (number, string, bool, list, dict), or ``raw`` itself when
     it is none (``dcg=exp-log2`` written without quotes)."""
+    import ast  # 5 ms of start-up: loaded when a parameter is given
+
     try:
         return ast.literal_eval(raw)
     except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
@@ -471,6 +471,8 @@ def _suggestions(text: str) -> tuple[list[str], list[str]]:
     ``(rel=2)``, trec_eval's ``_10`` or ``.10,20``) is kept, and a candidate counts only when
     the whole text parses.
     """
+    import difflib  # 5 ms of start-up: loaded when a name is not known
+
     known = REGISTRY.known_names()
     lowered: dict[str, list[str]] = {}
     for name in known:
