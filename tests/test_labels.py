@@ -214,3 +214,48 @@ def test_trec_eval_options_are_in_the_label(files, run_cli):
         "AP [max_rank=1]",
         "AP(rel=2)",
     ]
+
+
+#: Names at settings that give labels of every form: plain, with parameters, a cutoff list,
+#: trec_eval names, and the bracketed settings of a level, a policy and an option.
+_LABELLED = [
+    ("AP", 1, "zero", None),
+    ("nDCG@10", 1, "zero", None),
+    ("RBP(p=0.8)", 1, "zero", None),
+    ("ndcg_cut.10,20", 1, "zero", None),
+    ("set_F.0.5", 1, "zero", None),
+    ("P_5", 2, "zero", None),
+    ("AP", 1, "skip", None),
+    ("Rprec", 2, "skip", {"max_rank": 3}),
+    ("AP(rel=2)", 1, "zero", {"judged_only": True}),
+]
+
+
+def test_a_stored_label_stands_for_itself(files, tmp_path):
+    """``history -m LABEL`` takes a stored label as itself without parsing it
+    (:func:`rankhouse.history.wanted_labels`): the parser must say the same of every label an
+    evaluation stores, and the history it selects must be the one the parser selects."""
+    from rankhouse.history import history_rows, wanted_labels
+
+    wh = Warehouse(tmp_path / "labels.duckdb")
+    for name, level, policy, options in _LABELLED:
+        wh.evaluate(
+            files / "qrels.txt",
+            files / "bm25.run",
+            [name],
+            relevance_level=level,
+            missing_queries=policy,
+            options=options,
+        )
+    with wh.connect() as conn:
+        stored = conn.execute("SELECT DISTINCT label FROM evaluations ORDER BY label").scalars()
+    assert len(stored) >= len(_LABELLED)
+    for text in stored:
+        assert requested_labels([text]) == [text]
+        assert wanted_labels(wh, [text], 1, "zero") == [text]
+        parsed = history_rows(wh, measures=[text])
+        assert parsed.measures == [text]
+    # a name that is no stored label goes to the parser: its label, not the text
+    assert "AP [missing_queries=skip]" in stored and "RBP" in stored
+    assert wanted_labels(wh, ["RBP(p=0.8)"], 1, "zero") == ["RBP"]
+    assert wanted_labels(wh, ["AP"], 2, "zero") == ["AP(rel=2)"]

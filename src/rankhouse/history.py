@@ -19,10 +19,8 @@ from .columns import HIDDEN_METADATA, Rows
 from .columns import HISTORY_FIXED_COLUMNS as FIXED_COLUMNS
 from .errors import NotFoundError, RankhouseError
 from .evaluation.stored import NUM_Q, combined, interval_columns, short, with_spread
-from .labels import requested_labels
 from .lazy import numpy as np
 from .lazy import pandas as pd
-from .present import frames
 from .stats import DEFAULT_LEVEL
 
 if TYPE_CHECKING:
@@ -90,6 +88,8 @@ def history(wh, **selection: Any) -> pd.DataFrame:
     found = history_rows(wh, **selection)
     numbers = [*found.measures, *interval_columns(found.measures)]
     numbers += [c for c in DRIFT_HISTORY_COLUMNS[1:] if c in found.rows.columns]
+    from .present import frames  # the notebook's frame; the command line prints rows
+
     frame = frames.HistoryFrame(_counted(_frame(found.rows, numbers)))
     frame.attrs["history"] = {"level": selection.get("level", DEFAULT_LEVEL)}
     return frame
@@ -137,7 +137,7 @@ def history_rows(
         conditions.append("le.run_ingested_at >= :since")
         params["since"] = _parse_since(since)
     wanted = (
-        requested_labels(measures, relevance_level, missing_queries)
+        wanted_labels(store, measures, relevance_level, missing_queries)
         if measures is not None
         else None
     )
@@ -210,6 +210,25 @@ def _check_system(store, system: str) -> None:
         f"no run has the system tag {system!r}; "
         + (f"the known systems are {shown}" if known else "the warehouse holds no run")
     )
+
+
+def wanted_labels(wh, measures: Any, relevance_level: int, missing_queries: str) -> list[str]:
+    """The labels ``measures`` stand for (:func:`rankhouse.labels.requested_labels`).
+
+    At the default settings a text that is a stored label stands for itself, as the parser
+    would say (a stored label is the parser's own output; tests/test_labels.py holds the two
+    to the same labels), so ``history -m AP`` of stored values loads no measure parser.
+    """
+    texts = [measures] if isinstance(measures, str) else measures
+    texts_only = isinstance(texts, list | tuple) and all(isinstance(t, str) for t in texts)
+    if relevance_level == 1 and missing_queries == "zero" and texts and texts_only:
+        with store_of(wh).connect() as conn:
+            stored = set(conn.execute("SELECT DISTINCT label FROM evaluations").scalars())
+        if all(text in stored for text in texts):
+            return list(dict.fromkeys(texts))
+    from .labels import requested_labels  # any other name: the parser says what it stands for
+
+    return requested_labels(measures, relevance_level, missing_queries)
 
 
 def other_labels(wh, wanted: Iterable[str]) -> dict[str, list[str]]:

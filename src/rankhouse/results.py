@@ -14,7 +14,6 @@ from typing import Any
 from .columns import AGGREGATE_COLUMNS, INTERVAL_SUFFIXES
 from .errors import RankhouseError
 from .lazy import pandas as pd
-from .present import HtmlTable, evaluation_html
 
 
 @dataclass
@@ -207,6 +206,8 @@ class EvaluationResult:
         Returns:
             A :class:`~rankhouse.present.HtmlTable` (``str()`` of it is the HTML).
         """
+        from .present import HtmlTable, evaluation_html
+
         return HtmlTable(evaluation_html(self, round=round, highlight=highlight))
 
     def _repr_html_(self) -> str:

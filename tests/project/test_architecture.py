@@ -77,6 +77,12 @@ LATE_IMPORTS = {
     "something is to be computed: `eval` of stored values loads no engine",
     "rankhouse.evaluation.inputs": "a file or data given is stored by the ingest's readers, "
     "loaded when one is given: `eval` of stored names loads none",
+    "rankhouse.history": "the measure parser loads for a name that is no stored label, the "
+    "notebook's frame for a DataFrame: `history -m AP` of stored values loads neither",
+    "rankhouse.results": "a result is drawn as HTML (rankhouse.present) when a notebook or "
+    "the report asks: `eval` of stored values prints rows and loads no drawing",
+    "rankhouse.present": "the measures' directions load when a table marks the best value: "
+    "a history table marks none",
 }
 
 #: Modules over :data:`MAX_LINES`, and why. The list may only shrink.

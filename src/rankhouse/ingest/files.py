@@ -13,16 +13,10 @@ returns...), which decides the TREC reader that may take it (:mod:`rankhouse.ing
 
 from __future__ import annotations
 
-import bz2
 import contextlib
-import gzip
 import hashlib
 import io
-import lzma
 import os
-import shutil
-import tempfile
-import zlib
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -71,6 +65,9 @@ def strip_compression_suffix(name: str) -> str:
 
 
 def _decompression_errors() -> tuple[type[BaseException], ...]:
+    import lzma
+    import zlib
+
     errors: list[type[BaseException]] = [EOFError, OSError, zlib.error, lzma.LZMAError]
     try:
         import zstandard
@@ -174,6 +171,11 @@ def open_decompressed(path: Path, label: str | None = None) -> _CheckedStream:
 
 def decompressing(raw, compression: str, label: str) -> _CheckedStream:
     """A stream decompressing the binary file object ``raw`` (closed with the stream)."""
+    # the codecs load when a file is compressed (5 ms of every command's start-up otherwise)
+    import bz2
+    import gzip
+    import lzma
+
     if compression == "gzip":
         stream = gzip.GzipFile(fileobj=raw, mode="rb")
     elif compression == "bz2":
@@ -211,6 +213,9 @@ def duckdb_readable(
     if compression in kept and not has_glob_characters(path):
         yield path, compression
         return
+    import shutil
+    import tempfile
+
     folder = Path(tempfile.mkdtemp(prefix="rankhouse-"))
     try:
         if compression in kept:

@@ -35,7 +35,6 @@ from typing import Any
 from ..columns import HISTORY_FIXED_COLUMNS
 from ..errors import RankhouseError, noun
 from ..lazy import pandas as pd
-from ..measures.model import best_positions
 
 DEFAULT_ROUND = 4
 HIGHLIGHTS = ("bold", "color", "colour", None)
@@ -187,6 +186,10 @@ def measure_table(
         intervals: each measure's cell also shows the half-width of its interval
             (``0.1326 ±0.1335``), from the columns ``<measure> low`` and ``<measure> high``.
     """
+    from ..measures.model import (
+        best_positions,
+    )  # a measure's direction: the measures load to mark the best
+
     check_display(round, highlight)
     groups = list(groups) if groups is not None else [None] * len(frame)
     best: dict[str, set[int]] = {m: set() for m in measures}
@@ -338,6 +341,10 @@ def comparison_html(
     minimum detectable effect). The best mean per measure is marked as ``highlight`` says.
     ``settings`` (the frame's ``attrs["comparison"]``) names the level in the headers.
     """
+    from ..measures.model import (
+        best_positions,
+    )  # a measure's direction: the measures load to mark the best
+
     check_display(round, highlight)
     level = f"{(settings or {}).get('level', 0.95) * 100:g}%"
     runs = list(dict.fromkeys(frame["run"]))

@@ -30,7 +30,6 @@ from typing import Any
 
 from ..cells import is_missing
 from ..lazy import pandas as pd
-from ..measures.model import best_positions
 from . import DEFAULT_ROUND, best_class, cell, check_display, digits_for, table
 from . import number as table_number
 from . import signed as table_signed
@@ -110,6 +109,10 @@ def comparison_panels(
     highlight: bool = True,
 ) -> list[Panel]:
     """One panel per measure of :attr:`rankhouse.compare.Comparison.rows` (see the module)."""
+    from ..measures.model import (
+        best_positions,
+    )  # a measure's direction: the measures load to mark the best
+
     measures = list(dict.fromkeys(row["measure"] for row in rows))
     tested = any(row["baseline"] is not None for row in rows)
     level = level_text(settings["level"])

@@ -363,10 +363,9 @@ def history_command(
 
 def _note_other_settings(wh, found, measures, relevance_level, missing_queries) -> None:
     """On stderr: a requested label without values whose measure is stored at other settings."""
-    from ...history import other_labels
-    from ...labels import requested_labels
+    from ...history import other_labels, wanted_labels
 
-    wanted = requested_labels(measures, relevance_level, missing_queries)
+    wanted = wanted_labels(wh, measures, relevance_level, missing_queries)
     empty = [
         w
         for w in wanted
