@@ -53,6 +53,17 @@ def _plain(value: Any) -> Any:
     return value.item() if hasattr(value, "item") and hasattr(value, "dtype") else value
 
 
+def _worded(value: Any, true: str, false: str) -> Any:
+    """``value`` as a plain Python value, but '' when missing and ``true`` or ``false`` for a
+    boolean: words, which the callers print as they are."""
+    if is_missing(value):
+        return ""
+    value = _plain(value)
+    if _is_bool(value):
+        return true if value else false
+    return value
+
+
 def json_value(value: Any) -> Any:
     """``value`` as JSON data: exact floats, ``None`` for missing, ``"Infinity"`` and
     ``"-Infinity"`` for infinite numbers, ISO text for dates and times, lists and dicts with
@@ -101,11 +112,7 @@ def text_value(value: Any) -> str:
         return str(value)
     if kind is float and value == value:
         return repr(value)
-    if is_missing(value):
-        return ""
-    value = _plain(value)
-    if _is_bool(value):
-        return "true" if value else "false"
+    value = _worded(value, "true", "false")
     if isinstance(value, float):
         return repr(value)
     if isinstance(value, datetime | date):
@@ -123,11 +130,7 @@ def table_value(value: Any, digits: int = 4) -> str:
     notation with ``digits`` decimals (``1.0000e+308``, not 309 digits). A list or struct is
     its JSON text.
     """
-    if is_missing(value):
-        return ""
-    value = _plain(value)
-    if _is_bool(value):
-        return "yes" if value else "no"
+    value = _worded(value, "yes", "no")
     if isinstance(value, float):
         if value != 0 and math.isfinite(value) and abs(value) < 0.5 * 10.0**-digits:
             return f"{value:.1e}"

@@ -117,30 +117,30 @@ def list_runs(wh) -> pd.DataFrame:
     return run_rows(wh).frame()
 
 
-def run_rows(wh) -> Rows:
-    """:func:`list_runs` as plain rows."""
-    with store_of(wh).connect() as conn:
-        return fetched(
-            conn.execute(
-                f"SELECT {_RUN_COLUMNS}, {aliases_column('run', 'runs')} AS aliases "
-                "FROM runs ORDER BY id"
-            )
-        )
-
-
 def list_qrels(wh) -> pd.DataFrame:
     """All stored qrels sets, oldest first (id, name, num_queries, num_judgments, ...,
     ``aliases``: the set's other names joined by ``', '``, empty when none)."""
     return qrels_rows(wh).frame()
 
 
+def run_rows(wh) -> Rows:
+    """:func:`list_runs` as plain rows."""
+    return _catalogue_rows(wh, "run", _RUN_COLUMNS)
+
+
 def qrels_rows(wh) -> Rows:
     """:func:`list_qrels` as plain rows."""
+    return _catalogue_rows(wh, "qrels", _QRELS_COLUMNS)
+
+
+def _catalogue_rows(wh, kind: str, columns: str) -> Rows:
+    """Every stored item of ``kind`` (its ``columns`` and its aliases), oldest first."""
+    table = TABLES[kind].named
     with store_of(wh).connect() as conn:
         return fetched(
             conn.execute(
-                f"SELECT {_QRELS_COLUMNS}, {aliases_column('qrels', 'qrels_sets')} AS aliases "
-                "FROM qrels_sets ORDER BY id"
+                f"SELECT {columns}, {aliases_column(kind, table)} AS aliases "
+                f"FROM {table} ORDER BY id"
             )
         )
 

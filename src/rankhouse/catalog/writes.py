@@ -17,7 +17,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from ..backends.base import store_of
 from ..backends.schema import utc_now  # noqa: F401 (ingests stamp rows with it)
@@ -39,33 +39,27 @@ if TYPE_CHECKING:
 
 def same_qrels(conn: Connection, sha: str, options: str) -> dict | None:
     """The stored qrels set with this content and parse options, if any."""
-    row = (
-        conn.execute(
-            (
-                "SELECT id, name, num_queries, num_judgments FROM qrels_sets "
-                "WHERE content_sha256 = :sha AND parse_options = :options ORDER BY id LIMIT 1"
-            ),
-            {"sha": sha, "options": options},
-        )
-        .mappings()
-        .first()
+    return first_dict(
+        conn,
+        "SELECT id, name, num_queries, num_judgments FROM qrels_sets "
+        "WHERE content_sha256 = :sha AND parse_options = :options ORDER BY id LIMIT 1",
+        {"sha": sha, "options": options},
     )
-    return dict(row) if row else None
 
 
 def same_run(conn: Connection, sha: str, options: str, tag: str) -> dict | None:
     """The stored run with this content, parse options and tag, if any."""
-    row = (
-        conn.execute(
-            (
-                "SELECT id, name, num_queries, num_rows FROM runs WHERE content_sha256 = :sha "
-                "AND parse_options = :options AND system_tag = :tag ORDER BY id LIMIT 1"
-            ),
-            {"sha": sha, "options": options, "tag": tag},
-        )
-        .mappings()
-        .first()
+    return first_dict(
+        conn,
+        "SELECT id, name, num_queries, num_rows FROM runs WHERE content_sha256 = :sha "
+        "AND parse_options = :options AND system_tag = :tag ORDER BY id LIMIT 1",
+        {"sha": sha, "options": options, "tag": tag},
     )
+
+
+def first_dict(conn: Connection, sql: str, params: dict[str, Any]) -> dict | None:
+    """The first row ``sql`` selects, as a dict; None when it selects none."""
+    row = conn.execute(sql, params).mappings().first()
     return dict(row) if row else None
 
 

@@ -142,15 +142,8 @@ def _parse_text_table(duck, src, kind, order, mapping, bar, default_tag) -> Pars
     return Parsed(src, sha, options, table.columns)
 
 
-def _parse_frame(
-    duck,
-    src: Source,
-    kind: str,
-    order: str,
-    mapping: dict[str, str],
-    bar: IngestProgress,
-    default_tag: str,
-) -> Parsed:
+def _parse_frame(duck, src, kind, order, mapping, bar, default_tag) -> Parsed:
+    """A DataFrame: its columns resolved and canonicalised, then checked in the stage."""
     frame = src.frame
     found = resolve_columns([str(c) for c in frame.columns], mapping, kind, order, src.label)
     canonical = tabular.canonical(frame, found, order)

@@ -66,13 +66,17 @@ class _Bad(Exception):
     """A value that cannot be used; the message says why (e.g. ``is empty``)."""
 
 
-def _text(value: Any) -> str:
-    """The text of a number or numeric field; other JSON values are not numbers."""
-    if isinstance(value, str):  # a delimited field, a JSON string or a JSON number's spelling
-        return value
-    if value is _NOT_GIVEN or value is None:
-        raise _Bad("is missing")
-    raise _Bad(f"is a JSON {_json_kind(value)}, not a number")
+def _number_text(value: Any, problem_of: Callable[[str], str | None]) -> str:
+    """The text of a number or numeric field, checked by ``problem_of`` (its problem, else
+    None); other JSON values are not numbers."""
+    if not isinstance(value, str):  # a delimited field, a JSON string or a JSON number's spelling
+        if value is _NOT_GIVEN or value is None:
+            raise _Bad("is missing")
+        raise _Bad(f"is a JSON {_json_kind(value)}, not a number")
+    problem = problem_of(value)
+    if problem:
+        raise _Bad(problem)
+    return value
 
 
 def _id(value: Any) -> str:
@@ -90,19 +94,11 @@ def _id(value: Any) -> str:
 
 
 def _integer(value: Any) -> int:
-    text = _text(value)
-    problem = integer_problem(text)
-    if problem:
-        raise _Bad(problem)
-    return integer_of(text)
+    return integer_of(_number_text(value, integer_problem))
 
 
 def _score(value: Any) -> float:
-    text = _text(value)
-    problem = score_problem(text)
-    if problem:
-        raise _Bad(problem)
-    return float(text)
+    return float(_number_text(value, score_problem))
 
 
 def _optional_integer(value: Any) -> int | None:

@@ -249,29 +249,19 @@ def _line_problem(
             f"expected at least {count(least, 'field')}, found {len(fields)}", **where, hint=hint
         )
     if order == "rank":
-        problem = integer_problem(fields[3])
-        if problem:
-            return InputError(
-                f"rank {problem}",
-                **where,
-                field="rank",
-                hint=Message(
-                    "with ", Option("order", "rank"), " the 4th field must be an integer rank"
-                ),
-            )
+        field, problem = "rank", integer_problem(fields[3])
+    else:
+        field, problem = "score", score_problem(fields[4])
+    if not problem:
         return None
-    problem = score_problem(fields[4])
-    if problem:
-        return InputError(
-            f"score {problem}",
-            **where,
-            field="score",
-            hint=Message(
-                "the 5th field of a run line must be a number; for ranks only use ",
-                Option("order", "rank"),
-            ),
+    if order == "rank":
+        hint = Message("with ", Option("order", "rank"), " the 4th field must be an integer rank")
+    else:
+        hint = Message(
+            "the 5th field of a run line must be a number; for ranks only use ",
+            Option("order", "rank"),
         )
-    return None
+    return InputError(f"{field} {problem}", **where, field=field, hint=hint)
 
 
 def locate_duplicate(

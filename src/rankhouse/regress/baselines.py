@@ -429,14 +429,7 @@ class InputChangeError(InputError):
 def gate_checks(conn, run_ids: Iterable[int], qrels_id: int) -> dict[int, Any]:
     """The gate of each run: its newest check against ``qrels_id``, else its newest check
     (runs never gated are left out)."""
-    ids = sorted({int(i) for i in run_ids})
-    if not ids:
-        return {}
-    rows = conn.execute(
-        "SELECT id, run_id, qrels_id, passed, baseline_run_id FROM regress_checks "
-        "WHERE run_id = ANY(:ids) ORDER BY created_at, id",
-        {"ids": ids},
-    ).all()
+    rows = _checks(conn, run_ids, "ORDER BY created_at, id")
     found: dict[int, Any] = {}
     for row in rows:  # oldest first: the newest wins, one against qrels_id before any other
         kept = found.get(row.run_id)
@@ -449,15 +442,25 @@ def first_checks(conn, run_ids: Iterable[int], qrels_id: int) -> dict[int, Any]:
     """Each run's first check against ``qrels_id``: the night as it was judged when it was
     new. A night submitted again (the same content under a new name) is judged again, and
     that newer check must not rewrite the night's place in the calibration or the pool."""
+    rows = _checks(
+        conn,
+        run_ids,
+        "AND qrels_id = :qrels ORDER BY created_at DESC, id DESC",
+        qrels=int(qrels_id),
+    )
+    return {row.run_id: row for row in rows}  # newest first: the oldest wins
+
+
+def _checks(conn, run_ids: Iterable[int], rest: str, **params: Any) -> list[Any]:
+    """The checks of ``run_ids`` as ``rest`` (more conditions, the order) selects them."""
     ids = sorted({int(i) for i in run_ids})
     if not ids:
-        return {}
-    rows = conn.execute(
+        return []
+    return conn.execute(
         "SELECT id, run_id, qrels_id, passed, baseline_run_id FROM regress_checks "
-        "WHERE run_id = ANY(:ids) AND qrels_id = :qrels ORDER BY created_at DESC, id DESC",
-        {"ids": ids, "qrels": int(qrels_id)},
+        f"WHERE run_id = ANY(:ids) {rest}",
+        {"ids": ids, **params},
     ).all()
-    return {row.run_id: row for row in rows}  # newest first: the oldest wins
 
 
 def reference_evaluations(conn, check: Any, labels: Iterable[str]) -> dict[str, int]:

@@ -79,7 +79,7 @@ and checked for repeated documents.
 from __future__ import annotations
 
 import math
-from collections.abc import Hashable, Sequence
+from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass
 
 from ..defaults import DEFAULT_DEPTH, DEFAULT_PERSISTENCE
@@ -210,13 +210,14 @@ def kendall_tau(
     Raises:
         RankhouseError: a document listed twice or a k below 1.
     """
-    positions = shared_positions(run, baseline, k)
-    n = len(positions)
-    if n < 2:
-        return math.nan
+    return _over_shared(run, baseline, k, _kendall_tau_of)
+
+
+def _kendall_tau_of(concordant: np.ndarray) -> float:
+    n = len(concordant)
     pairs = n * (n - 1) // 2
-    concordant = int(_concordant_above(positions).sum())
-    return (concordant - (pairs - concordant)) / pairs
+    agreeing = int(concordant.sum())
+    return (agreeing - (pairs - agreeing)) / pairs
 
 
 def tau_ap(run: Sequence[Hashable], baseline: Sequence[Hashable], k: int | None = None) -> float:
@@ -226,12 +227,26 @@ def tau_ap(run: Sequence[Hashable], baseline: Sequence[Hashable], k: int | None 
     Raises:
         RankhouseError: a document listed twice or a k below 1.
     """
+    return _over_shared(run, baseline, k, _tau_ap_of)
+
+
+def _tau_ap_of(concordant: np.ndarray) -> float:
+    n = len(concordant)
+    return 2 / (n - 1) * float(np.sum(concordant[1:] / np.arange(1, n))) - 1
+
+
+def _over_shared(
+    run: Sequence[Hashable],
+    baseline: Sequence[Hashable],
+    k: int | None,
+    correlation: Callable[[np.ndarray], float],
+) -> float:
+    """``correlation`` of the C(i) of the documents in both top-k lists; NaN with fewer than
+    two."""
     positions = shared_positions(run, baseline, k)
-    n = len(positions)
-    if n < 2:
+    if len(positions) < 2:
         return math.nan
-    concordant = _concordant_above(positions)[1:]
-    return 2 / (n - 1) * float(np.sum(concordant / np.arange(1, n))) - 1
+    return correlation(_concordant_above(positions))
 
 
 def overlap(run: Sequence[Hashable], baseline: Sequence[Hashable], k: int) -> float:

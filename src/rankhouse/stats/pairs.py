@@ -297,8 +297,7 @@ def randomised_tukey_hsd(
     """Every pair of systems by the randomised Tukey HSD test (see the module).
 
     Args:
-        scores: systems x queries, one row per system, the same queries in the same order
-            in every row, finite numbers.
+        scores: systems x queries, as :func:`all_pairs` takes them.
         systems: the systems' names, one per row.
         permutations: B, the number of random permutations (every arrangement is
             enumerated instead when there are at most B).

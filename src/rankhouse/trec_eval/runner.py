@@ -35,6 +35,7 @@ from typing import TYPE_CHECKING, TextIO
 from ..backends import open_backend, resolve_target
 from ..catalog.lookup import TREC_EVAL_COPY
 from ..catalog.writes import (
+    first_dict,
     free_name,
     insert_qrels_set,
     insert_run,
@@ -235,18 +236,12 @@ def content_hash(path: str) -> str:
 
 def stored_run(conn: Connection, sha: str) -> dict | None:
     """The run stored from a file with this hash by ``trec-eval``, if any."""
-    row = (
-        conn.execute(
-            (
-                "SELECT id, name, system_tag FROM runs WHERE content_sha256 = :sha "
-                "AND parse_options = :options ORDER BY id LIMIT 1"
-            ),
-            {"sha": sha, "options": PARSE_OPTIONS},
-        )
-        .mappings()
-        .first()
+    return first_dict(
+        conn,
+        "SELECT id, name, system_tag FROM runs WHERE content_sha256 = :sha "
+        "AND parse_options = :options ORDER BY id LIMIT 1",
+        {"sha": sha, "options": PARSE_OPTIONS},
     )
-    return dict(row) if row else None
 
 
 def store_qrels(conn: Connection, duck, table: str, path: str, sha: str) -> int:
