@@ -23,7 +23,6 @@ import re
 from dataclasses import dataclass
 from functools import cache
 
-from ..backends.base import to_duckdb
 from ..defaults import read_sql
 from ..errors import MeasureError
 
@@ -57,7 +56,15 @@ class Statement:
     @classmethod
     def parse(cls, text: str) -> Statement:
         """The statement ``text`` (``:name`` binds outside strings and comments)."""
-        return cls(text, *to_duckdb(text))
+        names: dict[str, None] = {}
+
+        def to_dollar(match: re.Match) -> str:
+            if match.group(1) is None:
+                return match.group(0)
+            names[match.group(1)] = None
+            return "$" + match.group(1)
+
+        return cls(text, _TOKENS.sub(to_dollar, text), tuple(names))
 
     def binds(self, values: dict[str, object]) -> dict[str, object]:
         """The values of the binds this statement uses."""
