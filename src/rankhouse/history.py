@@ -144,7 +144,7 @@ def history_rows(
     query = (
         "SELECT le.run_id, le.run_name, le.system_tag, le.run_ingested_at, le.run_metadata, "
         "le.qrels_id, le.qrels_name, le.measure, le.value, le.created_at, le.evaluation_id, "
-        "le.input_signature FROM latest_evaluations le"
+        "le.input_signature, le.num_q FROM latest_evaluations le"
     )
     statement = query
     if wanted:
@@ -157,10 +157,17 @@ def history_rows(
         rows = [dict(row) for row in conn.execute(statement, params).mappings().all()]
         gates = _gates(conn)
         unasked = set() if wanted or all_measures else _unasked_labels(conn)
-    hidden = sorted({row["measure"] for row in rows} & unasked, key=natural_order)
-    found, shown = _shape(rows, wanted, gates, set(hidden))
-    with store.connect() as conn:
-        found = with_spread(conn, found, shown, level)
+        hidden = sorted({row["measure"] for row in rows} & unasked, key=natural_order)
+        found, shown = _shape(rows, wanted, gates, set(hidden))
+        evaluations = {
+            (row["run_name"], row["qrels_name"], row["measure"]): (
+                int(row["num_q"]),
+                int(row["evaluation_id"]),
+            )
+            for row in rows
+            if row["measure"] in shown
+        }
+        found = with_spread(conn, found, shown, level, evaluations)
         if drift:
             found = _with_drift(conn, found)
     return HistoryRows(found, shown, hidden)

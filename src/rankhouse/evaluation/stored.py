@@ -344,21 +344,21 @@ def with_intervals(
     return found
 
 
-_EVALUATIONS = """
-    SELECT le.run_name, le.qrels_name, le.measure, le.num_q, le.evaluation_id
-    FROM latest_evaluations le
-    WHERE le.measure = ANY(:labels) AND le.run_name = ANY(:runs)
-    """
-
-
 def interval_columns(measures: Sequence[str]) -> list[str]:
     """The bound columns of ``measures``: ``AP low``, ``AP high``, ..."""
     return [measure + suffix for measure in measures for suffix in INTERVAL_SUFFIXES]
 
 
-def with_spread(conn, found: Rows, measures: Sequence[str], level: float) -> Rows:
+def with_spread(
+    conn,
+    found: Rows,
+    measures: Sequence[str],
+    level: float,
+    evaluations: dict[tuple[str, str, str], tuple[int, int]],
+) -> Rows:
     """``found`` (history's rows) with ``num_q`` before the first measure and each measure's
-    bounds after it, at ``level``.
+    bounds after it, at ``level``. ``evaluations``: (run, qrels set, label) -> (``num_q``,
+    evaluation id) of the values shown, as history read them.
 
     Raises:
         RankhouseError: a level outside (0, 1).
@@ -368,12 +368,6 @@ def with_spread(conn, found: Rows, measures: Sequence[str], level: float) -> Row
     first = next((position[m] for m in measures if m in position), None)
     if first is None:
         return found
-    evaluations: dict[tuple[str, str, str], tuple[int, int]] = {}
-    if found.rows:
-        runs = sorted({str(run) for run in found.column("run")})
-        params = {"labels": list(measures), "runs": runs}
-        for run, qrels, label, num_q, evaluation_id in conn.execute(_EVALUATIONS, params).all():
-            evaluations[(run, qrels, label)] = (int(num_q), int(evaluation_id))
     summaries = stored_summaries(conn, (ids[1] for ids in evaluations.values()))
     columns: list[str] = []
     for index, name in enumerate(found.columns):
