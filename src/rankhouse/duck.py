@@ -21,8 +21,10 @@ while the command imported the same modules.
 from __future__ import annotations
 
 import os
+import re
 import tempfile
 from collections.abc import Callable, Hashable
+from functools import lru_cache
 from typing import Any
 
 try:
@@ -136,3 +138,21 @@ def bounded_database(limit: str):
         return duckdb.connect(":memory:", config=config)
     except duckdb.Error as exc:
         raise RankhouseError(f"$RANKHOUSE_MEMORY_LIMIT={limit!r}: {first_line(exc)}") from None
+
+
+# A bind is ':name' outside strings, quoted identifiers and comments, not part of a '::' cast.
+_TOKENS = re.compile(r"'(?:[^']|'')*'|\"(?:[^\"]|\"\")*\"|--[^\n]*|(?<![:\w]):([A-Za-z_]\w*)")
+
+
+@lru_cache(maxsize=512)
+def to_duckdb(sql: str) -> tuple[str, tuple[str, ...]]:
+    """``sql`` with DuckDB's ``$name`` binds for ``:name``, and the names used."""
+    names: dict[str, None] = {}
+
+    def replace(match: re.Match) -> str:
+        if match.group(1) is None:
+            return match.group(0)
+        names[match.group(1)] = None
+        return "$" + match.group(1)
+
+    return _TOKENS.sub(replace, sql), tuple(names)

@@ -37,10 +37,8 @@ and one in the tests' backend fixture (docs/ARCHITECTURE.md).
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import AbstractContextManager, contextmanager
-from functools import lru_cache
 from typing import Any, Protocol
 
 from ..errors import DatabaseError, RankhouseError, first_line
@@ -292,24 +290,6 @@ class Items(list):
         if len(self) != 1:
             raise LookupError(f"expected one row, got {len(self)}")
         return self[0]
-
-
-# A bind is ':name' outside strings, quoted identifiers and comments, not part of a '::' cast.
-_TOKENS = re.compile(r"'(?:[^']|'')*'|\"(?:[^\"]|\"\")*\"|--[^\n]*|(?<![:\w]):([A-Za-z_]\w*)")
-
-
-@lru_cache(maxsize=512)
-def to_duckdb(sql: str) -> tuple[str, tuple[str, ...]]:
-    """``sql`` with DuckDB's ``$name`` binds for ``:name``, and the names used."""
-    names: dict[str, None] = {}
-
-    def replace(match: re.Match) -> str:
-        if match.group(1) is None:
-            return match.group(0)
-        names[match.group(1)] = None
-        return "$" + match.group(1)
-
-    return _TOKENS.sub(replace, sql), tuple(names)
 
 
 def text_of(sql: Any) -> str:

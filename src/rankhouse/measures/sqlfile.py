@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from functools import cache
 
 from ..defaults import read_sql
+from ..duck import to_duckdb
 from ..errors import MeasureError
 
 _DECLARED = re.compile(r"^--\s+:(\w+)\s+(\S+)")
@@ -56,15 +57,7 @@ class Statement:
     @classmethod
     def parse(cls, text: str) -> Statement:
         """The statement ``text`` (``:name`` binds outside strings and comments)."""
-        names: dict[str, None] = {}
-
-        def to_dollar(match: re.Match) -> str:
-            if match.group(1) is None:
-                return match.group(0)
-            names[match.group(1)] = None
-            return "$" + match.group(1)
-
-        return cls(text, _TOKENS.sub(to_dollar, text), tuple(names))
+        return cls(text, *to_duckdb(text))
 
     def binds(self, values: dict[str, object]) -> dict[str, object]:
         """The values of the binds this statement uses."""

@@ -5,8 +5,8 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping
 from typing import Any
 
-from ...duck import duckdb
-from ..base import Connection, Result, text_of, to_duckdb
+from ...duck import duckdb, to_duckdb
+from ..base import Connection, Result, text_of
 
 
 class DuckDBConnection(Connection):
