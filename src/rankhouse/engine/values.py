@@ -6,7 +6,7 @@ query-id byte order, as trec_eval adds them; columns; a long frame) and nothing 
 through Python unless asked.
 
 Where no warehouse computes, the engine has databases of its own (made by
-:mod:`rankhouse.scratch`): trec-eval without a warehouse computes in one of its own
+:mod:`rankhouse.duck`): trec-eval without a warehouse computes in one of its own
 (:func:`scratch_database`), and ``rankhouse.evaluate`` on a connection of one database kept
 for the process (:func:`scratch_cursor`). Past the limit DuckDB spills to a folder of its
 own; an evaluation that runs out of memory anyway is computed again without the limit
