@@ -8,7 +8,7 @@ The layers, top to bottom (docs/ARCHITECTURE.md draws them):
     cli      the command line (rankhouse.cli)
     api      the package's functions and the Warehouse facade
     verbs    evaluation, compare, regress, history, trec_eval, and what they return and
-             show (results, present: tables, panels, frames and the report, pairing)
+             show (results, present: tables, panels and frames; report; pairing)
     core     engine, ingest, measures, backends, catalog, stats
     base     errors, defaults, lazy, duck, ...
 
@@ -71,7 +71,7 @@ LATE_IMPORTS = {
     "rankhouse.cli": "a command imports the library it runs when it runs: `--help` and "
     "trec-eval load none of the rest (the start-up budget)",
     "rankhouse.warehouse": "each verb of the Warehouse imports what it runs when called: "
-    "`runs list` loads no evaluator, gate or report (41 modules, not 163: within 1.2x of "
+    "`runs list` loads no evaluator, gate or report (31 modules, not 163: within 1.2x of "
     "`import duckdb`)",
     "rankhouse.evaluation.flow": "the verb loads the engine (evaluation.computing) only when "
     "something is to be computed: `eval` of stored values loads no engine",
