@@ -39,10 +39,10 @@ from .inputs import (
 )
 from .stored import (
     EMPTY_QUERY_SET,
-    QUERY_COUNTS_SQL,
     EvaluationKey,
     counts_of,
     input_signature,
+    queries_met,
     value_summaries,
     with_intervals,
 )
@@ -383,18 +383,8 @@ def evaluate_frames(
                     duck.execute("DELETE FROM run_rows WHERE run_id = ?", [one.id])
                 else:
                     runs.append(one)
-        counts = {
-            r.name: counts_of(
-                tuple(
-                    DuckDBConnection(duck)
-                    .execute(QUERY_COUNTS_SQL, {"run_id": r.id, "qrels_id": qrels_set.id})
-                    .one()
-                ),
-                r.tied_pairs,
-                missing_queries,
-            )
-            for r in runs
-        }
+        met = queries_met(DuckDBConnection(duck), [r.id for r in runs], qrels_set.id)
+        counts = {r.name: counts_of(met[r.id], r.tied_pairs, missing_queries) for r in runs}
         check_overlap(counts, qrels_set.name, missing_queries, allow=allow_no_overlap)
         values = compute(
             duck,

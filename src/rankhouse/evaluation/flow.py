@@ -215,10 +215,13 @@ def _evaluate(
 
         if store.read_only:
             refuse_read_only(to_compute, run_names, qrels_row["name"])
-        for run_id in dict.fromkeys(k.run_id for k in to_compute):
-            counted[run_id] = query_counts(
-                store, run_id, qrels_row["id"], missing_queries, will_compute=True
-            )
+        counted = query_counts(
+            store,
+            [k.run_id for k in to_compute],
+            qrels_row["id"],
+            missing_queries,
+            will_compute=True,
+        )
         by_name = {run_names[run_id]: found for run_id, found in counted.items()}
         check_overlap(by_name, qrels_row["name"], missing_queries, allow=settings.allow_no_overlap)
         compute_and_store(
@@ -240,12 +243,11 @@ def _evaluate(
         }
         for key in keys.values()
     ]
-    counts = {
-        run["name"]: counted.get(run["id"])
-        or query_counts(store, run["id"], qrels_row["id"], missing_queries)
-        for run in run_rows
-        if settings.with_query_counts
-    }
+    counts = {}
+    if settings.with_query_counts:  # the runs not counted above, in one statement
+        uncounted = [run["id"] for run in run_rows if run["id"] not in counted]
+        counted.update(query_counts(store, uncounted, qrels_row["id"], missing_queries))
+        counts = {run["name"]: counted[run["id"]] for run in run_rows}
     measure_names = [m.name for m in measure_list]
     per_query = stored_values(store, rows) if settings.with_per_query else None
     if per_query is not None:  # read already: summarized where they are

@@ -209,16 +209,22 @@ def combined(signatures: Iterable[str | None]) -> str | None:
 # --- how the queries met ---------------------------------------------------------------------
 
 QUERY_COUNTS_SQL = """
-    WITH run_q AS (SELECT DISTINCT query_id FROM run_rows WHERE run_id = :run_id),
-         qrels_q AS (SELECT DISTINCT query_id FROM judgments WHERE qrels_id = :qrels_id)
-    SELECT
-        (SELECT count(*) FROM qrels_q) AS qrels_queries,
-        (SELECT count(*) FROM qrels_q WHERE query_id NOT IN (SELECT query_id FROM run_q))
-            AS missing_from_run,
-        (SELECT count(*) FROM run_q WHERE query_id NOT IN (SELECT query_id FROM qrels_q))
-            AS ignored
+    SELECT run_q.run_id,
+           (SELECT count(DISTINCT query_id) FROM judgments WHERE qrels_id = :qrels_id)
+               AS qrels_queries,
+           count(*) AS run_queries,
+           count(qrels_q.query_id) AS common
+    FROM (SELECT DISTINCT run_id, query_id FROM run_rows WHERE run_id = ANY(:run_ids)) AS run_q
+    LEFT JOIN (SELECT DISTINCT query_id FROM judgments WHERE qrels_id = :qrels_id) AS qrels_q
+        ON qrels_q.query_id = run_q.query_id
+    GROUP BY run_q.run_id
     """
+"""For each run of ``:run_ids`` that holds rows: the qrels set's queries, the run's and the
+queries both hold, in one statement for every run (:func:`query_counts`)."""
 
+_QRELS_QUERIES = "SELECT count(DISTINCT query_id) FROM judgments WHERE qrels_id = :qrels_id"
+
+_TIED_PAIRS = "SELECT id, tied_pairs FROM runs WHERE id IN (SELECT unnest(:run_ids))"
 
 _COUNT_TIES = """
     SELECT coalesce(sum(n - 1), 0) FROM (
@@ -228,30 +234,45 @@ _COUNT_TIES = """
 
 
 def query_counts(
-    store, run_id: int, qrels_id: int, missing_queries: str, *, will_compute: bool = False
-) -> QueryCounts:
-    """How the run's queries and the qrels set's queries met (see :class:`QueryCounts`) in
-    ``store``; ``will_compute``: the rows are about to be evaluated (a server's are counted
-    where the engine will read them)."""
-    with store.rows_connection([run_id], qrels_id, load=will_compute) as conn:
-        found = conn.execute(QUERY_COUNTS_SQL, {"run_id": run_id, "qrels_id": qrels_id}).one()
+    store, run_ids: Iterable[int], qrels_id: int, missing_queries: str, *, will_compute=False
+) -> dict[int, QueryCounts]:
+    """How each run's queries and the qrels set's queries met (see :class:`QueryCounts`) in
+    ``store``, by run id; ``will_compute``: the rows are about to be evaluated (a server's
+    are counted where the engine will read them). Two statements, however many runs."""
+    run_ids = [int(run_id) for run_id in dict.fromkeys(run_ids)]
+    if not run_ids:
+        return {}
+    with store.rows_connection(run_ids, qrels_id, load=will_compute) as conn:
+        met = queries_met(conn, run_ids, qrels_id)
     with store.connect() as conn:
-        tied_pairs = conn.execute(
-            "SELECT tied_pairs FROM runs WHERE id = :run_id", {"run_id": run_id}
-        ).scalar()
-        if tied_pairs is None:  # a run stored before migration 0004, or by trec-eval
-            tied_pairs = conn.execute(_COUNT_TIES, {"run_id": run_id}).scalar_one()
-    return counts_of(tuple(found), tied_pairs, missing_queries)
+        tied = dict(conn.execute(_TIED_PAIRS, {"run_ids": run_ids}).all())
+        for run_id, pairs in tied.items():
+            if pairs is None:  # a run stored before migration 0004, or by trec-eval
+                tied[run_id] = conn.execute(_COUNT_TIES, {"run_id": run_id}).scalar_one()
+    return {run_id: counts_of(met[run_id], tied[run_id], missing_queries) for run_id in run_ids}
+
+
+def queries_met(conn, run_ids: list[int], qrels_id: int) -> dict[int, tuple[int, int, int]]:
+    """For each run of ``run_ids``, on ``conn`` where the rows are: (the qrels set's queries,
+    the run's, the queries both hold), the three counts :func:`counts_of` takes."""
+    found = conn.execute(QUERY_COUNTS_SQL, {"run_ids": run_ids, "qrels_id": qrels_id}).all()
+    met = {row[0]: tuple(row[1:]) for row in found}
+    if len(met) < len(run_ids):  # a run without rows: none of its queries met the qrels
+        qrels_queries = conn.execute(_QRELS_QUERIES, {"qrels_id": qrels_id}).scalar_one()
+        met.update({run_id: (qrels_queries, 0, 0) for run_id in run_ids if run_id not in met})
+    return met
 
 
 def counts_of(found: tuple, tied_pairs: int, missing_queries: str) -> QueryCounts:
-    """The counts from a row of :data:`QUERY_COUNTS_SQL` and the run's tied pairs."""
-    qrels_queries, missing_from_run, ignored = found
-    evaluated = qrels_queries - (missing_from_run if missing_queries == "skip" else 0)
+    """The counts from the qrels set's queries, the run's and the queries both hold (a row of
+    :data:`QUERY_COUNTS_SQL` after its run id) and the run's tied pairs."""
+    qrels_queries, run_queries, common = (int(n) for n in found)
+    missing_from_run = qrels_queries - common
+    evaluated = common if missing_queries == "skip" else qrels_queries
     return QueryCounts(
-        evaluated=int(evaluated),
-        missing_from_run=int(missing_from_run),
-        ignored=int(ignored),
+        evaluated=evaluated,
+        missing_from_run=missing_from_run,
+        ignored=run_queries - common,
         tied_pairs=int(tied_pairs),
     )
 
