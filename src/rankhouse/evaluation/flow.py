@@ -12,11 +12,12 @@ import json
 import os
 from collections.abc import Iterable
 from dataclasses import dataclass, replace
+from functools import partial
 from typing import Any
 
 from ..backends.base import store_of
-from ..catalog import Ingested, removed_on_failure
-from ..errors import RankhouseError
+from ..catalog import Ingested, get_qrels, get_run, removed_on_failure
+from ..errors import NotFoundError, RankhouseError
 from ..results import EvaluationResult, QueryCounts
 from ..stats import DEFAULT_LEVEL, check_level
 from .inputs import (
@@ -30,10 +31,12 @@ from .inputs import (
 )
 from .stored import (
     EvaluationKey,
+    StoredMeasure,
     effective_level,
     find_stored,
     mark_requested,
     query_counts,
+    stored_measures,
     stored_summaries,
     stored_values,
     value_summaries,
@@ -125,6 +128,9 @@ def evaluate(
     store = store_of(wh)
     check_level(settings.level)
     settings = replace(settings, options=dict(sorted((settings.options or {}).items())))
+    named = _stored_by_names(store, qrels, runs, measures, settings)
+    if named is not None:  # stored names and stored labels: no parser, no reader loads
+        return _evaluate(store, *named, settings)
     measure_list, labels = requested(
         measures, settings.relevance_level, settings.missing_queries, settings.options
     )
@@ -177,6 +183,49 @@ def evaluate_ranked_labels(
         return evaluate(store, qrels_id, ids, measures, replace(settings, ingested=journal))
 
 
+def _stored_by_names(store, qrels: Any, runs: Any, measures: Any, settings: EvaluateOptions):
+    """(qrels row, run rows, measures, labels) when the qrels set and the runs are given by
+    stored names or ids and each measure by the label of values stored for them at the default
+    settings (:func:`.stored.stored_measures`), else None: anything else takes the full path,
+    which also says, in its order, what is wrong."""
+    defaults = (settings.relevance_level, settings.missing_queries, settings.recompute) == (
+        1,
+        "zero",
+        False,
+    )
+    reading = settings.reading or Reading()
+    if not defaults or settings.options or settings.name is not None or settings.meta:
+        return None
+    if reading.columns is not None or reading.qrels_columns is not None:
+        return None
+    texts = [measures] if isinstance(measures, str) else measures
+    run_list = [runs] if isinstance(runs, str | int) else runs
+    if not isinstance(texts, list | tuple) or not texts:
+        return None
+    if not all(isinstance(text, str) for text in texts):
+        return None
+    if not isinstance(run_list, list | tuple) or not run_list:
+        return None
+    if not all(_stored_name(value) for value in [qrels, *run_list]):
+        return None
+    try:
+        qrels_row = get_qrels(store, qrels)
+        run_rows = list({row["id"]: row for row in map(partial(get_run, store), run_list)}.values())
+    except NotFoundError:
+        return None
+    found = stored_measures(store, texts, qrels_row["id"], [row["id"] for row in run_rows])
+    if found is None:
+        return None
+    return qrels_row, run_rows, found, {m.name: m.name for m in found}
+
+
+def _stored_name(value: Any) -> bool:
+    """Whether ``value`` can only be a stored name or id: no file or folder of that name."""
+    if isinstance(value, bool) or not isinstance(value, str | int):
+        return False
+    return isinstance(value, int) or not os.path.lexists(value)
+
+
 def _evaluate(
     store,
     qrels_row: dict[str, Any],
@@ -212,6 +261,9 @@ def _evaluate(
     counted: dict[int, QueryCounts] = {}
     if to_compute:  # only now the engine loads: reading stored values needs none
         from .computing import check_overlap, compute_and_store, refuse_read_only
+
+        if any(isinstance(m, StoredMeasure) for m in measure_list):  # gone since: parse them
+            measure_list, labels = requested([m.name for m in measure_list], 1, "zero", {})
 
         if store.read_only:
             refuse_read_only(to_compute, run_names, qrels_row["name"])

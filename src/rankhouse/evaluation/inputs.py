@@ -23,7 +23,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..backends.base import store_of
 from ..catalog import Ingested, get_qrels, get_run
@@ -35,11 +35,9 @@ from ..errors import (
     Option,
     RankhouseError,
 )
-from ..ingest.files import open_decompressed
-from ..ingest.shapes import RunSource, qrels_source, run_sources
-from ..ingest.sources import FIELD_ALIASES, parse_columns
-from ..labels import label
-from ..measures import measure_texts, parse_measures
+
+if TYPE_CHECKING:
+    from ..ingest.shapes import RunSource
 
 MISSING_QUERY_POLICIES = ("zero", "skip")
 
@@ -58,6 +56,9 @@ def requested(measures, relevance_level: int, missing_queries: str, options: dic
         raise RankhouseError(
             f"relevance_level must be a 32-bit integer (grades are), not {relevance_level!r}"
         )
+    from ..labels import label  # a name to parse: a stored label needs no parser (flow.py)
+    from ..measures import measure_texts, parse_measures
+
     measure_list = parse_measures(measure_texts(measures))
     if not measure_list:
         raise RankhouseError("no measure requested")
@@ -105,7 +106,9 @@ def ingest_qrels_shape(
     ``keyword`` is the caller's argument that takes it (an error's column hint names it;
     None: the caller takes no mapping, the hint says to rename the frame). New content is
     noted in ``ingested``."""
-    from ..ingest.storing import ingest_qrels  # data to store: the readers load
+    from ..ingest.shapes import qrels_source  # data to store: the readers load
+    from ..ingest.sources import parse_columns
+    from ..ingest.storing import ingest_qrels
 
     source, implied = qrels_source(qrels)
     mapping = {**(implied or {}), **parse_columns(columns)}
@@ -123,6 +126,8 @@ def positional_names(
     tag column, no ``name`` column of PyTerrier's, no tag in ``columns``): ``run`` when it is
     the only run given, else ``run<position>`` (``run1``, ``run2``...) by its place among
     them, rather than the ``dataframe-<sha8>`` an ingest would give it."""
+    from ..ingest.sources import parse_columns  # runs given as sources: the readers load
+
     mapped = parse_columns(columns)
     found = []
     for position, source in enumerate(sources, start=1):
@@ -136,6 +141,8 @@ def _tagged(source: RunSource, mapped: dict[str, str]) -> bool:
     if "tag" in mapped or "tag" in (source.columns or {}):
         return True
     columns = {str(c).lower() for c in source.source.columns}
+    from ..ingest.sources import FIELD_ALIASES
+
     return bool(columns & set(FIELD_ALIASES["tag"]))
 
 
@@ -151,6 +158,8 @@ def ingest_run_shapes(
 ) -> list[int]:
     """Ingest runs given as data or files (any shape of :mod:`rankhouse.ingest.shapes`); the
     stored runs' ids in order. Stored names and ids are not accepted here."""
+    from ..ingest.shapes import run_sources  # data or files to store: the readers load
+
     return _ingest_sources(
         store,
         run_sources(runs),
@@ -173,7 +182,8 @@ def _ingest_sources(
     new_version: bool = False,
     ingested: Ingested | None = None,
 ) -> list[int]:
-    from ..ingest.storing import ingest_run  # runs to store: the readers load
+    from ..ingest.sources import parse_columns  # runs to store: the readers load
+    from ..ingest.storing import ingest_run
 
     ids: list[int] = []
     for source in sources:
@@ -250,6 +260,8 @@ def resolve_runs(
     """
     store = store_of(wh)
     given, reading = reading, reading or Reading()
+    from ..ingest.shapes import run_sources  # what was given, in any shape the ingest takes
+
     sources = run_sources(runs)
     if name is None:
         sources = positional_names(sources, reading.columns)
@@ -340,6 +352,8 @@ def first_line_fields(value: Any) -> int | None:
         return None
     if path.name.lower().removesuffix(".gz").endswith(_TABULAR_SUFFIXES):
         return None
+    from ..ingest.files import open_decompressed  # a file to look at: its codecs load
+
     try:
         with open_decompressed(path, str(value)) as stream:
             head = stream.read(_SNIFF_BYTES)
@@ -375,7 +389,7 @@ def check_argument_order(
         folder = _folder_error(value, kind)
         if folder is not None:
             raise folder
-    qrels_mapping, run_mapping = parse_columns(qrels_columns), parse_columns(columns)
+    qrels_mapping, run_mapping = _mapping(qrels_columns), _mapping(columns)
     if data_kind(qrels, qrels_mapping) == "run":
         _refuse_swapped_data(
             qrels, [run for run in run_list if data_kind(run, run_mapping) == "qrels"]
@@ -402,6 +416,14 @@ def check_argument_order(
     )
 
 
+def _mapping(columns: str | dict[str, str] | None) -> dict[str, str]:
+    if columns is None:  # nothing to read: stored names load no ingest
+        return {}
+    from ..ingest.sources import parse_columns  # a mapping's aliases are the ingest's
+
+    return parse_columns(columns)
+
+
 def data_kind(value: Any, mapping: dict[str, str] | None = None) -> str | None:
     """``"qrels"`` or ``"run"`` for data whose shape says which it is, else None: a DataFrame
     with a grade column (``rel``, ``label``, ``relevance``...) and no score or rank column is
@@ -415,8 +437,9 @@ def data_kind(value: Any, mapping: dict[str, str] | None = None) -> str | None:
         mapped = {column.lower() for column in (mapping or {}).values()}
         columns = {str(c).lower() for c in value.columns} - mapped
         columns |= set(mapping or {})
-        graded = bool(columns & _GRADE_COLUMNS)
-        scored = bool(columns & _SCORE_COLUMNS)
+        grade_columns, score_columns = _column_names()
+        graded = bool(columns & grade_columns)
+        scored = bool(columns & score_columns)
         if graded != scored:
             return "qrels" if graded else "run"
         return None
@@ -455,9 +478,13 @@ def _shape(value: Any) -> str:
     return f"{type(value[0]).__name__} tuples"
 
 
-#: The column names that say a frame holds grades, and those that say it holds a ranking.
-_GRADE_COLUMNS = frozenset(FIELD_ALIASES["rel"])
-_SCORE_COLUMNS = frozenset((*FIELD_ALIASES["score"], *FIELD_ALIASES["rank"]))
+def _column_names() -> tuple[frozenset[str], frozenset[str]]:
+    """The column names that say a frame holds grades, and those that say it holds a ranking
+    (the ingest's aliases)."""
+    from ..ingest.sources import FIELD_ALIASES
+
+    grades = frozenset(FIELD_ALIASES["rel"])
+    return grades, frozenset((*FIELD_ALIASES["score"], *FIELD_ALIASES["rank"]))
 
 
 @contextmanager

@@ -50,6 +50,7 @@ queries the row's means are over; the largest when its labels differ, as ``AP`` 
 from __future__ import annotations
 
 import hashlib
+import json
 import math
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
@@ -86,6 +87,53 @@ _FIND_STORED = """
       AND run_id = ANY(:run_ids) AND measure = ANY(:measures)
     ORDER BY id
     """
+
+
+@dataclass(frozen=True)
+class StoredMeasure:
+    """A measure as its stored evaluations describe it: what reading stored values needs of
+    the parser's :class:`~rankhouse.measures.Measure` (its canonical name, its own relevance
+    level, its aggregate), for ``eval`` of stored values without the measure parser."""
+
+    name: str
+    relevance_level: int | None
+    aggregate: str
+
+
+_STORED_MEASURES = """
+    SELECT DISTINCT measure, parameters, aggregate
+    FROM evaluations
+    WHERE qrels_id = :qrels_id AND missing_queries = 'zero' AND options = '{}'
+      AND label = measure AND measure = ANY(:measures) AND run_id = ANY(:run_ids)
+    """
+
+
+def stored_measures(
+    store, texts: Sequence[str], qrels_id: int, run_ids: Sequence[int]
+) -> list[StoredMeasure] | None:
+    """The measures ``texts`` name, in request order without repeats, when each text is the
+    label of an evaluation of these runs stored at the default settings (level 1, missing
+    queries scored zero, no option), else None.
+
+    Such a label is its measure's canonical name, the parser's own output, which the parser
+    reads back as itself (tests/test_labels.py holds the two together); the measure's own
+    level is in its stored parameters (``rel``)."""
+    wanted = list(dict.fromkeys(texts))
+    with store.connect() as conn:
+        found = conn.execute(
+            _STORED_MEASURES,
+            {"qrels_id": qrels_id, "measures": wanted, "run_ids": list(run_ids)},
+        ).all()
+    described: dict[str, set[tuple]] = {}
+    for name, parameters, aggregate in found:
+        try:
+            level = json.loads(parameters).get("rel")
+        except (TypeError, ValueError, AttributeError):
+            return None
+        described.setdefault(name, set()).add((level, aggregate))
+    if any(len(described.get(name, ())) != 1 for name in wanted):
+        return None
+    return [StoredMeasure(name, *next(iter(described[name]))) for name in wanted]
 
 
 def find_stored(store, keys: Iterable[EvaluationKey]) -> dict[EvaluationKey, dict[str, Any]]:
