@@ -1,4 +1,6 @@
-"""What every command shares: the warehouse from the global options, and ``--meta``."""
+"""What the commands share: the warehouse from the global options, and the arguments and options
+that several commands take (qrels and runs, ``--meta``, the relevance level, the paired tests'
+options of compare, regress and report, ``--round``)."""
 
 from __future__ import annotations
 
@@ -7,6 +9,8 @@ from enum import StrEnum
 from typing import TYPE_CHECKING
 
 import typer
+
+from ...defaults import DEFAULT_PERMUTATIONS, DEFAULT_SEED, MAX_PERMUTATIONS
 
 if TYPE_CHECKING:
     from ...warehouse import Warehouse
@@ -134,3 +138,74 @@ MISSING_QUERIES_OPTION = typer.Option(
     help="zero: a qrels query the run did not answer scores as an empty ranking "
     "(trec_eval -c); skip: average over the queries both have.",
 )
+
+
+# --- the paired tests and how a table shows them: compare's, regress's and report's ---------
+
+
+class Test(StrEnum):
+    t = "t"
+    wilcoxon = "wilcoxon"
+    randomization = "randomization"
+    bootstrap = "bootstrap"
+
+
+class Highlight(StrEnum):
+    bold = "bold"
+    color = "color"
+    none = "none"
+
+
+TEST_OPTION = typer.Option(
+    Test.t,
+    "--test",
+    help="Paired test: t (scipy ttest_rel), wilcoxon (scipy wilcoxon), randomization "
+    "(scipy permutation_test, sign flips), bootstrap (shift-method paired bootstrap).",
+)
+CORRECTION_OPTION = typer.Option(
+    "none",
+    "--correction",
+    help="Multiple-testing correction (statsmodels multipletests): none, bonferroni, holm, "
+    "bh, or any statsmodels method name or alias (sidak, holm-sidak/hs, hommel, fdr_bh, "
+    "fdr_by, fdr_tsbh, fdr_tsbky, fdr_gbs, ...).",
+)
+ALPHA_OPTION = typer.Option(
+    0.05,
+    "--alpha",
+    "--correction-alpha",
+    metavar="ALPHA",
+    help="Significance level, strictly between 0 and 1.",
+)
+PERMUTATIONS_OPTION = typer.Option(
+    DEFAULT_PERMUTATIONS,
+    "--permutations",
+    help="Resamples of the randomization and bootstrap tests.",
+    min=1,
+    max=MAX_PERMUTATIONS,
+)
+SEED_OPTION = typer.Option(
+    DEFAULT_SEED, "--seed", help="Seed of the randomization and bootstrap tests.", min=0
+)
+HIGHLIGHT_OPTION = typer.Option(
+    Highlight.bold, "--highlight", help="How the best mean per measure is marked."
+)
+
+
+def parse_round(items: list[str] | None) -> dict[str | None, int]:
+    """``--round`` values as {measure or None (all): decimals}."""
+    from ...errors import InputError
+
+    found: dict[str | None, int] = {}
+    for item in items or []:
+        measure, equals, number = item.rpartition("=")
+        try:
+            value = int(number)
+        except ValueError:
+            value = -1
+        if not 0 <= value <= 15 or (equals and not measure.strip()):
+            raise InputError(
+                f"--round {item!r} is neither N nor MEASURE=N (N from 0 to 15)",
+                hint="write e.g. --round 3 or --round nDCG@10=3",
+            )
+        found[measure.strip() if equals else None] = value
+    return found

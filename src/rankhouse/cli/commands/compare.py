@@ -1,5 +1,4 @@
-"""``rankhouse compare``: means of several runs and paired significance tests; the options the
-report shares with it.
+"""``rankhouse compare``: means of several runs and paired significance tests.
 
 How it prints what it found: the compact panels (the default table), the long and wide forms
 (every column; CSV and JSON), and the tables of all pairs. ``digits`` is what
@@ -16,24 +15,22 @@ from pathlib import Path
 
 import typer
 
-from ...defaults import DEFAULT_PERMUTATIONS, DEFAULT_SEED, MAX_PERMUTATIONS
 from .common import (
+    ALPHA_OPTION,
+    HIGHLIGHT_OPTION,
     MISSING_QUERIES_OPTION,
+    PERMUTATIONS_OPTION,
     QRELS_ARGUMENT,
     RELEVANCE_LEVEL_OPTION,
     RUNS_ARGUMENT,
+    SEED_OPTION,
+    Highlight,
     MissingQueries,
     all_files,
     open_warehouse,
+    parse_round,
 )
 from .output import FORMAT_OPTION, OutputFormat, print_rows
-
-
-class Test(StrEnum):
-    t = "t"
-    wilcoxon = "wilcoxon"
-    randomization = "randomization"
-    bootstrap = "bootstrap"
 
 
 class CompareTest(StrEnum):
@@ -47,47 +44,6 @@ class CompareTest(StrEnum):
 class IntervalMethod(StrEnum):
     t = "t"
     bootstrap = "bootstrap"
-
-
-class Highlight(StrEnum):
-    bold = "bold"
-    color = "color"
-    none = "none"
-
-
-TEST_OPTION = typer.Option(
-    Test.t,
-    "--test",
-    help="Paired test: t (scipy ttest_rel), wilcoxon (scipy wilcoxon), randomization "
-    "(scipy permutation_test, sign flips), bootstrap (shift-method paired bootstrap).",
-)
-CORRECTION_OPTION = typer.Option(
-    "none",
-    "--correction",
-    help="Multiple-testing correction (statsmodels multipletests): none, bonferroni, holm, "
-    "bh, or any statsmodels method name or alias (sidak, holm-sidak/hs, hommel, fdr_bh, "
-    "fdr_by, fdr_tsbh, fdr_tsbky, fdr_gbs, ...).",
-)
-ALPHA_OPTION = typer.Option(
-    0.05,
-    "--alpha",
-    "--correction-alpha",
-    metavar="ALPHA",
-    help="Significance level, strictly between 0 and 1.",
-)
-PERMUTATIONS_OPTION = typer.Option(
-    DEFAULT_PERMUTATIONS,
-    "--permutations",
-    help="Resamples of the randomization and bootstrap tests.",
-    min=1,
-    max=MAX_PERMUTATIONS,
-)
-SEED_OPTION = typer.Option(
-    DEFAULT_SEED, "--seed", help="Seed of the randomization and bootstrap tests.", min=0
-)
-HIGHLIGHT_OPTION = typer.Option(
-    Highlight.bold, "--highlight", help="How the best mean per measure is marked."
-)
 
 
 COMPARE_TEST_OPTION = typer.Option(
@@ -215,7 +171,7 @@ def compare_command(
     from ...errors import RankhouseError
     from ...evaluation.inputs import check_argument_order
 
-    rounding = _rounding(round)
+    rounding = parse_round(round)
     shown = [n.strip() for item in names or [] for n in item.split(",") if n.strip()]
     shapes = [flag for flag, given in (("--per-query", per_query), ("--long", long)) if given]
     shapes += ["--wide"] if wide else []
@@ -273,26 +229,6 @@ def compare_command(
         print_long(found, fmt, _column_digits(rounding, LONG_COLUMNS))
     else:
         print_compact(found, rounding, highlight.value)
-
-
-def _rounding(items: list[str] | None) -> dict[str | None, int]:
-    """``--round`` values as {measure or None (all): decimals}."""
-    from ...errors import InputError
-
-    found: dict[str | None, int] = {}
-    for item in items or []:
-        measure, equals, number = item.rpartition("=")
-        try:
-            value = int(number)
-        except ValueError:
-            value = -1
-        if not 0 <= value <= 15 or (equals and not measure.strip()):
-            raise InputError(
-                f"--round {item!r} is neither N nor MEASURE=N (N from 0 to 15)",
-                hint="write e.g. --round 3 or --round nDCG@10=3",
-            )
-        found[measure.strip() if equals else None] = value
-    return found
 
 
 def _column_digits(rounding: dict[str | None, int], columns) -> dict[str, int] | int:

@@ -11,18 +11,16 @@ import typer
 
 from ..process import failure_text, interrupted
 from .common import (
-    MISSING_QUERIES_OPTION,
-    RELEVANCE_LEVEL_OPTION,
-    MissingQueries,
-    all_files,
-    open_warehouse,
-)
-from .compare import (
     ALPHA_OPTION,
+    MISSING_QUERIES_OPTION,
     PERMUTATIONS_OPTION,
+    RELEVANCE_LEVEL_OPTION,
     SEED_OPTION,
     TEST_OPTION,
+    MissingQueries,
     Test,
+    all_files,
+    open_warehouse,
 )
 from .output import FORMAT_OPTION, OutputFormat, print_rows
 

@@ -7,8 +7,17 @@ from pathlib import Path
 
 import typer
 
-from .common import all_files, open_warehouse
-from .compare import ALPHA_OPTION, CORRECTION_OPTION, HIGHLIGHT_OPTION, TEST_OPTION, Highlight, Test
+from .common import (
+    ALPHA_OPTION,
+    CORRECTION_OPTION,
+    HIGHLIGHT_OPTION,
+    TEST_OPTION,
+    Highlight,
+    Test,
+    all_files,
+    open_warehouse,
+    parse_round,
+)
 
 
 def register(app: typer.Typer) -> None:
@@ -99,9 +108,7 @@ def report_command(
 
 def _round_option(items: list[str] | None):
     """``--round`` as the report takes it: a number, or {measure: decimals} (None: the rest)."""
-    from .compare import _rounding
-
-    found = _rounding(items)
+    found = parse_round(items)
     if set(found) <= {None}:
         return found.get(None, 4)
     return found
