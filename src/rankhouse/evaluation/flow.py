@@ -16,7 +16,8 @@ from typing import Any
 
 from ..backends.base import store_of
 from ..catalog import Ingested, removed_on_failure
-from ..errors import RankhouseError
+from ..catalog.lookup import pruned_message, pruned_runs
+from ..errors import Message, NotFoundError, Option, RankhouseError
 from ..results import EvaluationResult, QueryCounts
 from ..stats import DEFAULT_LEVEL, check_level
 from .inputs import (
@@ -177,6 +178,23 @@ def evaluate_ranked_labels(
         return evaluate(store, qrels_id, ids, measures, replace(settings, ingested=journal))
 
 
+def refuse_pruned(store, to_compute: list, run_names: dict[int, str], recompute: bool) -> None:
+    """Refuse values to compute for a run whose rows were pruned, saying how to bring them
+    back (:func:`rankhouse.catalog.lookup.pruned_message`).
+
+    Raises:
+        NotFoundError: a run of ``to_compute`` was pruned.
+    """
+    with store.connect() as conn:
+        pruned = pruned_runs(conn, {key.run_id for key in to_compute})
+    if not pruned:
+        return
+    run_id = min(pruned)
+    measures = ", ".join(dict.fromkeys(k.measure for k in to_compute if k.run_id == run_id))
+    why = Message(" (", Option("recompute"), ")") if recompute else " (not stored for it)"
+    raise NotFoundError(pruned_message(run_names[run_id], pruned[run_id], Message(measures, why)))
+
+
 def _evaluate(
     store,
     qrels_row: dict[str, Any],
@@ -213,6 +231,7 @@ def _evaluate(
     if to_compute:  # only now the engine loads: reading stored values needs none
         from .computing import check_overlap, compute_and_store, refuse_read_only
 
+        refuse_pruned(store, to_compute, run_names, settings.recompute)
         if store.read_only:
             refuse_read_only(to_compute, run_names, qrels_row["name"])
         for run_id in dict.fromkeys(k.run_id for k in to_compute):
@@ -240,12 +259,16 @@ def _evaluate(
         }
         for key in keys.values()
     ]
-    counts = {
-        run["name"]: counted.get(run["id"])
-        or query_counts(store, run["id"], qrels_row["id"], missing_queries)
-        for run in run_rows
-        if settings.with_query_counts
-    }
+    counts = {}
+    if settings.with_query_counts:  # a pruned run has no rows to count: its values are stored
+        with store.connect() as conn:
+            pruned = pruned_runs(conn, run_names)
+        counts = {
+            run["name"]: counted.get(run["id"])
+            or query_counts(store, run["id"], qrels_row["id"], missing_queries)
+            for run in run_rows
+            if run["id"] not in pruned
+        }
     measure_names = [m.name for m in measure_list]
     per_query = stored_values(store, rows) if settings.with_per_query else None
     if per_query is not None:  # read already: summarized where they are
