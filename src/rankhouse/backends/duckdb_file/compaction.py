@@ -32,7 +32,7 @@ from ...lazy import pyarrow as pa
 
 #: Bytes a run row takes in a DuckDB file (a DL19 night: 43,000 rows), measured by
 #: benchmarks/retention_bytes.py (docs/retention.md): the estimate ``runs prune`` gives.
-RUN_ROW_BYTES = 14.6
+RUN_ROW_BYTES = 15.2
 
 #: The suffix of the copy a compaction writes beside the file.
 COMPACTING = ".compacting"
