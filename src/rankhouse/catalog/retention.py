@@ -131,6 +131,8 @@ class PruneResult:
             f"{verb} the rows of {count(len(runs), 'run')} ({count(rows, 'row')}, about "
             f"{self.estimated_bytes / 1e6:,.1f} MB, estimated at {self.bytes_per_row:g} bytes "
             "a row)"
+            if runs
+            else "nothing to prune"
         )
         kept = len(self.rows) - len(runs)
         if kept:

@@ -378,7 +378,8 @@ def _register_retention(app: typer.Typer) -> None:
             if not _confirmed(f"Prune the rows of {count(len(planned.pruned), 'run')}?"):
                 print("nothing pruned", file=sys.stderr)
                 raise typer.Exit(1)
-        done = planned if dry_run or not planned.pruned else wh.prune(**policy, archive=archive)
+        done = wh.prune(**policy, archive=archive) if planned.pruned and not dry_run else planned
+        done.dry_run = dry_run
         _print_pruned(done, PRUNE_COLUMNS, fmt)
         print(done.describe(), file=sys.stderr)
         if done.reclaimed:
