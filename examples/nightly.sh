@@ -33,6 +33,10 @@
 #   REPORT_DIR     where regress.md / regress.json / regress.xml go  [./reports]
 #   HTML_REPORT    a short page: tonight against its baseline and the system's trend;
 #                  empty: none                           [REPORT_DIR/report.html]
+#   KEEP_LAST      retention: each system keeps the rows of its newest N runs (older
+#                  nights keep every number; gate references keep their rows); off: keep
+#                  all (docs/retention.md)                [90]
+#   ARCHIVE_DIR    where pruned rows go (Parquet) for `rankhouse runs restore`; empty: none []
 #   RANKHOUSE      how to call rankhouse                 [rankhouse]
 #
 # Exit status: 0 passed (or first night of the series), 1 regressed (the evidence shows a
@@ -126,5 +130,17 @@ if [[ -n "$html_report" ]]; then
     # --brief: the system's trends and tonight against its baseline, a page of bounded size
     "${rankhouse[@]}" report -o "$html_report" --qrels "$qrels_file" \
         "${measure_args[@]}" "${baseline_args[@]}" --brief || status=$EXIT_ERROR
+fi
+
+# Retention (docs/retention.md): the default keeps three years of 20 systems' DL19 nights under
+# 2 GB. Housekeeping: a failed prune keeps the rows and leaves the gate's verdict as it is.
+keep_last=${KEEP_LAST:-90}
+if [[ $keep_last != off ]]; then
+    archive_args=()
+    if [[ -n "${ARCHIVE_DIR:-}" ]]; then
+        archive_args=(--archive "$ARCHIVE_DIR")
+    fi
+    "${rankhouse[@]}" runs prune --keep-last "$keep_last" "${archive_args[@]}" --yes >/dev/null \
+        || echo "nightly.sh: runs prune failed: the rows stay; the gate's verdict stands" >&2
 fi
 exit "$status"

@@ -33,7 +33,8 @@ if TYPE_CHECKING:
     import pandas as pd
 
     from .backends import Backend
-    from .backends.base import Connection
+    from .backends.base import Connection, Reclaimed
+    from .catalog.retention import PruneResult
     from .compare import AllPairs
     from .ingest.sources import IngestResult
     from .regress import RegressResult
@@ -210,6 +211,70 @@ class Warehouse:
         """Delete a qrels set, its judgments and the evaluations and gate checks made with it."""
         with self._call():
             remove_qrels(self.backend, name_or_id)
+
+    def prune(
+        self,
+        *,
+        keep_last: int | None = None,
+        older_than: float | None = None,
+        system: str | list[str] | None = None,
+        archive: str | os.PathLike[str] | None = None,
+        dry_run: bool = False,
+    ) -> PruneResult:
+        """Delete the rows of old runs (``rankhouse runs prune``); every evaluation, per-query
+        value, gate check, drift value and input signature stays (docs/retention.md).
+
+        A run is pruned when it meets every criterion given; a system's gate references
+        (current and earlier) and trec-eval's copies are never pruned.
+
+        Args:
+            keep_last: keep the rows of each system tag's newest N runs.
+            older_than: prune only runs ingested more than this many days ago.
+            system: only this system tag (or these).
+            archive: a folder: each run's rows go to a Parquet file there first, for
+                :meth:`restore`.
+            dry_run: say what would go, change nothing.
+
+        Returns:
+            A :class:`~rankhouse.catalog.retention.PruneResult`: a row per run weighed, and the
+            space its rows held (an estimate).
+
+        Raises:
+            InputError: neither ``keep_last`` nor ``older_than``, or a negative one.
+        """
+        from .catalog.retention import PruneOptions, prune
+
+        systems = (system,) if isinstance(system, str) else tuple(system or ())
+        options = PruneOptions(keep_last, older_than, systems, archive, dry_run)
+        with self._call():
+            return prune(self.backend, options)
+
+    def restore(self, run: str | int, *, archive: str | os.PathLike[str] | None = None) -> dict:
+        """Put a pruned run's rows back from its archive (``rankhouse runs restore``), checked
+        against the hash the catalogue recorded when they were pruned.
+
+        Args:
+            run: the run's name, alias or id.
+            archive: the archive folder or file, when it is not where the prune wrote it.
+
+        Returns:
+            The run's catalogue row with ``restored_rows`` and ``archive``.
+
+        Raises:
+            NotFoundError: the run is not pruned, was pruned without an archive, or its file
+                is missing.
+            RankhouseError: the file does not hold the run's rows.
+        """
+        from .catalog.retention import restore
+
+        with self._call():
+            return restore(self.backend, run, archive)
+
+    def compact(self) -> Reclaimed:
+        """Give the space of deleted rows back (``rankhouse compact``): a DuckDB file is copied
+        to a new file that takes its place; a server's ``run_rows`` is vacuumed."""
+        with self._call():
+            return self.backend.compact()
 
     # --- ingest --------------------------------------------------------------------------
     def ingest_qrels(

@@ -540,7 +540,7 @@ ERRORS = [
 
 def old_warehouse(version: int, later: str | None = None) -> bytes:
     """A DuckDB warehouse file at schema ``version`` holding a run 'r' and qrels 'q', as the
-    release of that schema left it; ``later``: then recorded at schema 16 by release ``later``
+    release of that schema left it; ``later``: then recorded at the next schema by release ``later``
     (a release after this one)."""
     with tempfile.TemporaryDirectory() as folder:
         path = Path(folder) / "w.duckdb"
@@ -548,7 +548,9 @@ def old_warehouse(version: int, later: str | None = None) -> bytes:
         migrate_by_hand(DuckDBConnection(con), "duckdb", version)
         insert_run_and_qrels(DuckDBConnection(con))
         if later is not None:
-            con.execute("INSERT INTO schema_migrations VALUES (16, 'later', now(), ?)", [later])
+            con.execute(
+                "INSERT INTO schema_migrations VALUES (?, 'later', now(), ?)", [version + 1, later]
+            )
         con.close()
         return path.read_bytes()
 
@@ -568,7 +570,7 @@ MIGRATE = [
     single(
         "migrate-newer/runs-list",
         w("runs list"),
-        files={"w.duckdb": old_warehouse(15, later="0.16.0")},
+        files={"w.duckdb": old_warehouse(16, later="0.17.0")},
     ),
     error("migrate-read-only", w("--read-only migrate")),
     error("migrate-no-warehouse", cmd(f"{NONE} migrate", listing=True), False),

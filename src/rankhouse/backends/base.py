@@ -39,7 +39,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import AbstractContextManager, contextmanager
-from typing import Any, Protocol
+from typing import Any, NamedTuple, Protocol
 
 from ..errors import DatabaseError, RankhouseError, first_line
 
@@ -129,8 +129,39 @@ class Backend(Protocol):
     def backup_command(self, version: int) -> str:
         """A shell command that copies the warehouse as it is, at schema ``version``."""
 
+    # A run's rows taken out and put back (``rankhouse runs prune`` / ``runs restore``,
+    # :mod:`rankhouse.catalog.retention`): the catalogue's side (the ``pruned_runs`` mark) is
+    # the caller's, in the same transaction; a store that keeps run rows elsewhere implements
+    # these three and ``run_row_bytes`` (the estimate of the space one row takes).
+    run_row_bytes: float
+
+    def run_rows_table(self, conn: Connection, run_id: int) -> Any:
+        """The rows of run ``run_id`` as an Arrow table ``query_id, doc_id, rank, score``, in
+        query and document byte order."""
+
+    def delete_run_rows(self, conn: Connection, run_id: int) -> int:
+        """Delete the rows of run ``run_id`` and nothing else, in the transaction of ``conn``;
+        returns how many went."""
+
+    def restore_run_rows(self, conn: Connection, run_id: int, rows: Any) -> int:
+        """Insert ``rows`` (an Arrow table as :meth:`run_rows_table` gives) as the rows of run
+        ``run_id``, in the transaction of ``conn``; returns how many."""
+
+    def compact(self) -> Reclaimed:
+        """Give the space of deleted rows back (a file: copied to a new one; a server: what
+        it provides, a plain VACUUM)."""
+
     def close(self) -> None:
         """Release the store; the object cannot be used afterwards."""
+
+
+class Reclaimed(NamedTuple):
+    """What :meth:`Backend.compact` did: the file's size before and after (None on a server,
+    whose files keep their size), and a sentence saying it."""
+
+    before: int | None
+    after: int | None
+    said: str
 
 
 @contextmanager

@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, NamedTuple
 
 from ..backends.base import store_of
 from ..columns import Rows, fetched
-from ..errors import Either, Message, NotFoundError, count, noun
+from ..errors import Either, Message, NotFoundError, Option, count, noun
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -37,7 +37,8 @@ if TYPE_CHECKING:
 
 _RUN_COLUMNS = (
     "id, name, system_tag, num_queries, num_rows, order_by, ingested_at, source, "
-    "content_sha256, parse_options, metadata"
+    "content_sha256, parse_options, metadata, "
+    "(SELECT pruned_at FROM pruned_runs WHERE pruned_runs.run_id = runs.id) AS pruned_at"
 )
 _QRELS_COLUMNS = (
     "id, name, num_queries, num_judgments, num_relevant, min_grade, max_grade, ingested_at, "
@@ -228,6 +229,70 @@ def query_count_rows(wh, name_or_id: str | int) -> Rows:
                 {"id": run["id"]},
             )
         )
+
+
+# --- runs whose rows were pruned ----------------------------------------------------------------
+
+
+def pruned_runs(conn: Connection, run_ids) -> dict[int, dict]:
+    """The ``pruned_runs`` row (``pruned_at``, ``num_rows``, ``rows_sha256``, ``archive``) of
+    each of ``run_ids`` whose rows were pruned (migration 0016), by run id."""
+    ids = sorted({int(run_id) for run_id in run_ids})
+    if not ids:
+        return {}
+    listed = ", ".join(str(run_id) for run_id in ids)  # integers: nothing to bind
+    rows = conn.execute(
+        "SELECT run_id, pruned_at, num_rows, rows_sha256, archive FROM pruned_runs "
+        f"WHERE run_id IN ({listed})"
+    ).mappings()
+    return {int(row["run_id"]): dict(row) for row in rows}
+
+
+def pruned_rows(wh, run_id: int) -> dict | None:
+    """The ``pruned_runs`` row of a run, or None when its rows are in the warehouse."""
+    with store_of(wh).connect() as conn:
+        return pruned_runs(conn, [run_id]).get(int(run_id))
+
+
+def refuse_pruned(conn: Connection, run_ids, what: str | Message) -> None:
+    """Refuse to read the rows of a pruned run among ``run_ids`` for ``what`` (``its order
+    drift``), saying how to bring them back.
+
+    Raises:
+        NotFoundError: one of the runs was pruned.
+    """
+    pruned = pruned_runs(conn, run_ids)
+    if not pruned:
+        return
+    run_id = min(pruned)
+    name = conn.execute("SELECT name FROM runs WHERE id = :id", {"id": run_id}).scalar()
+    raise NotFoundError(pruned_message(str(name), pruned[run_id], what))
+
+
+def pruned_message(name: str, pruned: dict, what: str | Message) -> Message:
+    """Why ``what`` cannot be computed for the pruned run ``name``, and how to bring its rows
+    back (:func:`refuse_pruned`)."""
+    said = Message(
+        f"the rows of run {name!r} were pruned on {str(pruned['pruned_at'])[:10]} "
+        f"({count(int(pruned['num_rows']), 'row')} removed; its stored values stay), so ",
+        what,
+        " cannot be computed for it; ",
+    )
+    if pruned["archive"] is None:
+        return Message(
+            said,
+            "they were pruned without an archive and are gone from the warehouse (",
+            Option("archive"),
+            " keeps a pruned run restorable)",
+        )
+    return Message(
+        said,
+        "bring them back from ",
+        str(pruned["archive"]),
+        " with ",
+        Either(python=f"Warehouse.restore({name!r})", cli=f"`rankhouse runs restore {name}`"),
+        ", then ask again",
+    )
 
 
 # --- rows about to be stored: the same as a stored one's, or how they differ ----------------------

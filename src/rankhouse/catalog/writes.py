@@ -325,6 +325,7 @@ def delete_run(conn: Connection, run_id: int) -> None:
     _delete_evaluations(conn, "run_id", run_id)
     drop_aliases_of(conn, "run", run_id)
     conn.execute("DELETE FROM run_rows WHERE run_id = :id", {"id": run_id})
+    conn.execute("DELETE FROM pruned_runs WHERE run_id = :id", {"id": run_id})
     conn.execute("DELETE FROM runs WHERE id = :id", {"id": run_id})
 
 

@@ -26,6 +26,7 @@ from typing import Any, NamedTuple
 
 from ..backends.base import store_of
 from ..catalog import get_run
+from ..catalog.lookup import refuse_pruned
 from ..columns import DRIFT_COLUMNS, QUERY_DRIFT_COLUMNS
 from ..defaults import __version__
 from ..lazy import pandas as pd
@@ -149,6 +150,7 @@ def _drift(store, run_id: int, baseline_id: int, k: int, p: float, rankings: dic
             rows = conn.execute(_VALUES, {"id": found[0]}).all()
             queries = tuple(QueryDrift(*_numbers(row)) for row in rows)
             return StoredDrift(int(found[0]), *_key(key), queries, reused=True)
+        refuse_pruned(conn, [run_id, baseline_id], "its order drift")
         for wanted in (run_id, baseline_id):
             if wanted not in rankings:
                 rows = conn.execute(_RANKING, {"run": wanted, "depth": k}).all()

@@ -17,7 +17,8 @@ from typing import Any
 
 from ..backends.base import store_of
 from ..catalog import Ingested, get_qrels, get_run, removed_on_failure
-from ..errors import NotFoundError, RankhouseError
+from ..catalog.lookup import pruned_message, pruned_runs
+from ..errors import Message, NotFoundError, Option, RankhouseError
 from ..results import EvaluationResult, QueryCounts
 from ..stats import DEFAULT_LEVEL, check_level
 from .inputs import (
@@ -183,6 +184,23 @@ def evaluate_ranked_labels(
         return evaluate(store, qrels_id, ids, measures, replace(settings, ingested=journal))
 
 
+def refuse_pruned(store, to_compute: list, run_names: dict[int, str], recompute: bool) -> None:
+    """Refuse values to compute for a run whose rows were pruned, saying how to bring them
+    back (:func:`rankhouse.catalog.lookup.pruned_message`).
+
+    Raises:
+        NotFoundError: a run of ``to_compute`` was pruned.
+    """
+    with store.connect() as conn:
+        pruned = pruned_runs(conn, {key.run_id for key in to_compute})
+    if not pruned:
+        return
+    run_id = min(pruned)
+    measures = ", ".join(dict.fromkeys(k.measure for k in to_compute if k.run_id == run_id))
+    why = Message(" (", Option("recompute"), ")") if recompute else " (not stored for it)"
+    raise NotFoundError(pruned_message(run_names[run_id], pruned[run_id], Message(measures, why)))
+
+
 def _stored_by_names(store, qrels: Any, runs: Any, measures: Any, settings: EvaluateOptions):
     """(qrels row, run rows, measures, labels) when the qrels set and the runs are given by
     stored names or ids and each measure by the label of values stored for them at the default
@@ -265,6 +283,7 @@ def _evaluate(
         if any(isinstance(m, StoredMeasure) for m in measure_list):  # gone since: parse them
             measure_list, labels = requested([m.name for m in measure_list], 1, "zero", {})
 
+        refuse_pruned(store, to_compute, run_names, settings.recompute)
         if store.read_only:
             refuse_read_only(to_compute, run_names, qrels_row["name"])
         counted = query_counts(
@@ -296,10 +315,12 @@ def _evaluate(
         for key in keys.values()
     ]
     counts = {}
-    if settings.with_query_counts:  # the runs not counted above, in one statement
-        uncounted = [run["id"] for run in run_rows if run["id"] not in counted]
+    if settings.with_query_counts:  # the runs not counted above, in one statement; a pruned
+        # run has no rows to count: its values are stored
+        kept = [run for run in run_rows if run.get("pruned_at") is None]
+        uncounted = [run["id"] for run in kept if run["id"] not in counted]
         counted.update(query_counts(store, uncounted, qrels_row["id"], missing_queries))
-        counts = {run["name"]: counted[run["id"]] for run in run_rows}
+        counts = {run["name"]: counted[run["id"]] for run in kept}
     measure_names = [m.name for m in measure_list]
     per_query = stored_values(store, rows) if settings.with_per_query else None
     if per_query is not None:  # read already: summarized where they are

@@ -61,7 +61,7 @@ from ...errors import (
     SchemaError,
     first_line,
 )
-from ..base import Backend, Connection, translated
+from ..base import Backend, Connection, Reclaimed, translated
 from ..schema import (
     COLUMNS_QUERY,
     OBJECTS_QUERY,
@@ -72,6 +72,7 @@ from ..schema import (
     pending_migrations,
     refuse_foreign,
 )
+from .compaction import RUN_ROW_BYTES, compact_file, insert_arrow_rows, read_run_rows
 from .connection import DuckDBConnection
 from .locking import check_file, connect_waiting, file_state
 
@@ -377,6 +378,42 @@ class DuckDBFile:
 
     def publish_all(self, scratch: Backend, place) -> None:
         """Nothing to copy: trec-eval stored in the file."""
+
+    # --- a run's rows, taken out and put back (retention: rankhouse.catalog.retention) -------
+
+    #: Bytes a run row takes in a file, the estimate of the space a prune returns (measured on
+    #: DL19 nights: docs/retention.md).
+    run_row_bytes = RUN_ROW_BYTES
+
+    def run_rows_table(self, conn: Connection, run_id: int):
+        """The rows of run ``run_id`` as an Arrow table (``query_id, doc_id, rank, score``),
+        in query and document byte order."""
+        return read_run_rows(conn.duck, run_id)
+
+    def delete_run_rows(self, conn: Connection, run_id: int) -> int:
+        """Delete the rows of run ``run_id`` (nothing else), in the transaction of ``conn``;
+        how many went."""
+        return int(
+            conn.duck.execute("DELETE FROM run_rows WHERE run_id = ?", [run_id]).fetchone()[0]
+        )
+
+    def restore_run_rows(self, conn: Connection, run_id: int, rows) -> int:
+        """Insert ``rows`` (an Arrow table as :meth:`run_rows_table` gives) as the rows of run
+        ``run_id``, in the transaction of ``conn``; how many."""
+        return insert_arrow_rows(conn.duck, run_id, rows)
+
+    def compact(self) -> Reclaimed:
+        """Copy the file into a new one and put it in the old one's place, returning the space
+        DuckDB keeps after a delete to the file system (:func:`.compaction.compact_file`)."""
+        if self._memory:
+            raise RankhouseError("an in-memory warehouse has no file to compact")
+        if self.read_only:
+            raise RankhouseError(f"cannot compact {self.where}: it is open read-only")
+        with self.session():
+            before, after = compact_file(self.path, self.duck)
+            self._release(checked=False)  # the old file's connection: open the new one
+            self._open()
+        return Reclaimed(before, after, f"compacted {self.where}")
 
     def close(self) -> None:
         """Close the file (DuckDB writes its checkpoint); the store cannot be used after."""

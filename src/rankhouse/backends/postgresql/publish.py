@@ -332,3 +332,44 @@ def copy_into(conn: Connection, table: str, batches) -> None:
         for batch in itertools.chain([first], batches):
             copy.write(encode(batch))
         copy.write(TRAILER)
+
+
+# --- a run's rows taken out and put back (retention) ------------------------------------------
+
+#: Bytes a run row takes on a server, its index included (issue 37: 66.8 on DL19 nights).
+RUN_ROW_BYTES = 66.8
+
+
+def with_run_id(rows: pa.Table, run_id: int) -> pa.Table:
+    """``rows`` (``query_id, doc_id, rank, score``) under the ``run_id`` column the server's
+    table has first, in the types its COPY takes."""
+    ids = pa.array([int(run_id)] * rows.num_rows, type=pa.int32())
+    return pa.table(
+        [
+            ids,
+            rows.column("query_id").cast(pa.string()),
+            rows.column("doc_id").cast(pa.string()),
+            rows.column("rank").cast(pa.int32()),
+            rows.column("score").cast(pa.float64()),
+        ],
+        names=list(_RUN_COPY[1]),
+    )
+
+
+def vacuum_run_rows(engine) -> str:
+    """Plain ``VACUUM`` of ``run_rows`` (outside a transaction, as the server requires): the
+    space of deleted rows is marked reusable by the table (the files keep their size; ``VACUUM
+    FULL``, the owner's, rewrites them under an exclusive lock). A login that does not own the
+    table may not vacuum it: autovacuum then does it, in its own time. What happened, said."""
+    with engine.connect().execution_options(isolation_level="AUTOCOMMIT") as conn:
+        owner = conn.exec_driver_sql(
+            "SELECT pg_has_role(current_user, relowner, 'USAGE') FROM pg_class "
+            "WHERE oid = to_regclass('run_rows')"
+        ).scalar()
+        if not owner:
+            return (
+                "not vacuumed: this login does not own run_rows (autovacuum makes the space "
+                "reusable; the owner may run VACUUM run_rows)"
+            )
+        conn.exec_driver_sql("VACUUM run_rows")
+    return "VACUUM run_rows: the space of the deleted rows is reusable by new rows"

@@ -44,7 +44,7 @@ from ...errors import (
 )
 from ...lazy import psycopg
 from ...lazy import sqlalchemy as sa
-from ..base import translated
+from ..base import Reclaimed, translated
 from ..duckdb_file import DuckDBFile
 from ..schema import (
     MIGRATION_LOCK,
@@ -70,7 +70,7 @@ from .connection import (
     set_timeouts,
     take,
 )
-from .publish import copy_into, publish, publish_all
+from .publish import RUN_ROW_BYTES, copy_into, publish, publish_all, vacuum_run_rows, with_run_id
 from .workspace import Workspace
 
 #: The extra that installs the PostgreSQL drivers.
@@ -289,6 +289,45 @@ class PostgreSQL:
         transaction: two processes storing the same evaluation at once then store it once
         (the second replaces the first)."""
         lock(conn, [f"evaluations:{run_id}:{qrels_id}" for run_id, qrels_id in pairs])
+
+    # --- a run's rows, taken out and put back (retention: rankhouse.catalog.retention) -------
+
+    #: Bytes a run row takes on the server, index included (issue 37's measure), the estimate
+    #: of the space a prune frees for reuse (docs/retention.md).
+    run_row_bytes = RUN_ROW_BYTES
+
+    def run_rows_table(self, conn: ServerConnection, run_id: int):
+        """The rows of run ``run_id`` as an Arrow table (``query_id, doc_id, rank, score``),
+        in query and document byte order, fetched through ADBC."""
+        return self.workspace().fetch_table(
+            "SELECT query_id, doc_id, rank, score FROM run_rows "
+            f'WHERE run_id = {int(run_id)} ORDER BY query_id COLLATE "C", doc_id COLLATE "C"'
+        )
+
+    def delete_run_rows(self, conn: ServerConnection, run_id: int) -> int:
+        """Delete the rows of run ``run_id`` (nothing else) in the transaction of ``conn``,
+        holding the run's rows against another prune or restore; how many went."""
+        lock(conn, [f"run_rows:{int(run_id)}"])
+        return int(
+            conn.execute(
+                "WITH gone AS (DELETE FROM run_rows WHERE run_id = :id RETURNING 1) "
+                "SELECT count(*) FROM gone",
+                {"id": int(run_id)},
+            ).scalar_one()
+        )
+
+    def restore_run_rows(self, conn: ServerConnection, run_id: int, rows) -> int:
+        """COPY ``rows`` (an Arrow table as :meth:`run_rows_table` gives) in as the rows of run
+        ``run_id``, in the transaction of ``conn``; how many."""
+        lock(conn, [f"run_rows:{int(run_id)}"])
+        copy_into(conn, "run_rows", with_run_id(rows, run_id).to_batches(max_chunksize=100_000))
+        return rows.num_rows
+
+    def compact(self) -> Reclaimed:
+        """Plain ``VACUUM`` of ``run_rows`` (:func:`.publish.vacuum_run_rows`): the space of
+        deleted rows becomes reusable by the table; the server's files keep their size."""
+        with translated(_errors(), self._refusal):
+            return Reclaimed(None, None, vacuum_run_rows(self.engine))
 
     @contextmanager
     def staging(self) -> Iterator[DuckDBFile]:

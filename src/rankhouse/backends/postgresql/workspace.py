@@ -114,6 +114,11 @@ class Workspace:
             cursor.execute(query)
             yield cursor.fetch_record_batch()
 
+    def fetch_table(self, query: str) -> pa.Table:
+        """The rows of ``query`` on the server as one Arrow table (ADBC)."""
+        with self._fetch(query) as reader:
+            return reader.read_all()
+
     def has(self, run_ids, qrels_id: int) -> bool:
         """Whether the rows of the runs and the qrels set are loaded, or cached here."""
         wanted = {("run_rows", int(r)) for r in run_ids} | {("judgments", int(qrels_id))}

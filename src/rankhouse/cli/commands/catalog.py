@@ -19,6 +19,7 @@ from .output import FORMAT_OPTION, OutputFormat, print_rows
 def register(app: typer.Typer) -> None:
     _register_ingest(app)
     _register_lists(app)
+    _register_retention(app)
 
 
 # --- ingest -----------------------------------------------------------------------------------
@@ -126,7 +127,16 @@ def _register_ingest(app: typer.Typer) -> None:
 
 # --- runs and qrels ---------------------------------------------------------------------------
 
-_RUN_LIST = ["id", "name", "system_tag", "num_queries", "num_rows", "ingested_at", "aliases"]
+_RUN_LIST = [
+    "id",
+    "name",
+    "system_tag",
+    "num_queries",
+    "num_rows",
+    "ingested_at",
+    "aliases",
+    "pruned_at",
+]
 _QRELS_LIST = [
     "id",
     "name",
@@ -146,6 +156,7 @@ _SHORT_NAMES = {
     "num_rows": "rows",
     "num_judgments": "judgments",
     "num_relevant": "relevant",
+    "pruned_at": "pruned",
 }
 
 
@@ -155,6 +166,9 @@ def _print_listing(found: Rows, columns: list[str], fmt: OutputFormat, title: st
     if fmt == OutputFormat.table:
         at = columns.index("ingested_at")
         values[at] = [str(time)[:19] for time in values[at]]
+        if "pruned_at" in columns:  # "pruned 2026-03-01": the rows column says what it had
+            at = columns.index("pruned_at")
+            values[at] = [f"pruned {str(time)[:10]}" if time else "" for time in values[at]]
         if "min_grade" in columns:
             low, high = columns.index("min_grade"), columns.index("max_grade")
             grades = [f"{lo}..{hi}" for lo, hi in zip(values[low], values[high], strict=True)]
@@ -170,7 +184,7 @@ def _print_listing(found: Rows, columns: list[str], fmt: OutputFormat, title: st
 
 
 def _register_lists(app: typer.Typer) -> None:
-    runs = typer.Typer(help="List, show and remove stored runs.")
+    runs = typer.Typer(help="List, show, remove, prune and restore stored runs.")
     qrels = typer.Typer(help="List and remove stored qrels sets.")
     app.add_typer(runs, name="runs")
     app.add_typer(qrels, name="qrels")
@@ -194,18 +208,23 @@ def _register_lists(app: typer.Typer) -> None:
         """One run: its catalogue row, aliases, metadata and rows per query."""
         import statistics
 
-        from ...catalog import other_names, query_count_rows
+        from ...catalog import other_names, pruned_rows, query_count_rows
 
         wh = open_warehouse(ctx, write=False, reads=True)
         run = wh.run(name)
         run["aliases"] = other_names(wh, "run", run["id"])
-        counts = query_count_rows(wh, run["id"]).column("num_rows")
-        per_query = {
-            "queries": len(counts),
-            "min_rows_per_query": min(counts, default=0),
-            "median_rows_per_query": float(statistics.median(counts)) if counts else 0.0,
-            "max_rows_per_query": max(counts, default=0),
-        }
+        if run["pruned_at"] is None:
+            counts = query_count_rows(wh, run["id"]).column("num_rows")
+            per_query = {
+                "queries": len(counts),
+                "min_rows_per_query": min(counts, default=0),
+                "median_rows_per_query": float(statistics.median(counts)) if counts else 0.0,
+                "max_rows_per_query": max(counts, default=0),
+            }
+        else:  # its rows are gone: what it had, and where they went
+            pruned = pruned_rows(wh, run["id"])
+            per_query = {"pruned_rows": pruned["num_rows"], "archive": pruned["archive"] or ""}
+            run["pruned_at"] = str(run["pruned_at"])[:19]
         if fmt == OutputFormat.json:
             record = {**run, "ingested_at": str(run["ingested_at"]), **per_query}
             record["parse_options"] = json.loads(record["parse_options"])
@@ -309,3 +328,99 @@ def _confirmed(question: str) -> bool:
     """Ask on the terminal (stderr: stdout carries data only); yes only for y or yes."""
     print(f"{question} [y/N] ", end="", file=sys.stderr, flush=True)
     return sys.stdin.readline().strip().lower() in ("y", "yes")
+
+
+# --- retention: prune, restore, compact -------------------------------------------------------
+
+
+def _register_retention(app: typer.Typer) -> None:
+    runs = next(group.typer_instance for group in app.registered_groups if group.name == "runs")
+
+    @runs.command("prune")
+    def runs_prune(
+        ctx: typer.Context,
+        keep_last: int = typer.Option(
+            None, "--keep-last", help="Keep the rows of each system's newest N runs."
+        ),
+        older_than: float = typer.Option(
+            None, "--older-than", help="Prune only runs ingested more than DAYS days ago."
+        ),
+        system: list[str] = typer.Option(
+            None, "--system", "-s", help="Only this system tag (repeatable; default: all)."
+        ),
+        archive: str = typer.Option(
+            None,
+            "--archive",
+            help="Folder to write each run's rows to (Parquet, zstd) before deleting them; "
+            "`runs restore` reads them back.",
+        ),
+        dry_run: bool = typer.Option(False, "--dry-run", help="Say what would go; change nothing."),
+        yes: bool = typer.Option(
+            False, "--yes", "-y", help="Prune without asking (needed where no terminal can ask)."
+        ),
+        fmt: OutputFormat = FORMAT_OPTION,
+    ) -> None:
+        """Delete the rows of old runs; every evaluation, per-query value, gate check and
+        drift value stays. A run goes when it meets every criterion given; a system's gate
+        references are kept. On a DuckDB file, `rankhouse compact` then returns the space."""
+        from ...catalog.retention import PRUNE_COLUMNS
+
+        wh = open_warehouse(ctx, write=not dry_run, create=False)
+        policy = {"keep_last": keep_last, "older_than": older_than, "system": system or None}
+        planned = wh.prune(**policy, archive=archive, dry_run=True)
+        if not (dry_run or yes) and planned.pruned:
+            if not sys.stdin.isatty():
+                raise RankhouseError(
+                    f"this policy {planned.describe()}; pass --yes to prune them (there is no "
+                    "terminal to ask), or --dry-run to list them"
+                )
+            _print_pruned(planned, PRUNE_COLUMNS, fmt)
+            if not _confirmed(f"Prune the rows of {count(len(planned.pruned), 'run')}?"):
+                print("nothing pruned", file=sys.stderr)
+                raise typer.Exit(1)
+        done = wh.prune(**policy, archive=archive) if planned.pruned and not dry_run else planned
+        done.dry_run = dry_run
+        _print_pruned(done, PRUNE_COLUMNS, fmt)
+        print(done.describe(), file=sys.stderr)
+        if done.reclaimed:
+            print(done.reclaimed, file=sys.stderr)
+        elif done.pruned and not dry_run and wh.dialect == "duckdb":
+            print("the file keeps its size until `rankhouse compact`", file=sys.stderr)
+
+    @runs.command("restore")
+    def runs_restore(
+        ctx: typer.Context,
+        name: str = typer.Argument(..., help="Run name, alias or id."),
+        archive: str = typer.Option(
+            None, "--archive", help="The archive folder or file (default: where prune wrote it)."
+        ),
+    ) -> None:
+        """Put a pruned run's rows back from its archive, checked against the hash the
+        catalogue recorded when they were pruned."""
+        row = open_warehouse(ctx, create=False).restore(name, archive=archive)
+        print(
+            f"restored {count(row['restored_rows'], 'row')} of run {row['name']!r} "
+            f"(id {row['id']}) from {row['archive']}",
+            file=sys.stderr,
+        )
+
+    @app.command("compact")
+    def compact(ctx: typer.Context) -> None:
+        """Give the space of deleted rows back to the file system: a DuckDB file is copied
+        into a new file that replaces it (safe if killed: the old file stays until the
+        rename); a PostgreSQL server's run rows are vacuumed."""
+        done = open_warehouse(ctx, create=False).compact()
+        if done.before is None:
+            print(done.said, file=sys.stderr)
+            return
+        print(
+            f"{done.said}: {done.before / 1e6:,.1f} MB -> {done.after / 1e6:,.1f} MB",
+            file=sys.stderr,
+        )
+
+
+def _print_pruned(result, columns: tuple[str, ...], fmt: OutputFormat) -> None:
+    """The runs a prune weighed, one row each (the archive column only when there is one)."""
+    rows = [tuple("" if value is None else value for value in row) for row in result.rows]
+    title = "runs whose rows would go (bytes: an estimate)" if result.dry_run else "runs pruned"
+    print_rows(list(columns), rows, fmt, title=title, keys=["run"])
