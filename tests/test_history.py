@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import csv
 import io
+import warnings
 from pathlib import Path
 
 import pytest
 from conftest import EXAMPLES
 from series_helpers import make_runs, qrels_path
+from statement_helpers import record_statements
 
 from rankhouse import NotFoundError, RankhouseError, Warehouse
 
@@ -200,3 +202,21 @@ def test_history_shows_the_newest_stored_drift_of_each_run(run_cli):
     ]
     assert float(rows["dense"]["overlap"]) == pytest.approx(sum(shared) / len(shared), abs=1e-15)
     assert run_cli("history", "-m", "AP").stdout.count("rbo") == 0  # only on request
+
+
+def test_one_systems_history_reads_its_own_gate_checks_only(warehouse, tmp_path, monkeypatch):
+    """The gate column of ``history -s`` reads the checks of the system's runs, not every
+    check of the warehouse (20 systems' years of nights: benchmarks/bench_growth.py)."""
+    (tmp_path / "q.txt").write_text("1 0 a1 1\n2 0 b2 1\n")
+    warehouse.ingest_qrels(tmp_path / "q.txt", name="q")
+    for system in ("a", "b", "c"):
+        path = tmp_path / f"{system}.txt"
+        path.write_text(f"1 Q0 {system}1 1 2.0 {system}\n2 Q0 {system}2 1 1.0 {system}\n")
+        warehouse.ingest_run(path, name=f"{system}-1")
+        with warnings.catch_warnings():  # b and c: a new system tag beside stored ones
+            warnings.simplefilter("ignore")
+            warehouse.regress(f"{system}-1", qrels="q", measures="AP", allow_missing_baseline=True)
+    seen = record_statements(monkeypatch)
+    history = warehouse.history(system="a", measures=["AP"])
+    assert list(history["run"]) == ["a-1"] and list(history["gate"]) == ["first run"]
+    assert [s.rows for s in seen if "FROM regress_checks" in s.sql] == [1]  # of 3 stored

@@ -155,7 +155,7 @@ def history_rows(
         statement = query + " WHERE " + " AND ".join(conditions)
     with store.connect() as conn:
         rows = [dict(row) for row in conn.execute(statement, params).mappings().all()]
-        gates = _gates(conn)
+        gates = _gates(conn, {row["run_id"] for row in rows})
         unasked = set() if wanted or all_measures else _unasked_labels(conn)
         hidden = sorted({row["measure"] for row in rows} & unasked, key=natural_order)
         found, shown = _shape(rows, wanted, gates, set(hidden))
@@ -277,15 +277,21 @@ def _parse_since(since: str | date | datetime) -> datetime:
         ) from None
 
 
-def _gates(conn: Connection) -> dict[tuple[int, int], str]:
-    """The newest regress verdict per (run, qrels set): pass, fail (a measure regressed or a
-    drift bound failed), not shown (only measures the queries could not judge failed it), or
-    first run."""
+def _gates(conn: Connection, run_ids: Iterable[int]) -> dict[tuple[int, int], str]:
+    """The newest regress verdict per (run, qrels set) of the runs ``run_ids``: pass, fail (a
+    measure regressed or a drift bound failed), not shown (only measures the queries could not
+    judge failed it), or first run. Only those runs' checks are read: one system's history
+    reads its own nights' checks, however many other systems the warehouse holds."""
+    run_ids = sorted({int(run_id) for run_id in run_ids})
+    if not run_ids:
+        return {}
     rows = conn.execute(
         "SELECT c.run_id, c.qrels_id, c.passed, c.baseline_run_id, "
         "EXISTS (SELECT 1 FROM regress_verdicts v WHERE v.check_id = c.id AND v.regressed) "
         "OR EXISTS (SELECT 1 FROM regress_drift d WHERE d.check_id = c.id AND NOT d.passed) "
-        "AS measured FROM regress_checks c ORDER BY c.created_at, c.id"
+        "AS measured FROM regress_checks c WHERE c.run_id = ANY(:run_ids) "
+        "ORDER BY c.created_at, c.id",
+        {"run_ids": run_ids},
     )
     return {(row.run_id, row.qrels_id): _verdict(row) for row in rows}
 

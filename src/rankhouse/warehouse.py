@@ -181,10 +181,11 @@ class Warehouse:
         return conn.duck
 
     # --- catalogue -----------------------------------------------------------------------
-    def runs(self):
-        """All stored runs as a DataFrame (id, name, system_tag, num_queries, num_rows, ...)."""
+    def runs(self, limit: int | None = None):
+        """All stored runs as a DataFrame (id, name, system_tag, num_queries, num_rows, ...),
+        oldest first; with ``limit``, only the ``limit`` newest."""
         with self._call():
-            return list_runs(self.backend)
+            return list_runs(self.backend, limit)
 
     def qrels_sets(self):
         """All stored qrels sets as a DataFrame."""

@@ -17,9 +17,11 @@ from pathlib import Path
 import numpy as np
 import pytest
 from scipy import stats
+from statement_helpers import record_statements
 from statsmodels.stats.power import TTestPower
 
 from rankhouse.regress import NoBaselineError
+from rankhouse.regress.baselines import reference_pool
 from rankhouse.regress.verdicts import MIN_NIGHTS
 from rankhouse.stats.verdicts import calibrated_margin, detectable_drop, gate_fail_rate
 
@@ -376,3 +378,17 @@ def test_not_shown_with_a_calibrated_margin_passes_said_so_unless_told(wh, tmp_p
     assert (strict.outcome, strict.verdict_rows[0]["fails"]) == ("not_shown", True)
     given = wh.regress("wild", baseline="reference", qrels="q", measures=[f"RR:{row['margin']}"])
     assert (given.outcome, given.verdict_rows[0]["margin_source"]) == ("not_shown", "given")
+
+
+def test_the_reference_pool_reads_the_nights_it_pools_only(warehouse, tmp_path, monkeypatch):
+    """The pool's nights are chosen by the database, which stops at the fourth: a system's
+    years of nights after its reference are never read (benchmarks/bench_growth.py)."""
+    warehouse.ingest_qrels(_qrels(tmp_path / "qrels.txt"), name="q")
+    for i, demoted in enumerate([*NIGHTS, ()], 1):  # n2-n7 pass against n1
+        _night(warehouse, tmp_path, f"n{i}", demoted, max_drop=1.0)
+    warehouse.ingest_run(_run(tmp_path, "tonight", ("q04",)), name="tonight")
+    seen = record_statements(monkeypatch)
+    pool = reference_pool(warehouse, warehouse.run("n1"), warehouse.run("tonight"), 1)
+    assert [run["name"] for run in pool] == ["n1", "n2", "n3", "n4", "n5"]
+    assert [s.rows for s in seen if "FROM runs r JOIN regress_checks" in s.sql] == [4]
+    assert not [s for s in seen if s.sql.startswith("SELECT id FROM runs WHERE system_tag")]

@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, NamedTuple
 
 from ..backends.base import store_of
 from ..columns import Rows, fetched
-from ..errors import Either, Message, NotFoundError, Option, count, noun
+from ..errors import Either, Message, NotFoundError, Option, RankhouseError, count, noun
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -112,10 +112,11 @@ def real_name(conn: Connection, kind: str, name: str) -> str:
     )
 
 
-def list_runs(wh) -> pd.DataFrame:
+def list_runs(wh, limit: int | None = None) -> pd.DataFrame:
     """All stored runs, oldest first (id, name, system_tag, num_queries, num_rows, ...,
-    ``aliases``: the run's other names joined by ``', '``, empty when none)."""
-    return run_rows(wh).frame()
+    ``aliases``: the run's other names joined by ``', '``, empty when none); with ``limit``,
+    only the ``limit`` newest (the end of the whole list)."""
+    return run_rows(wh, limit).frame()
 
 
 def list_qrels(wh) -> pd.DataFrame:
@@ -124,9 +125,9 @@ def list_qrels(wh) -> pd.DataFrame:
     return qrels_rows(wh).frame()
 
 
-def run_rows(wh) -> Rows:
+def run_rows(wh, limit: int | None = None) -> Rows:
     """:func:`list_runs` as plain rows."""
-    return _catalogue_rows(wh, "run", _RUN_COLUMNS)
+    return _catalogue_rows(wh, "run", _RUN_COLUMNS, limit)
 
 
 def qrels_rows(wh) -> Rows:
@@ -134,14 +135,27 @@ def qrels_rows(wh) -> Rows:
     return _catalogue_rows(wh, "qrels", _QRELS_COLUMNS)
 
 
-def _catalogue_rows(wh, kind: str, columns: str) -> Rows:
-    """Every stored item of ``kind`` (its ``columns`` and its aliases), oldest first."""
+def _catalogue_rows(wh, kind: str, columns: str, limit: int | None = None) -> Rows:
+    """Every stored item of ``kind`` (its ``columns`` and its aliases), oldest first; with
+    ``limit``, the ``limit`` newest, chosen by the database before anything else is read (a
+    warehouse of years of nights lists its last few as fast as a new one).
+
+    Raises:
+        RankhouseError: ``limit`` below 1.
+    """
     table = TABLES[kind].named
+    source, params = table, {}
+    if limit is not None:
+        if int(limit) < 1:
+            raise RankhouseError(f"the limit must be at least 1, not {limit}")
+        source = f"(SELECT * FROM {table} ORDER BY id DESC LIMIT :limit) AS {table}"
+        params = {"limit": int(limit)}
     with store_of(wh).connect() as conn:
         return fetched(
             conn.execute(
                 f"SELECT {columns}, {aliases_column(kind, table)} AS aliases "
-                f"FROM {table} ORDER BY id"
+                f"FROM {source} ORDER BY id",
+                params,
             )
         )
 

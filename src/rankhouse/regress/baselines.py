@@ -257,6 +257,26 @@ POOL_NIGHTS = 5
 against it (per-query means)."""
 
 
+_POOLED = """
+    SELECT r.id FROM runs r
+    JOIN regress_checks c ON c.run_id = r.id AND c.qrels_id = :qrels
+    WHERE r.system_tag = :tag AND r.id NOT IN (:ref, :id)
+      AND (r.ingested_at > :ref_at OR (r.ingested_at = :ref_at AND r.id > :ref))
+      AND (r.ingested_at < :at OR (r.ingested_at = :at AND r.id < :id))
+      AND r.parse_options <> :trec_eval_copy
+      AND c.passed AND c.baseline_run_id = :ref
+      AND NOT EXISTS (
+          SELECT 1 FROM regress_checks e
+          WHERE e.run_id = r.id AND e.qrels_id = :qrels
+            AND (e.created_at < c.created_at OR (e.created_at = c.created_at AND e.id < c.id)))
+    ORDER BY r.ingested_at, r.id
+    LIMIT :nights
+    """
+"""The nights pooled with a reference: c is each night's first check against the qrels set
+(no earlier one exists, as :func:`first_checks` chooses it), passed against the reference.
+The database stops at the first few: a system's years of nights are never read into Python."""
+
+
 def reference_pool(
     wh, reference: dict[str, Any], run_row: dict[str, Any], qrels_id: int
 ) -> list[dict[str, Any]]:
@@ -266,13 +286,10 @@ def reference_pool(
     reference night would otherwise be the yardstick of every night after it: a lucky one
     makes the whole series fail often, an unlucky one hides drops."""
     with store_of(wh).connect() as conn:
-        later = [
+        pooled = [
             int(row[0])
             for row in conn.execute(
-                "SELECT id FROM runs WHERE system_tag = :tag AND id NOT IN (:ref, :id) "
-                "AND (ingested_at > :ref_at OR (ingested_at = :ref_at AND id > :ref)) "
-                "AND (ingested_at < :at OR (ingested_at = :at AND id < :id)) "
-                "AND parse_options <> :trec_eval_copy ORDER BY ingested_at, id",
+                _POOLED,
                 {
                     "tag": reference["system_tag"],
                     "ref": int(reference["id"]),
@@ -280,17 +297,11 @@ def reference_pool(
                     "id": int(run_row["id"]),
                     "at": run_row["ingested_at"],
                     "trec_eval_copy": TREC_EVAL_COPY,
+                    "qrels": int(qrels_id),
+                    "nights": POOL_NIGHTS - 1,
                 },
             ).all()
         ]
-        checks = first_checks(conn, later, qrels_id)
-    pooled = [
-        run_id
-        for run_id in later
-        if run_id in checks
-        and checks[run_id].passed
-        and checks[run_id].baseline_run_id == int(reference["id"])
-    ][: POOL_NIGHTS - 1]
     return [reference, *(get_run(wh, run_id) for run_id in pooled)]
 
 

@@ -190,14 +190,19 @@ def _register_lists(app: typer.Typer) -> None:
     app.add_typer(qrels, name="qrels")
 
     @runs.command("list")
-    def runs_list(ctx: typer.Context, fmt: OutputFormat = FORMAT_OPTION) -> None:
+    def runs_list(
+        ctx: typer.Context,
+        fmt: OutputFormat = FORMAT_OPTION,
+        limit: int = typer.Option(
+            None, "--limit", min=1, help="Only the newest N runs (the end of the whole list)."
+        ),
+    ) -> None:
         """Every stored run: id, name, tag, queries, rows, ingested_at (UTC), aliases (its
         other names)."""
         from ...catalog import run_rows
 
-        _print_listing(
-            run_rows(open_warehouse(ctx, write=False, reads=True)), _RUN_LIST, fmt, "runs"
-        )
+        wh = open_warehouse(ctx, write=False, reads=True)
+        _print_listing(run_rows(wh, limit), _RUN_LIST, fmt, "runs")
 
     @runs.command("show")
     def runs_show(
