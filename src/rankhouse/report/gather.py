@@ -6,8 +6,10 @@ verdicts of ``regress``, and the interpolated precision at the 11 standard recal
 Evaluations come from storage; what is missing (typically the precision-recall points) is
 computed and stored by :func:`rankhouse.evaluation.evaluate`, as ``compare`` does.
 
-**What grows with the runs.** The trends cover every selected run (history's means and
-intervals, read in a few set-based statements). The sections drawn per run (the runs table,
+**What grows with the runs.** The runs are selected in one statement (the systems, the
+qrels set and ``last`` are its conditions); the trends cover every selected run (history's
+means and intervals and the gate's verdicts of those runs only, read in a few set-based
+statements, whatever the warehouse holds besides). The sections drawn per run (the runs table,
 compare's panels, order drift, per-query pictures, precision-recall curves) cover the
 *compared runs* only: the baseline and the newest runs, :data:`MAX_COMPARED` in all (with
 ``brief``, the baseline and the newest run), so that a report of a year of nights costs
