@@ -35,7 +35,6 @@ an HTML file of 0.83 MiB.
 from __future__ import annotations
 
 import argparse
-import resource
 import shutil
 import statistics
 import subprocess
@@ -337,20 +336,21 @@ def bench_systems(args) -> None:
                 cpu_time, rss = cpu_and_peak(command)
                 cpu.append(cpu_time)
                 peak.append(rss)
+            shown = command[5:-1] if key == "report" else command[5:]
             print(
-                f"{' '.join(command[4:-1] if key == 'report' else command[4:]):<28} "
+                f"{' '.join(shown):<28} "
                 f"CPU {statistics.median(cpu):.2f} s  peak {statistics.median(peak):.0f} MiB "
                 f"({args.systems} systems x {args.nights} nights)"
             )
 
 
 def cpu_and_peak(command: list[str]) -> tuple[float, float]:
-    """User + system CPU seconds and peak RSS (MiB) of ``command``, run as a child."""
-    before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    subprocess.run(command, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    cpu = after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime
-    return cpu, after.ru_maxrss / 1024
+    """User + system CPU seconds and peak RSS (MiB) of ``command``, by /usr/bin/time."""
+    with tempfile.NamedTemporaryFile("r", suffix=".time") as found:
+        timed = ["/usr/bin/time", "-f", "%U %S %M", "-o", found.name, *command]
+        subprocess.run(timed, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        user, system, peak = found.read().split()[-3:]
+    return float(user) + float(system), int(peak) / 1024
 
 
 def main() -> None:
