@@ -36,6 +36,8 @@ from __future__ import annotations
 
 import argparse
 import shutil
+import statistics
+import subprocess
 import sys
 import tempfile
 from pathlib import Path
@@ -166,13 +168,202 @@ def bench_nights(args) -> None:
         print(f"HTML file ({key}): {size / 2**20:.2f} MiB")
 
 
+TEMPLATES = 3
+"""Nights per system ingested, evaluated and gated through the API; the rest are cloned."""
+
+
+def build_systems(db: Path, workdir: Path, systems: int, nights: int) -> None:
+    """``systems`` systems (``sys0`` ...) of ``nights`` nightly DL19 runs each (43 queries x
+    100 documents): the first TEMPLATES nights of each as a team makes them (ingest with
+    commit and night, eval nDCG@10 and AP, gate against the last passed night), the rest
+    cloned from them by SQL (:func:`clone_nights`): a warehouse of 10,000 runs in minutes."""
+    import numpy as np
+    import pandas as pd
+
+    sys.path.insert(0, str(ROOT / "src"))
+    from rankhouse import Warehouse
+    from rankhouse.regress import regress
+
+    base = synthetic_run(workdir / "dl19-100.run", DL19, depth=100, seed=1, tag="x")
+    columns = ["qid", "q0", "docid", "rank", "score", "tag"]
+    run = pd.read_csv(base, sep=" ", header=None, names=columns, dtype={"qid": str, "docid": str})
+    rng = np.random.default_rng(7)
+    with Warehouse(db) as wh:
+        wh.ingest_qrels(DL19, name="dl19")
+        for night in range(TEMPLATES):
+            for system in range(systems):
+                tag, noise = f"sys{system}", 0.5 + system * 0.05 + night * 0.3
+                name = f"{tag}.night{night:04d}"
+                scores = (run.score + rng.normal(0, noise, len(run))).round(3)
+                frame = pd.DataFrame({"qid": run.qid, "docid": run.docid, "score": scores})
+                commit = "".join(f"{int(rng.integers(0, 2**32)):08x}" for _ in range(5))
+                meta = {"commit": commit, "night": f"202501{night + 1:02d}T021314Z"}
+                wh.ingest_run(frame.assign(tag=tag), name=name, meta=meta)
+                wh.evaluate("dl19", [name], NIGHT_MEASURES)
+                regress(
+                    wh,
+                    name,
+                    baseline="last-passed",
+                    qrels="dl19",
+                    measures=NIGHT_MEASURES,
+                    allow_missing_baseline=True,
+                )
+    clone_nights(db, nights)
+
+
+def clone_nights(db: Path, nights: int) -> None:
+    """Every system's night ``n`` (TEMPLATES <= n < nights) as a copy of its night
+    ``n % TEMPLATES``, by SQL in one transaction: the run (its own name, content hash, commit,
+    night and ingest time), its rows, its evaluations with their per-query values, and a gate
+    check against the system's night before with the template's verdicts."""
+    import duckdb
+
+    con = duckdb.connect(str(db))
+    con.execute("BEGIN")
+    con.execute(
+        f"""
+        CREATE TEMP TABLE m AS
+        SELECT nextval('run_ids') AS new_id, r.id AS src_id, r.system_tag, n.night
+        FROM range({TEMPLATES}, {nights}) n(night)
+        JOIN runs r
+          ON r.name = r.system_tag || '.night'
+                      || lpad(CAST(n.night % {TEMPLATES} AS VARCHAR), 4, '0')
+        ORDER BY n.night, r.system_tag
+        """
+    )
+    con.execute(
+        """
+        INSERT INTO runs SELECT r.* REPLACE (
+            m.new_id AS id,
+            r.system_tag || '.night' || lpad(CAST(m.night AS VARCHAR), 4, '0') AS name,
+            sha256(r.content_sha256 || m.night) AS content_sha256,
+            TIMESTAMP '2025-01-01 02:13:14' + INTERVAL (m.night) DAY
+                + INTERVAL (CAST(substr(r.system_tag, 4) AS INTEGER)) SECOND AS ingested_at,
+            json_object('commit', substr(sha256(CAST(m.new_id AS VARCHAR)), 1, 40),
+                        'night', strftime(TIMESTAMP '2025-01-01 02:13:14' + INTERVAL (m.night) DAY,
+                                          '%Y%m%dT%H%M%SZ')) AS metadata)
+        FROM runs r JOIN m ON r.id = m.src_id
+        """
+    )
+    con.execute(
+        "INSERT INTO run_rows SELECT m.new_id, q.query_id, q.doc_id, q.rank, q.score "
+        "FROM run_rows q JOIN m ON q.run_id = m.src_id"
+    )
+    con.execute(
+        """
+        CREATE TEMP TABLE em AS
+        SELECT nextval('evaluation_ids') AS new_eid, e.id AS src_eid, m.new_id, m.night
+        FROM evaluations e JOIN m ON e.run_id = m.src_id
+        """
+    )
+    con.execute(
+        """
+        INSERT INTO evaluations SELECT e.* REPLACE (em.new_eid AS id, em.new_id AS run_id,
+            TIMESTAMP '2025-01-01 02:20:00' + INTERVAL (em.night) DAY AS created_at)
+        FROM evaluations e JOIN em ON e.id = em.src_eid
+        """
+    )
+    con.execute(
+        "INSERT INTO evaluation_values SELECT em.new_eid, v.query_id, v.value "
+        "FROM evaluation_values v JOIN em ON v.evaluation_id = em.src_eid"
+    )
+    # one gate check a night, against the system's night before
+    con.execute(
+        """
+        CREATE TEMP TABLE cm AS
+        SELECT nextval('regress_check_ids') AS new_cid, c.id AS src_cid, m.new_id, m.night,
+               p.id AS base_id, p.name AS base_name
+        FROM m
+        JOIN regress_checks c ON c.run_id = m.src_id
+        JOIN runs p ON p.system_tag = m.system_tag
+             AND p.name = m.system_tag || '.night' || lpad(CAST(m.night - 1 AS VARCHAR), 4, '0')
+        """
+    )
+    con.execute(
+        """
+        INSERT INTO regress_checks SELECT c.* REPLACE (cm.new_cid AS id, cm.new_id AS run_id,
+            cm.base_id AS baseline_run_id, cm.base_name AS baseline_name,
+            TIMESTAMP '2025-01-01 02:21:00' + INTERVAL (cm.night) DAY AS created_at)
+        FROM regress_checks c JOIN cm ON c.id = cm.src_cid
+        """
+    )
+    con.execute(
+        """
+        INSERT INTO regress_verdicts SELECT v.* REPLACE (cm.new_cid AS check_id,
+            (SELECT em.new_eid FROM em WHERE em.src_eid = v.run_evaluation_id
+                AND em.new_id = cm.new_id) AS run_evaluation_id)
+        FROM regress_verdicts v JOIN cm ON v.check_id = cm.src_cid
+        """
+    )
+    # the template nights at their own dates, as if ingested on those nights
+    con.execute(
+        """
+        UPDATE runs SET ingested_at = TIMESTAMP '2025-01-01 02:13:14'
+            + INTERVAL (CAST(substr(name, length(name) - 3) AS INTEGER)) DAY
+            + INTERVAL (CAST(substr(system_tag, 4) AS INTEGER)) SECOND
+        WHERE id NOT IN (SELECT new_id FROM m)
+        """
+    )
+    con.execute("COMMIT")
+    con.execute("CHECKPOINT")
+    con.close()
+
+
+def bench_systems(args) -> None:
+    """``report --system sys3``, ``history`` (each system's newest run) and ``history -f
+    csv`` (every run) on ``--systems`` systems of ``--nights`` nights: CPU time and memory."""
+    args.workdir.mkdir(parents=True, exist_ok=True)
+    kept = args.workdir / f"systems-{args.systems}x{args.nights}.duckdb"
+    if not kept.exists():
+        print(f"building {kept} ...", file=sys.stderr)
+        build_systems(kept.with_suffix(".partial"), args.workdir, args.systems, args.nights)
+        kept.with_suffix(".partial").rename(kept)
+    rankhouse = [sys.executable, "-m", "rankhouse", "--db"]
+    commands = {
+        "report": ["report", "--system", "sys3", "-o"],
+        "history": ["history"],
+        "csv": ["history", "-f", "csv"],
+    }
+    with tempfile.TemporaryDirectory() as scratch:
+        db = Path(scratch) / "systems.duckdb"
+        shutil.copy(kept, db)
+        out = str(Path(scratch) / "report.html")
+        subprocess.run([*rankhouse, str(db), *commands["report"], out], check=True)  # PR points
+        for key, command in commands.items():
+            command = [*rankhouse, str(db), *command] + ([out] if key == "report" else [])
+            cpu, peak = [], []
+            for _ in range(args.repeat):
+                cpu_time, rss = cpu_and_peak(command)
+                cpu.append(cpu_time)
+                peak.append(rss)
+            shown = command[5:-1] if key == "report" else command[5:]
+            print(
+                f"{' '.join(shown):<28} "
+                f"CPU {statistics.median(cpu):.2f} s  peak {statistics.median(peak):.0f} MiB "
+                f"({args.systems} systems x {args.nights} nights)"
+            )
+
+
+def cpu_and_peak(command: list[str]) -> tuple[float, float]:
+    """User + system CPU seconds and peak RSS (MiB) of ``command``, by /usr/bin/time."""
+    with tempfile.NamedTemporaryFile("r", suffix=".time") as found:
+        timed = ["/usr/bin/time", "-f", "%U %S %M", "-o", found.name, *command]
+        subprocess.run(timed, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        user, system, peak = found.read().split()[-3:]
+    return float(user) + float(system), int(peak) / 1024
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--depth", type=int, default=100)
     parser.add_argument("--workdir", type=Path, default=ROOT / "benchmarks" / "data")
     parser.add_argument("--nights", type=int, default=0, help="a year of nights: 365")
+    parser.add_argument("--systems", type=int, default=0, help="systems, their nights cloned")
     args = parser.parse_args()
+    if args.systems:
+        bench_systems(args)
+        return
     if args.nights:
         bench_nights(args)
         return

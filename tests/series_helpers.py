@@ -74,3 +74,45 @@ def make_runs(shared_dir: Path, folder: Path, specs=SPECS) -> dict[str, Path]:
             )
         paths[spec.name] = path
     return paths
+
+
+TINY_QUERIES = [f"q{i}" for i in range(6)]
+
+
+def add_tiny_nights(wh, systems: list[str], nights: range, measures=("RR", "nDCG@10")) -> None:
+    """Nights of tiny runs (6 queries x 3 documents) for each of ``systems``, evaluated on
+    ``measures`` against the qrels set ``tiny`` (stored on first use). Each run is named
+    ``<system>.night<NNN>``, carries ``--meta night=<date>`` and is ingested in one call of
+    many tags (one ingest per run would take a minute for hundreds), then given its system
+    tag; a night ranks the relevant document first for all queries but one."""
+    import json
+    from datetime import datetime, timedelta
+
+    import pandas as pd
+
+    if "tiny" not in {q["name"] for q in wh.qrels_sets().to_dict("records")}:
+        judged = [(q, 0, f"{q}-d{d}", int(d == 0)) for q in TINY_QUERIES for d in range(3)]
+        wh.ingest_qrels(pd.DataFrame(judged, columns=["qid", "iter", "docid", "rel"]), name="tiny")
+    names = {(s, n): f"{s}.night{n:03d}" for s in systems for n in nights}
+    rows = [
+        (q, f"{q}-d{d}", (3 - d) if q != TINY_QUERIES[n % 6] else (1 + d) % 3 + 1, name)
+        for (_, n), name in names.items()
+        for q in TINY_QUERIES
+        for d in range(3)
+    ]
+    wh.ingest_run(pd.DataFrame(rows, columns=["qid", "docid", "score", "tag"]))
+    start = datetime(2025, 1, 1, 2, 13, 14)
+    with wh.backend.transaction() as conn:
+        for (system, night), name in names.items():
+            stamp = start + timedelta(days=night, seconds=systems.index(system))
+            conn.execute(
+                "UPDATE runs SET system_tag = :system, metadata = :meta, ingested_at = :at "
+                "WHERE name = :name",
+                {
+                    "system": system,
+                    "meta": json.dumps({"night": f"{stamp:%Y%m%dT%H%M%SZ}"}),
+                    "at": stamp,
+                    "name": name,
+                },
+            )
+    wh.evaluate("tiny", list(names.values()), list(measures))

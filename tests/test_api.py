@@ -110,6 +110,8 @@ OUTPUT_ONLY = {"fmt", "per_query", "long", "wide", "markdown", "json_file", "jun
 # compare --all-pairs is the method Warehouse.all_pairs in Python, eval --ranked-labels
 # Warehouse.evaluate_ranked_labels.
 OUTPUT_ONLY |= {"all_pairs", "ranked_labels"}
+# history's --limit: how many runs of each system a listing prints (the API returns them all)
+OUTPUT_ONLY |= {"limit"}
 # A keyword that takes a list is the repeatable option in the singular.
 SINGULAR = {"measures": "--measure", "runs": "--run", "systems": "--system"}
 

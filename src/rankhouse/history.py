@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterable
+from collections.abc import Collection, Iterable, Iterator
 from datetime import date, datetime
 from typing import TYPE_CHECKING, Any, NamedTuple
 
@@ -21,7 +21,7 @@ from .errors import NotFoundError, RankhouseError
 from .evaluation.stored import NUM_Q, combined, interval_columns, short, with_spread
 from .lazy import numpy as np
 from .lazy import pandas as pd
-from .stats import DEFAULT_LEVEL
+from .stats import DEFAULT_LEVEL, check_level
 
 if TYPE_CHECKING:
     from .backends.base import Connection
@@ -104,9 +104,91 @@ class HistoryRows(NamedTuple):
     hidden: list[str]
 
 
-def history_rows(
+def history_rows(wh, **selection: Any) -> HistoryRows:
+    """:func:`history` as plain rows (a missing value is None), its measure columns and the
+    labels it leaves out: every selected row in memory (:func:`history_stream` reads them in
+    batches). ``selection`` is :func:`history_stream`'s keywords."""
+    found = history_stream(wh, batch_runs=None, **selection)
+    rows = [row for batch in found.batches for row in batch]
+    return HistoryRows(Rows(found.columns, rows), found.measures, found.hidden)
+
+
+class HistoryStream(NamedTuple):
+    """:func:`history`'s columns, measure columns and hidden labels, and its rows in batches
+    of whole runs, oldest first (a generator: it reads the store as it is consumed)."""
+
+    columns: list[str]
+    measures: list[str]
+    hidden: list[str]
+    batches: Iterator[list[tuple[Any, ...]]]
+
+
+HISTORY_BATCH_RUNS = 500
+"""The runs :func:`history_stream` reads per batch: its memory holds one batch's rows and
+values, whatever the warehouse holds."""
+
+
+def history_stream(
     wh,
     *,
+    all_measures: bool = False,
+    level: float = DEFAULT_LEVEL,
+    drift: bool = False,
+    newest: int | None = None,
+    batch_runs: int | None = HISTORY_BATCH_RUNS,
+    **selection: Any,
+) -> HistoryStream:
+    """:func:`history`'s rows in batches of ``batch_runs`` runs (None: one batch), each read
+    by a few set-based statements when it is consumed: the columns are known first (one
+    statement for the labels, one pass over the selected runs' metadata for its keys).
+
+    ``selection`` is :func:`history`'s ``system``, ``run``, ``qrels``, ``measures``,
+    ``since``, ``relevance_level``, ``missing_queries``, and ``run_ids``: only these runs (the
+    report's selection, by id). ``newest`` keeps the newest ``newest`` selected runs of each
+    system (``rankhouse history`` without a system). The other keywords are :func:`history`'s.
+    """
+    store = store_of(wh)
+    check_level(level)  # before any work: a stream is read later
+    conditions, params, wanted = _selection(store, **selection)
+    if newest is not None:  # ranked among the runs the other conditions keep
+        where = " AND ".join(conditions) or "TRUE"
+        conditions.append(_NEWEST.format(where=where))
+        params["newest"] = int(newest)
+    where = " WHERE " + " AND ".join(conditions) if conditions else ""
+    if batch_runs is None:
+        return _whole(store, where, params, wanted, all_measures, level, drift)
+    with store.connect() as conn:
+        labels = set(conn.execute(_LABELS + where, params).scalars())
+        unasked = set() if wanted or all_measures else _unasked_labels(conn)
+        hidden = sorted(labels & unasked, key=natural_order)
+        shown = list(wanted) if wanted else sorted(labels - set(hidden), key=natural_order)
+        meta_keys = [
+            key
+            for key in _meta_keys(conn, where, params, batch_runs)
+            if key not in FIXED_COLUMNS and key not in shown and key not in _TAIL
+        ]
+        empty = Rows([*FIXED_COLUMNS, *meta_keys, *shown, *_TAIL], [])
+        columns = _finished(conn, empty, [], shown, level=level, drift=drift).columns
+
+    def batches() -> Iterator[list[tuple[Any, ...]]]:
+        last: dict[tuple[str, int], str | None] = {}
+        after: tuple[Any, int] | None = None
+        with store.connect() as conn:
+            while True:
+                chunk = _next_runs(conn, where, params, after, batch_runs)
+                if not chunk:
+                    return
+                after = chunk[-1]
+                ids = {"chunk": [run_id for _, run_id in chunk]}
+                rows = _read(conn, where, "le.run_id = ANY(:chunk)", {**params, **ids})
+                found = _shape(rows, shown, meta_keys, _gates(conn, ids["chunk"]), last)
+                yield list(_finished(conn, found, rows, shown, level=level, drift=drift).rows)
+
+    return HistoryStream(columns, shown, hidden, batches())
+
+
+def _selection(
+    store,
     system: str | None = None,
     run: str | int | None = None,
     qrels: str | int | None = None,
@@ -114,13 +196,10 @@ def history_rows(
     since: str | date | datetime | None = None,
     relevance_level: int = 1,
     missing_queries: str = "zero",
-    all_measures: bool = False,
-    level: float = DEFAULT_LEVEL,
-    drift: bool = False,
-) -> HistoryRows:
-    """:func:`history` as plain rows (a missing value is None), its measure columns and the
-    labels it leaves out."""
-    store = store_of(wh)
+    run_ids: Collection[int] | None = None,
+) -> tuple[list[str], dict[str, Any], list[str] | None]:
+    """The conditions on ``latest_evaluations le`` that select history's rows, their binds,
+    and the labels ``measures`` stand for (None: every label)."""
     conditions: list[str] = []
     params: dict[str, Any] = {}
     if system is not None:
@@ -136,41 +215,137 @@ def history_rows(
     if since is not None:
         conditions.append("le.run_ingested_at >= :since")
         params["since"] = _parse_since(since)
+    if run_ids is not None:
+        conditions.append("le.run_id = ANY(:run_ids)")
+        params["run_ids"] = sorted({int(i) for i in run_ids})
     wanted = (
         wanted_labels(store, measures, relevance_level, missing_queries)
         if measures is not None
         else None
     )
-    query = (
-        "SELECT le.run_id, le.run_name, le.system_tag, le.run_ingested_at, le.run_metadata, "
-        "le.qrels_id, le.qrels_name, le.measure, le.value, le.created_at, le.evaluation_id, "
-        "le.input_signature, le.num_q FROM latest_evaluations le"
-    )
-    statement = query
     if wanted:
         conditions.append("le.measure = ANY(:measures)")
         params["measures"] = wanted
-        statement = query + " WHERE " + " AND ".join(conditions)
-    elif conditions:
-        statement = query + " WHERE " + " AND ".join(conditions)
+    return conditions, params, wanted
+
+
+def history_counts(wh, **selection: Any) -> tuple[int, int]:
+    """(runs, systems) that :func:`history` selects with ``selection`` (its keywords
+    ``system``, ``run``, ``qrels``, ``measures``, ``since``, ``relevance_level``,
+    ``missing_queries``), counted in one statement: what a listing of the newest runs of each
+    system leaves out."""
+    store = store_of(wh)
+    conditions, params, _ = _selection(store, **selection)
+    where = " WHERE " + " AND ".join(conditions) if conditions else ""
     with store.connect() as conn:
-        rows = [dict(row) for row in conn.execute(statement, params).mappings().all()]
-        gates = _gates(conn, {row["run_id"] for row in rows})
+        statement = "SELECT count(DISTINCT le.run_id), count(DISTINCT le.system_tag) FROM "
+        runs, systems = conn.execute(statement + "latest_evaluations le" + where, params).one()
+    return int(runs), int(systems)
+
+
+_SELECTED = (
+    "SELECT le.run_id, le.run_name, le.system_tag, le.run_ingested_at, le.run_metadata, "
+    "le.qrels_id, le.qrels_name, le.measure, le.value, le.created_at, le.evaluation_id, "
+    "le.input_signature, le.num_q FROM latest_evaluations le"
+)
+
+_LABELS = "SELECT DISTINCT le.measure FROM latest_evaluations le"
+
+#: The newest runs of each system among those the other conditions keep (``{where}``).
+_NEWEST = """le.run_id IN (
+    SELECT ranked.run_id FROM (
+        SELECT kept.run_id, row_number() OVER (
+            PARTITION BY kept.system_tag ORDER BY kept.run_ingested_at DESC, kept.run_id DESC
+        ) AS recency
+        FROM (SELECT DISTINCT le.run_id, le.system_tag, le.run_ingested_at
+              FROM latest_evaluations le WHERE {where}) kept
+    ) ranked WHERE ranked.recency <= :newest)"""
+
+
+def _whole(store, where, params, wanted, all_measures, level, drift) -> HistoryStream:
+    """Every selected row in one batch, its columns found from the rows themselves."""
+    with store.connect() as conn:
+        rows = _read(conn, where, None, params)
+        ids = {int(row["run_id"]) for row in rows}
         unasked = set() if wanted or all_measures else _unasked_labels(conn)
         hidden = sorted({row["measure"] for row in rows} & unasked, key=natural_order)
-        found, shown = _shape(rows, wanted, gates, set(hidden))
-        evaluations = {
-            (row["run_name"], row["qrels_name"], row["measure"]): (
-                int(row["num_q"]),
-                int(row["evaluation_id"]),
-            )
-            for row in rows
-            if row["measure"] in shown
-        }
-        found = with_spread(conn, found, shown, level, evaluations)
-        if drift:
-            found = _with_drift(conn, found)
-    return HistoryRows(found, shown, hidden)
+        shown = list(wanted) if wanted else _labels_of(rows, set(hidden))
+        metadata = (_metadata(row["run_metadata"]) for row in rows)
+        meta_keys = [
+            key
+            for key in dict.fromkeys(k for m in metadata for k in m)
+            if key not in FIXED_COLUMNS and key not in shown and key not in _TAIL
+        ]
+        found = _shape(rows, shown, meta_keys, _gates(conn, ids), {})
+        found = _finished(conn, found, rows, shown, level=level, drift=drift)
+    return HistoryStream(found.columns, shown, hidden, iter([found.rows]))
+
+
+def _labels_of(rows: list[dict[str, Any]], hidden: set[str]) -> list[str]:
+    return sorted({row["measure"] for row in rows} - hidden, key=natural_order)
+
+
+def _read(conn: Connection, where: str, extra: str | None, params) -> list[dict[str, Any]]:
+    """The view's rows the conditions (``where``) and ``extra`` keep."""
+    if extra:
+        where = f"{where} AND {extra}" if where else f" WHERE {extra}"
+    return [dict(row) for row in conn.execute(_SELECTED + where, params).mappings().all()]
+
+
+def _next_runs(conn: Connection, where: str, params, after, limit: int) -> list[tuple[Any, int]]:
+    """The next ``limit`` selected runs after ``after`` (ingest time, id), oldest first."""
+    later = ""
+    bound = dict(params)
+    if after is not None:
+        later = (
+            "AND (r.ingested_at > :after_at OR (r.ingested_at = :after_at AND r.id > :after_id))"
+        )
+        bound.update(after_at=after[0], after_id=after[1])
+    statement = (
+        f"SELECT r.ingested_at, r.id FROM runs r WHERE r.id IN (SELECT le.run_id FROM "
+        f"latest_evaluations le{where}) {later} ORDER BY r.ingested_at, r.id LIMIT {int(limit)}"
+    )
+    return [(row[0], int(row[1])) for row in conn.execute(statement, bound).all()]
+
+
+def _meta_keys(conn: Connection, where: str, params, batch_runs: int) -> list[str]:
+    """The metadata keys of the selected runs, in the order they first appear (oldest run
+    first), read ``batch_runs`` runs at a time: only the keys are kept."""
+    keys: dict[str, None] = {}
+    after = None
+    while chunk := _next_runs(conn, where, params, after, batch_runs):
+        after = chunk[-1]
+        found = conn.execute(
+            "SELECT metadata FROM runs WHERE id = ANY(:chunk) ORDER BY ingested_at, id",
+            {"chunk": [run_id for _, run_id in chunk]},
+        )
+        for (text,) in found.all():
+            keys.update(dict.fromkeys(_metadata(text)))
+    return list(keys)
+
+
+def _finished(
+    conn: Connection | None,
+    found: Rows,
+    rows: list[dict[str, Any]],
+    shown: list[str],
+    *,
+    level: float = DEFAULT_LEVEL,
+    drift: bool = False,
+) -> Rows:
+    """``found`` with each mean's interval (and the drift columns): history's final rows."""
+    evaluations = {
+        (row["run_name"], row["qrels_name"], row["measure"]): (
+            int(row["num_q"]),
+            int(row["evaluation_id"]),
+        )
+        for row in rows
+        if row["measure"] in shown
+    }
+    found = with_spread(conn, found, shown, level, evaluations)
+    if drift:
+        found = _with_drift(conn, found)
+    return found
 
 
 #: The columns ``drift=True`` adds: each run's newest stored order drift, from its baseline.
@@ -320,17 +495,15 @@ def _metadata(text: str | None) -> dict[str, Any]:
 
 def _shape(
     rows: list[dict[str, Any]],
-    wanted: list[str] | None,
+    measure_columns: list[str],
+    meta_keys: list[str],
     gates: dict[tuple[int, int], str],
-    hidden: set[str],
-) -> tuple[Rows, list[str]]:
-    """One row per run and qrels set (the view keeps one evaluation per label), oldest first;
-    without ``wanted``, a column per label except the ``hidden`` ones."""
-    measure_columns = list(wanted) if wanted else []
-    if not rows:
-        return Rows([*FIXED_COLUMNS, *measure_columns, *_TAIL], []), measure_columns
-    if not wanted:
-        measure_columns = sorted({row["measure"] for row in rows} - hidden, key=natural_order)
+    last: dict[tuple[str, int], str | None],
+) -> Rows:
+    """One row per run and qrels set (the view keeps one evaluation per label), oldest first,
+    a column per metadata key and per measure. ``last`` holds each series' inputs of the row
+    before (carried from one batch to the next)."""
+    columns = [*FIXED_COLUMNS, *meta_keys, *measure_columns, *_TAIL]
     runs: dict[tuple[int, int], dict[str, Any]] = {}
     values: dict[tuple[int, int, str], Any] = {}
     signatures: dict[tuple[int, int], list[str | None]] = {}
@@ -344,21 +517,14 @@ def _shape(
     order = sorted(
         runs, key=lambda key: (runs[key]["run_ingested_at"], key[0], runs[key]["qrels_name"])
     )
-    metadata = {key: _metadata(runs[key]["run_metadata"]) for key in order}
-    meta_keys = [
-        key
-        for key in dict.fromkeys(k for m in metadata.values() for k in m)
-        if key not in FIXED_COLUMNS and key not in measure_columns and key not in _TAIL
-    ]
-    inputs = {key: short(combined(signatures.get(key, [None]))) for key in order}
     shaped = []
-    last: dict[tuple[str, int], str | None] = {}  # the inputs of each series' row before
     for key in order:
         run = runs[key]
-        meta = metadata[key]
+        meta = _metadata(run["run_metadata"])
+        inputs = short(combined(signatures.get(key, [None])))
         series = (run["system_tag"], key[1])
-        boundary = series in last and (inputs[key] is None or inputs[key] != last[series])
-        last[series] = inputs[key]
+        boundary = series in last and (inputs is None or inputs != last[series])
+        last[series] = inputs
         shaped.append(
             (
                 run["run_ingested_at"],
@@ -367,13 +533,12 @@ def _shape(
                 run["qrels_name"],
                 *(None if meta.get(name) is None else str(meta[name]) for name in meta_keys),
                 *(values.get((*key, name)) for name in measure_columns),
-                inputs[key],
+                inputs,
                 boundary,
                 gates.get(key),
             )
         )
-    columns = [*FIXED_COLUMNS, *meta_keys, *measure_columns, *_TAIL]
-    return Rows(columns, shaped), measure_columns
+    return Rows(columns, shaped)
 
 
 #: The columns after the measures: the short input signature, the boundary, the gate.

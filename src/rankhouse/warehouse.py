@@ -688,7 +688,9 @@ class Warehouse:
         level: float = 0.95,
         drift: bool = False,
     ) -> pd.DataFrame:
-        """Stored evaluations over time, one row per run (``rankhouse history``).
+        """Stored evaluations over time, one row per run (``rankhouse history``): every run
+        selected (the command's table without ``--system`` shows each system's newest run;
+        :func:`rankhouse.history.history_stream` reads the rows in batches).
 
         Args:
             system: only runs with this system tag.

@@ -244,6 +244,26 @@ def test_the_python_api_names_stored_content_too(any_warehouse):
     assert list(wh.runs()["aliases"]) == [""]
 
 
+def test_runs_looked_up_together_are_found_as_one_by_one(any_warehouse):
+    """``get_runs`` (three statements for any number) finds each run as ``get_run`` does: by
+    name, else by alias, else by id; a missing one is named as ``get_run`` names it."""
+    from rankhouse.catalog import get_run, get_runs
+    from rankhouse.errors import NotFoundError
+
+    wh = any_warehouse
+    [first] = wh.ingest_run(NIGHT1, name="n1")
+    wh.ingest_run(NIGHT1, name="n2")  # the same content: n2 is an alias of n1
+    [second] = wh.ingest_run(NIGHT2, name="n3")
+    keys = ["n3", "n2", first.id, str(second.id), "n1"]
+    assert get_runs(wh, keys) == [get_run(wh, key) for key in keys]
+    assert [row["name"] for row in get_runs(wh, keys)] == ["n3", "n1", "n1", "n3", "n1"]
+    with pytest.raises(NotFoundError) as one:
+        get_run(wh, "nosuch")
+    with pytest.raises(NotFoundError) as together:
+        get_runs(wh, ["n1", "nosuch"])
+    assert str(together.value) == str(one.value)
+
+
 def test_readme_first_command_then_the_report_script(tmp_path):
     """README's first command stores the qrels as 'qrels'; examples/report.sh then stores
     them as 'qrels.txt' and names them so: the report is written."""

@@ -21,7 +21,7 @@ or a connection.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, NamedTuple
 
@@ -213,6 +213,41 @@ def get_run(wh, name_or_id: str | int) -> dict:
         row = find(conn, "runs", _RUN_COLUMNS, name_or_id, "run")
     row["metadata"] = json.loads(row["metadata"])
     return row
+
+
+def get_runs(wh, names_or_ids: Sequence[str | int]) -> list[dict]:
+    """Several runs' catalogue rows, each found as :func:`get_run` finds it (by name, else by
+    alias, else by id), in three statements however many are asked for.
+
+    Raises:
+        NotFoundError: a run that is not stored (the first, as :func:`get_run` says it).
+    """
+    keys = [str(key) for key in names_or_ids]
+    numbers = sorted({int(k) for k in keys if k.strip().lstrip("-").isdigit()})
+    with store_of(wh).connect() as conn:
+        found = conn.execute(
+            f"SELECT {_RUN_COLUMNS} FROM runs WHERE name = ANY(:names)", {"names": keys}
+        )
+        by_name = {row["name"]: dict(row) for row in found.mappings()}
+        aliases = dict(
+            conn.execute(
+                "SELECT name, run_id FROM run_aliases WHERE name = ANY(:names)", {"names": keys}
+            ).all()
+        )
+        wanted = sorted({*numbers, *(int(i) for i in aliases.values())})
+        found = conn.execute(
+            f"SELECT {_RUN_COLUMNS} FROM runs WHERE id = ANY(:ids)", {"ids": wanted}
+        )
+        by_id = {int(row["id"]): dict(row) for row in found.mappings()}
+    rows = []
+    for key in keys:
+        row = by_name.get(key) or by_id.get(int(aliases.get(key, -1)))
+        if row is None and key.strip().lstrip("-").isdigit():
+            row = by_id.get(int(key))
+        if row is None:
+            get_run(wh, key)  # raises its NotFoundError
+        rows.append({**row, "metadata": json.loads(row["metadata"])})
+    return rows
 
 
 def get_qrels(wh, name_or_id: str | int) -> dict:

@@ -6,8 +6,10 @@ verdicts of ``regress``, and the interpolated precision at the 11 standard recal
 Evaluations come from storage; what is missing (typically the precision-recall points) is
 computed and stored by :func:`rankhouse.evaluation.evaluate`, as ``compare`` does.
 
-**What grows with the runs.** The trends cover every selected run (history's means and
-intervals, read in a few set-based statements). The sections drawn per run (the runs table,
+**What grows with the runs.** The runs are selected in one statement (the systems, the
+qrels set and ``last`` are its conditions); the trends cover every selected run (history's
+means and intervals and the gate's verdicts of those runs only, read in a few set-based
+statements, whatever the warehouse holds besides). The sections drawn per run (the runs table,
 compare's panels, order drift, per-query pictures, precision-recall curves) cover the
 *compared runs* only: the baseline and the newest runs, :data:`MAX_COMPARED` in all (with
 ``brief``, the baseline and the newest run), so that a report of a year of nights costs
@@ -311,11 +313,24 @@ def compared_runs(
     return [r for r in runs if int(r["id"]) in kept]
 
 
+#: The runs evaluated against a qrels set, of the chosen systems (all when :all_systems), in
+#: ingest order; with :last below the number of runs, the newest :last of each system. One
+#: statement, however many runs and systems the warehouse holds.
 _EVALUATED_RUNS = """
-    SELECT r.id, r.name, r.system_tag, r.num_queries, r.num_rows, r.ingested_at, r.metadata
-    FROM runs r
-    WHERE r.id IN (SELECT e.run_id FROM evaluations e WHERE e.qrels_id = :qrels_id)
-    ORDER BY r.ingested_at, r.id
+    SELECT ranked.id, ranked.name, ranked.system_tag, ranked.num_queries, ranked.num_rows,
+           ranked.ingested_at, ranked.metadata
+    FROM (
+        SELECT r.id, r.name, r.system_tag, r.num_queries, r.num_rows, r.ingested_at,
+               r.metadata,
+               row_number() OVER (
+                   PARTITION BY r.system_tag ORDER BY r.ingested_at DESC, r.id DESC
+               ) AS recency
+        FROM runs r
+        WHERE (:all_systems OR r.system_tag = ANY(:systems))
+          AND r.id IN (SELECT e.run_id FROM evaluations e WHERE e.qrels_id = :qrels_id)
+    ) ranked
+    WHERE ranked.recency <= :last
+    ORDER BY ranked.ingested_at, ranked.id
     """
 
 
@@ -327,17 +342,16 @@ def _select_runs(
     with ``last``, the newest ``last`` of each system (named runs stay)."""
     chosen = {int(r["id"]): r for r in named}
     if systems or not named:
+        params = {
+            "qrels_id": qrels_id,
+            "all_systems": not systems,
+            "systems": list(systems) or [""],
+            "last": last if last is not None else 2**31 - 1,
+        }
         with store.connect() as conn:
-            found = conn.execute(_EVALUATED_RUNS, {"qrels_id": qrels_id}).mappings().all()
-        evaluated = [dict(r) for r in found if not systems or r["system_tag"] in systems]
-        if last is not None:
-            kept: dict[str, list[dict]] = {}
-            for row in evaluated:
-                kept.setdefault(row["system_tag"], []).append(row)
-            newest = {int(r["id"]) for rows in kept.values() for r in rows[-last:]}
-            evaluated = [r for r in evaluated if int(r["id"]) in newest]
-        for row in evaluated:
-            chosen.setdefault(int(row["id"]), row)
+            found = conn.execute(_EVALUATED_RUNS, params).mappings().all()
+        for row in found:
+            chosen.setdefault(int(row["id"]), dict(row))
     return sorted(chosen.values(), key=lambda r: (r["ingested_at"], r["id"]))
 
 

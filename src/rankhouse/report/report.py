@@ -303,12 +303,19 @@ def _trends(section: QrelsSection, anchor: str, *, round, highlight) -> str:  # 
     return "\n".join(parts)
 
 
+MAX_FAILED_LISTED = DETAIL
+"""Of the runs before a long series' newest DETAIL, the table lists at most this many whose
+gate failed (the newest ones): a year of failing nights stays a table a person reads."""
+
+
 def _trend_table(trend, measures, *, round, highlight) -> str:  # noqa: A002
     """The series' runs as a table: all of a short series; of a longer one the newest
-    DETAIL runs and the earlier runs whose gate failed, with a line saying so."""
+    DETAIL runs and the newest MAX_FAILED_LISTED earlier runs whose gate failed, with a line
+    saying so."""
     gates = [_gate(trend, r.id, measures) for r in trend.runs]
     count_ = len(trend.runs)
-    listed = [i for i in range(count_) if i >= count_ - DETAIL or _failed(gates[i])]
+    failed = [i for i in range(max(count_ - DETAIL, 0)) if _failed(gates[i])]
+    listed = [*failed[-MAX_FAILED_LISTED:], *range(max(count_ - DETAIL, 0), count_)]
     runs = [trend.runs[i] for i in listed]
     keys = list(dict.fromkeys(k for r in runs for k in r.metadata))
     frame = pd.DataFrame(  # in one step: a column at a time fragments a wide frame
@@ -323,10 +330,16 @@ def _trend_table(trend, measures, *, round, highlight) -> str:  # noqa: A002
     note = ""
     if len(listed) < count_:
         earlier = len(listed) - min(DETAIL, count_)
+        which = (
+            f"the {count(earlier, 'earlier run')} whose gate failed"
+            if earlier == len(failed)
+            else f"the newest {earlier} of the {len(failed):,} earlier runs whose gate failed"
+        )
         note = (
             f'<p class="meta">The newest {DETAIL} of the {count_} runs'
-            + (f", and the {count(earlier, 'earlier run')} whose gate failed" if earlier else "")
-            + " (<code>rankhouse history</code> lists them all).</p>"
+            + (f", and {which}" if earlier else "")
+            + f" (<code>rankhouse history -s {html.escape(trend.system)}</code> lists them"
+            " all).</p>"
         )
     return note + measure_table(
         frame,

@@ -214,18 +214,20 @@ def input_segments(frame: pd.DataFrame, runs: Sequence[str]) -> list[tuple[int, 
     return segments
 
 
+#: The gate's verdicts on the selected runs (``:run_ids``), oldest check first.
 _VERDICTS = """
     SELECT c.id AS check_id, c.run_id, b.name AS baseline, v.measure, v.status,
            COALESCE(v.fails, v.regressed) AS fails
     FROM regress_checks c
     JOIN regress_verdicts v ON v.check_id = c.id
     JOIN runs b ON b.id = c.baseline_run_id
-    WHERE c.qrels_id = :qrels_id
+    WHERE c.qrels_id = :qrels_id AND c.run_id = ANY(:run_ids)
     ORDER BY c.created_at, c.id
     """
 
 _FIRST_RUNS = (
-    "SELECT run_id FROM regress_checks WHERE qrels_id = :qrels_id AND baseline_run_id IS NULL"
+    "SELECT run_id FROM regress_checks WHERE qrels_id = :qrels_id AND baseline_run_id IS NULL "
+    "AND run_id = ANY(:run_ids)"
 )
 
 
@@ -247,13 +249,20 @@ def trends(
     series = {s: members for s, members in by_system.items() if len(members) >= 2}
     if not series:
         return []
+    selected = sorted(m.id for members in series.values() for m in members)
     stored = history(
-        store, qrels=qrels_id, measures=measures, relevance_level=relevance_level, level=level
+        store,
+        qrels=qrels_id,
+        measures=measures,
+        relevance_level=relevance_level,
+        level=level,
+        run_ids=selected,
     )
     stored = stored.drop_duplicates("run", keep="last").set_index("run", drop=False)
+    params = {"qrels_id": qrels_id, "run_ids": selected}
     with store.connect() as conn:
-        rows = conn.execute(_VERDICTS, {"qrels_id": qrels_id}).mappings().all()
-        first_runs = set(conn.execute(_FIRST_RUNS, {"qrels_id": qrels_id}).scalars())
+        rows = conn.execute(_VERDICTS, params).mappings().all()
+        first_runs = set(conn.execute(_FIRST_RUNS, params).scalars())
     verdicts: dict[tuple[int, str], str] = {}
     baselines: dict[int, str] = {}
     for row in rows:  # oldest first: the newest check of a run and measure wins

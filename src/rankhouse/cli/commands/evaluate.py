@@ -33,7 +33,7 @@ from .common import (
     open_warehouse,
     parse_meta,
 )
-from .output import FORMAT_OPTION, OutputFormat, print_rows
+from .output import FORMAT_OPTION, OutputFormat, print_rows, print_stream
 
 
 def register(app: typer.Typer) -> None:
@@ -314,9 +314,22 @@ def history_command(
         help="Also each run's newest stored order drift (compare --drift, regress "
         "--max-drift): its baseline, RBO, Kendall's tau, tau_AP and overlap.",
     ),
+    limit: int = typer.Option(
+        None,
+        "--limit",
+        metavar="N",
+        min=0,
+        help="The newest N runs of each system; 0: every run (default: a table without "
+        "--system or --run shows each system's newest run; otherwise every run).",
+        show_default=False,
+    ),
     fmt: OutputFormat = FORMAT_OPTION,
 ) -> None:
     """Stored evaluations over time: one row per run (newest last), one column per label.
+
+    Without --system or --run a table shows each system's newest run, and a note says how
+    many runs are left out; --limit N shows the newest N of each system, --limit 0 every run.
+    tsv, csv and json print every run (unless --limit says otherwise), written as they are read.
 
     Columns: ingest time (UTC), run, system tag, qrels set, the run's --meta keys, num_q
     (the queries the means are over), one column per label (the measure with the settings
@@ -325,40 +338,73 @@ def history_command(
     interval (Student's t over the per-query values, --level); csv, tsv and json give the
     bounds as LABEL low and LABEL high. History reads; it never evaluates.
     """
-    from ...history import history_rows
+    from ...columns import Rows
+    from ...history import HISTORY_BATCH_RUNS, history_stream
 
     wh = open_warehouse(ctx, write=False, reads=True)
-    found, measure_columns, hidden = history_rows(
+    bounded = limit is None and fmt == OutputFormat.table and system is None and run is None
+    newest = 1 if bounded else (limit or None)
+    selection: dict[str, Any] = {
+        "system": system,
+        "run": run,
+        "qrels": qrels,
+        "measures": measures or None,
+        "since": since,
+        "relevance_level": relevance_level,
+        "missing_queries": missing_queries.value,
+    }
+    stream = history_stream(
         wh,
-        system=system,
-        run=run,
-        qrels=qrels,
-        measures=measures or None,
-        since=since,
-        relevance_level=relevance_level,
-        missing_queries=missing_queries.value,
+        **selection,
         all_measures=all_measures,
         level=level,
         drift=drift,
+        newest=newest,
+        batch_runs=None if fmt == OutputFormat.table else HISTORY_BATCH_RUNS,
     )
+    hidden, measure_columns = stream.hidden, stream.measures
     if hidden:
         print(
             f"note: {count(len(hidden), 'stored label')} not shown ({_span(hidden)}: no command "
             "asked for them, a report stored them for its curves); --all-measures shows them",
             file=sys.stderr,
         )
+    if fmt != OutputFormat.table:  # every row as it is read: memory holds one batch
+        print_stream(stream.columns, stream.batches, fmt)
+        return
+    found = Rows(stream.columns, [row for batch in stream.batches for row in batch])
     if measures:
         _note_other_settings(wh, found, measures, relevance_level, missing_queries.value)
-    rows = found.rows
-    if fmt != OutputFormat.table:
-        print_rows(found.columns, rows, fmt, keys=["run"])
-        return
-    rows = [(str(row[0])[:19], *row[1:]) for row in rows]  # to the second: the rest in csv
+    rows = [(str(row[0])[:19], *row[1:]) for row in found.rows]  # to the second: csv has all
     columns, rows, numeric = folded(found.columns, rows, measure_columns)
     # measures are numbers even where none is stored (an empty listing aligns nothing)
     numeric = [bool(rows) and is_number for is_number in numeric]
     title = f"history: {level_words(level)}" if measure_columns else "history"
     print_rows(columns, rows, fmt, title=title, keys=["run"], numeric=numeric)
+    if newest:
+        _note_newest(wh, selection, newest, found, bounded)
+
+
+def _note_newest(wh, selection: dict[str, Any], newest: int, found, bounded: bool) -> None:
+    """On stderr, after the table: how many runs the newest of each system leave out, and how
+    to see them."""
+    from ...history import history_counts
+
+    runs, systems = history_counts(wh, **selection)
+    shown = len(set(found.column("run"))) if found.rows else 0
+    if runs <= shown:
+        return
+    which = "newest run" if newest == 1 else f"newest {newest} runs"
+    hints = [] if selection["system"] else ["--system S shows a system's runs"]
+    hints += ["--limit N the newest N of each"] if bounded else []
+    hints += ["--limit 0 every run", "--format csv or json every run as it is read"]
+    print(
+        f"note: the {which} of "
+        + (f"each of {systems:,} systems" if systems > 1 else "the system")
+        + f" shown, {shown:,} of "
+        f"{count(runs, 'run')} evaluated; {', '.join(hints)}",
+        file=sys.stderr,
+    )
 
 
 def _note_other_settings(wh, found, measures, relevance_level, missing_queries) -> None:
