@@ -217,7 +217,8 @@ def get_run(wh, name_or_id: str | int) -> dict:
 
 def get_runs(wh, names_or_ids: Sequence[str | int]) -> list[dict]:
     """Several runs' catalogue rows, each found as :func:`get_run` finds it (by name, else by
-    alias, else by id), in three statements however many are asked for.
+    alias, else by id), in three statements however many are asked for (one when every run
+    is named by its name).
 
     Raises:
         NotFoundError: a run that is not stored (the first, as :func:`get_run` says it).
@@ -229,16 +230,21 @@ def get_runs(wh, names_or_ids: Sequence[str | int]) -> list[dict]:
             f"SELECT {_RUN_COLUMNS} FROM runs WHERE name = ANY(:names)", {"names": keys}
         )
         by_name = {row["name"]: dict(row) for row in found.mappings()}
-        aliases = dict(
-            conn.execute(
-                "SELECT name, run_id FROM run_aliases WHERE name = ANY(:names)", {"names": keys}
-            ).all()
-        )
-        wanted = sorted({*numbers, *(int(i) for i in aliases.values())})
-        found = conn.execute(
-            f"SELECT {_RUN_COLUMNS} FROM runs WHERE id = ANY(:ids)", {"ids": wanted}
-        )
-        by_id = {int(row["id"]): dict(row) for row in found.mappings()}
+        aliases: dict[str, int] = {}
+        by_id: dict[int, dict] = {}
+        others = [key for key in keys if key not in by_name]
+        if others:
+            aliases = dict(
+                conn.execute(
+                    "SELECT name, run_id FROM run_aliases WHERE name = ANY(:names)",
+                    {"names": others},
+                ).all()
+            )
+            wanted = sorted({*numbers, *(int(i) for i in aliases.values())})
+            found = conn.execute(
+                f"SELECT {_RUN_COLUMNS} FROM runs WHERE id = ANY(:ids)", {"ids": wanted}
+            )
+            by_id = {int(row["id"]): dict(row) for row in found.mappings()}
     rows = []
     for key in keys:
         row = by_name.get(key) or by_id.get(int(aliases.get(key, -1)))

@@ -12,11 +12,10 @@ import json
 import os
 from collections.abc import Iterable
 from dataclasses import dataclass, replace
-from functools import partial
 from typing import Any
 
 from ..backends.base import store_of
-from ..catalog import Ingested, get_qrels, get_run, removed_on_failure
+from ..catalog import Ingested, get_qrels, get_runs, removed_on_failure
 from ..catalog.lookup import pruned_message, pruned_runs
 from ..errors import Message, NotFoundError, Option, RankhouseError
 from ..results import EvaluationResult, QueryCounts
@@ -228,7 +227,7 @@ def _stored_by_names(store, qrels: Any, runs: Any, measures: Any, settings: Eval
         return None
     try:
         qrels_row = get_qrels(store, qrels)
-        run_rows = list({row["id"]: row for row in map(partial(get_run, store), run_list)}.values())
+        run_rows = list({row["id"]: row for row in get_runs(store, run_list)}.values())
     except NotFoundError:
         return None
     found = stored_measures(store, texts, qrels_row["id"], [row["id"] for row in run_rows])
