@@ -64,6 +64,14 @@ multitest = LazyModule("statsmodels.stats.multitest")
 sqlalchemy = LazyModule("sqlalchemy")
 psycopg = LazyModule("psycopg")
 adbc_postgresql = LazyModule("adbc_driver_postgresql.dbapi")
+# pyiceberg (rankhouse[iceberg]): a PostgreSQL warehouse's run rows in an Iceberg table
+iceberg_catalog = LazyModule("pyiceberg.catalog.sql")
+iceberg_expressions = LazyModule("pyiceberg.expressions")
+iceberg_exceptions = LazyModule("pyiceberg.exceptions")
+iceberg_schema = LazyModule("pyiceberg.schema")
+iceberg_types = LazyModule("pyiceberg.types")
+iceberg_partitioning = LazyModule("pyiceberg.partitioning")
+iceberg_transforms = LazyModule("pyiceberg.transforms")
 
 
 # --- work on a thread of its own --------------------------------------------------------------

@@ -218,7 +218,7 @@ def run_query_counts(wh, name_or_id: str | int) -> pd.DataFrame:
 def query_count_rows(wh, name_or_id: str | int) -> Rows:
     """:func:`run_query_counts` as plain rows."""
     run = get_run(wh, name_or_id)
-    with store_of(wh).connect() as conn:
+    with store_of(wh).rows_connection([run["id"]], None, load=False) as conn:
         return fetched(
             conn.execute(
                 (

@@ -349,13 +349,16 @@ def remove_run(wh, name_or_id: str | int) -> dict:
     Raises:
         NotFoundError: no such run.
     """
-    with store_of(wh).transaction() as conn:
+    store = store_of(wh)
+    with store.transaction() as conn:
         row = find(conn, "runs", _RUN_COLUMNS, name_or_id, "run")
         if _is_alias(conn, "run", name_or_id, row):
             drop_alias(conn, "run", str(name_or_id))
             return {**row, "removed_alias": str(name_or_id)}
         row["aliases"] = aliases_of(conn, "run", row["id"])
         delete_run(conn, row["id"])
+    if getattr(store, "iceberg", None) is not None:  # rows kept apart, gone once unnamed
+        store.delete_run_rows([row["id"]])
     return row
 
 

@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Callable
+from contextlib import contextmanager, suppress
 from dataclasses import dataclass
 from typing import Any, NamedTuple
 
@@ -90,17 +91,29 @@ def publish(server: Backend, staging: DuckDBFile, results: list, place: Place) -
         }
     published = []
     created: set[int] = set()
-    with server.transaction() as conn:
-        lock(conn, [_content_key(kind, row) for row in rows.values()])
-        lock(conn, [f"name:{table}:{row['name']}" for row in rows.values()])
-        for result in results:
-            staged = _staged(conn, staging, kind, result.id, rows[result.id])
-            stored, new = place(conn, result, staged)
-            if new:
-                copy = _JUDGMENT_COPY if kind == "qrels" else _RUN_COPY
-                _copy_stored(conn, staging, copy, result.id, stored.id)
-                created.add(result.id)
-            published.append(stored)
+    iceberg = server.iceberg if kind == "run" else None
+    appended: list[int] = []
+    try:
+        with server.transaction() as conn:
+            lock(conn, [_content_key(kind, row) for row in rows.values()])
+            lock(conn, [f"name:{table}:{row['name']}" for row in rows.values()])
+            for result in results:
+                staged = _staged(conn, staging, kind, result.id, rows[result.id])
+                stored, new = place(conn, result, staged)
+                if new and iceberg is not None:  # committed before the catalogue row
+                    appended.append(stored.id)
+                    iceberg.append(_run_rows(staging, result.id, stored.id))
+                elif new:
+                    copy = _JUDGMENT_COPY if kind == "qrels" else _RUN_COPY
+                    _copy_stored(conn, staging, copy, result.id, stored.id)
+                if new:
+                    created.add(result.id)
+                published.append(stored)
+    except BaseException:
+        if appended:  # rows no catalogue row will name: removed (else left as orphans)
+            with suppress(Exception):
+                iceberg.delete(appended)
+        raise
     _cache_published(staging, kind, rows, [r for r in results if r.id in created])
     return published
 
@@ -236,6 +249,19 @@ def _staged(conn, staging: DuckDBFile, kind: str, staged_id: int, row: dict) -> 
 
 def _copy_stored(conn, staging: DuckDBFile, copy: tuple, old_id: int, new_id: int) -> None:
     """COPY the rows of one qrels set or run from the staging warehouse under its new id."""
+    with _stored_rows(staging, copy, old_id, new_id) as rows:
+        copy_into(conn, copy[0], rows)
+
+
+def _run_rows(staging: DuckDBFile, old_id: int, new_id: int) -> pa.Table:
+    """The rows of one staged run under its new id, as the server's ``run_rows`` holds them."""
+    with _stored_rows(staging, _RUN_COPY, old_id, new_id) as rows:
+        return rows.read_all()
+
+
+@contextmanager
+def _stored_rows(staging: DuckDBFile, copy: tuple, old_id: int, new_id: int):
+    """The rows of one staged qrels set or run under its new id, as Arrow batches."""
     table, columns = copy
     id_column, *rest = columns
     load_package()  # the rows are read through the relation API
@@ -245,7 +271,7 @@ def _copy_stored(conn, staging: DuckDBFile, copy: tuple, old_id: int, new_id: in
             f"WHERE {id_column} = $old",
             params={"new": new_id, "old": old_id},
         )
-        copy_into(conn, table, rows.to_arrow_reader(batch_size=100_000))
+        yield rows.to_arrow_reader(batch_size=100_000)
 
 
 # --- binary COPY from Arrow batches ---------------------------------------------------------------

@@ -70,6 +70,7 @@ from .connection import (
     set_timeouts,
     take,
 )
+from .iceberg import IcebergRows, open_rows, split_url
 from .publish import copy_into, publish, publish_all
 from .workspace import Workspace
 
@@ -92,7 +93,9 @@ class PostgreSQL:
     """A warehouse on a PostgreSQL server, opened, checked and migrated.
 
     Args:
-        url: an SQLAlchemy URL (``postgresql+psycopg://...``).
+        url: an SQLAlchemy URL (``postgresql+psycopg://...``); ``?iceberg=LOCATION`` on the
+            command that creates the warehouse keeps its run rows in an Apache Iceberg table
+            there (:mod:`.iceberg`).
         read_only: every transaction of the sessions is read-only.
         create: an empty schema may get the warehouse's tables.
         hold: accepted for a DuckDB file's sake; a server's connections are pooled per call.
@@ -115,6 +118,7 @@ class PostgreSQL:
         upgrade: bool | None = None,
     ) -> None:
         require_postgres_drivers()
+        url, location = split_url(url)
         parsed = parse_url(url)
         if read_only:
             options = " ".join(
@@ -127,8 +131,11 @@ class PostgreSQL:
         self.engine = sa.create_engine(parsed)
         sa.event.listen(self.engine, "connect", _tune_postgresql)
         self._workspace: Workspace | None = None
+        #: Where the run rows live when not in the server's tables (None: ``run_rows``).
+        self.iceberg: IcebergRows | None = None
         try:
             open_schema(self, create, upgrade)
+            self.iceberg = open_rows(self, location)
         except DatabaseError as exc:
             self.engine.dispose()
             raise RankhouseError(f"cannot open warehouse {self.where}: {exc.reason}") from None
@@ -267,7 +274,7 @@ class PostgreSQL:
         about to be evaluated), else the server, which counts a stored run's queries faster
         than it sends the rows."""
         workspace = self.workspace()
-        if load or workspace.has(run_ids, qrels_id):
+        if load or self.iceberg is not None or workspace.has(run_ids, qrels_id):
             workspace.load(run_ids, qrels_id)
             with workspace.scratch.connect() as conn:
                 yield conn
@@ -310,14 +317,30 @@ class PostgreSQL:
         """Copy every qrels set, run and evaluation of ``scratch`` to the server."""
         publish_all(self, scratch, place)
 
+    def delete_run_rows(self, run_ids) -> None:
+        """Delete the rows of the runs ``run_ids``, whose catalogue rows were removed or
+        marked in a committed transaction: from the Iceberg table in one commit (whole files,
+        :meth:`.iceberg.IcebergRows.delete`), else from ``run_rows``. A process killed
+        before this leaves rows that no catalogue row names, which
+        :meth:`.iceberg.IcebergRows.orphans` finds."""
+        if self.iceberg is not None:
+            self.iceberg.delete(run_ids)
+            return
+        with self.transaction() as conn:
+            conn.execute("DELETE FROM run_rows WHERE run_id = ANY(:ids)", {"ids": list(run_ids)})
+
     def close(self) -> None:
         """Close the workspace and the server's connections."""
         if self._workspace is not None:
             self._workspace.close()
+        if self.iceberg is not None:
+            self.iceberg.close()
         self.engine.dispose()
 
     def __repr__(self) -> str:
         mode = ", read_only=True" if self.read_only else ""
+        if self.iceberg is not None:
+            mode += f", iceberg={self.iceberg.location!r}"
         return f"PostgreSQL({self.engine.url.render_as_string(hide_password=True)!r}{mode})"
 
 

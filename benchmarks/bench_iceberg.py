@@ -1,0 +1,104 @@
+#!/usr/bin/env python3
+"""Run rows in PostgreSQL tables against run rows in Iceberg (``?iceberg=``): bytes and time.
+
+Starts no server: it takes the URL of one (argument, else $RANKHOUSE_TEST_POSTGRES) and works
+in two new schemas there, one per store:
+
+  scripts/with-postgres python benchmarks/bench_iceberg.py [--workdir benchmarks/data]
+
+Each command runs as its own process (`rankhouse --db ...`), for the plain server and for the
+server with its run rows in Iceberg (data files in a local folder):
+
+  ingest     `ingest run` of the 6.98-million-line MS MARCO-size run (make_run.py, MS MARCO
+             dev qrels), qrels stored before
+  eval       `eval --recompute` of the stored run, 5 measures, rows fetched from the store
+             (RANKHOUSE_CACHE=off: no copy on this machine)
+  bytes/row  PostgreSQL: pg_total_relation_size('run_rows') (table, TOAST and index) over the
+             rows; Iceberg: the current snapshot's data files over the rows (the catalog's
+             metadata files are listed apart)
+
+and checks that both print the same numbers.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import tempfile
+import uuid
+from pathlib import Path
+
+import psycopg
+from workload import QRELS, ROOT, make_run, measured
+
+MEASURES = ["AP", "nDCG@10", "P@10", "RR", "R@1000"]
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("url", nargs="?", default=os.environ.get("RANKHOUSE_TEST_POSTGRES"))
+    parser.add_argument("--workdir", type=Path, default=ROOT / "benchmarks" / "data")
+    args = parser.parse_args()
+    if not args.url:
+        sys.exit("give a postgresql:// URL (or run under scripts/with-postgres)")
+    os.environ["RANKHOUSE_CACHE"] = "off"  # every evaluation reads its rows from the store
+    run = make_run(args.workdir)
+    rows = sum(1 for _ in run.open())
+    with tempfile.TemporaryDirectory(prefix="rankhouse-iceberg-") as folder:
+        figures = {}
+        printed = {}
+        for store in ("postgresql", "iceberg"):
+            schema = f"bench_{store}_{uuid.uuid4().hex[:8]}"
+            with psycopg.connect(args.url, autocommit=True) as conn:
+                conn.execute(f"CREATE SCHEMA {schema}")
+            url = f"{args.url}?options=-csearch_path%3D{schema}"
+            first = url + (f"&iceberg={folder}/lake" if store == "iceberg" else "")
+            rh = [sys.executable, "-m", "rankhouse"]
+            measured([*rh, "--db", first, "ingest", "qrels", str(QRELS), "--name", "dev"])
+            ingest, ingest_peak, _ = measured(
+                [*rh, "--db", url, "ingest", "run", str(run), "--name", "big"]
+            )
+            evaluate = [*rh, "--db", url, "eval", "dev", "big", "--recompute"]
+            evaluate += [arg for m in MEASURES for arg in ("-m", m)]
+            seconds, eval_peak, out = measured(evaluate)
+            printed[store] = out.splitlines()[-1]
+            stored = _bytes(args.url, schema, store, folder)
+            figures[store] = (ingest, ingest_peak, seconds, eval_peak, *stored)
+            with psycopg.connect(args.url, autocommit=True) as conn:
+                conn.execute(f"DROP SCHEMA {schema} CASCADE")
+    if printed["postgresql"] != printed["iceberg"]:
+        sys.exit(f"the stores print different numbers:\n{printed}")
+    print(f"MS MARCO-size run: {rows:,} rows ({run.stat().st_size / 1e6:.0f} MB of text)")
+    print(
+        "| store | ingest s (peak MiB) | eval --recompute s (peak MiB) | run rows bytes | "
+        "bytes/row | metadata bytes |"
+    )
+    print("| --- | --- | --- | --- | --- | --- |")
+    for store, (ingest, ipeak, seconds, epeak, data, meta) in figures.items():
+        print(
+            f"| {store} | {ingest:.1f} ({ipeak:.0f}) | {seconds:.1f} ({epeak:.0f}) | "
+            f"{data:,} | {data / rows:.1f} | {meta:,} |"
+        )
+    ratio = figures["postgresql"][4] / figures["iceberg"][4]
+    print(f"Iceberg stores a run row in 1/{ratio:.1f} of the PostgreSQL table's bytes")
+    print(f"same numbers printed by both: {printed['iceberg']}")
+
+
+def _bytes(url: str, schema: str, store: str, folder: str) -> tuple[int, int]:
+    """(bytes of the run rows, bytes of the Iceberg metadata files) of one store."""
+    if store == "postgresql":
+        with psycopg.connect(url, autocommit=True) as conn:
+            size = conn.execute(f"SELECT pg_total_relation_size('{schema}.run_rows')").fetchone()
+        return int(size[0]), 0
+    from rankhouse import Warehouse
+    from rankhouse.backends import store_of
+
+    with Warehouse(f"{url}?options=-csearch_path%3D{schema}", read_only=True) as wh:
+        data = store_of(wh).iceberg.data_bytes()
+    metadata = sum(p.stat().st_size for p in Path(folder).rglob("metadata/*") if p.is_file())
+    return data, metadata
+
+
+if __name__ == "__main__":
+    main()
