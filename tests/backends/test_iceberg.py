@@ -23,7 +23,7 @@ from conftest import EXAMPLES, drop_postgres_schema, new_postgres_schema, requir
 from rankhouse import Warehouse
 from rankhouse.backends import store_of
 from rankhouse.catalog import run_query_counts
-from rankhouse.errors import RankhouseError
+from rankhouse.errors import ConflictError, RankhouseError, RankhouseWarning
 
 MEASURES = ["AP", "nDCG@10", "P@5", "RR"]
 WRITERS = 4
@@ -96,9 +96,26 @@ def test_rows_in_iceberg_catalogue_in_postgresql(lake, tmp_path):
     expected = _file_rows(run_file)
     assert _tuples(scanned) == _tuples(expected)
 
+    tabs = tmp_path / "bm25.tabs.txt"  # the same rows in other bytes: found stored
+    tabs.write_text(run_file.read_text().replace(" ", "\t"))
+    changed = tmp_path / "bm25.changed.txt"
+    changed.write_text(run_file.read_text().replace(" 3.124 ", " 3.125 ", 1))
+    with Warehouse(url) as wh, pytest.warns(RankhouseWarning, match="holds the same rows"):
+        [same] = wh.ingest_run(tabs, name="bm25")
+    assert (same.id, same.created) == (run.id, False)
+    with Warehouse(url) as wh, pytest.raises(ConflictError, match="1 row differs, in 1 query"):
+        wh.ingest_run(changed, name="bm25")
+    with Warehouse(url) as wh:  # the replaced run's rows go with it
+        [replaced] = wh.ingest_run(_rows(1), name="bm25", replace=True)
+    assert _scan(url, run.id).empty
+    assert _tuples(_scan(url, replaced.id)) == _tuples(_rows(1).sort_values(["query_id", "doc_id"]))
     with Warehouse(url) as wh:
         wh.remove_run("bm25")
-    assert _scan(url, run.id).empty
+    assert _scan(url, replaced.id).empty
+    assert len(list(folder.rglob("*.parquet"))) == 2  # until old snapshots expire
+    with Warehouse(url) as wh:
+        store_of(wh).iceberg.expire(timedelta(0))
+    assert list(folder.rglob("*.parquet")) == []
 
 
 def test_the_choice_is_made_when_the_warehouse_is_created(lake, tmp_path):

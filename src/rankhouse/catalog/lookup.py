@@ -255,6 +255,8 @@ class Incoming:
         tag: the run's tag (None for qrels).
         order: ``'score'`` or ``'rank'`` (None for qrels).
         prepare: called once before ``select`` first runs (a server uploads the rows then).
+        prepare_stored: called with a stored id before its rows are first compared (a server
+            whose run rows live apart, in Iceberg, brings them beside the incoming ones).
     """
 
     kind: str
@@ -265,6 +267,7 @@ class Incoming:
     tag: str | None = None
     order: str | None = None
     prepare: Callable[[], None] | None = None
+    prepare_stored: Callable[[int], None] | None = None
 
 
 @dataclass(frozen=True)
@@ -290,7 +293,7 @@ class Difference:
 
 def difference(conn: Connection, incoming: Incoming, stored_id: int) -> Difference:
     """Compare ``incoming`` with the rows of the stored run or qrels set ``stored_id``."""
-    _prepare(incoming)
+    _prepare(incoming, stored_id)
     columns = COLUMNS[incoming.kind]
     sql = f"""
         WITH incoming AS ({incoming.select}),
@@ -346,7 +349,7 @@ _SUMMARY = {
 def _summaries_agree(conn: Connection, incoming: Incoming, stored_id: int) -> bool:
     """Whether both sets of rows have the same exact summaries: one scan each, so that a
     run regenerated with new scores (a nightly's next version) skips the row comparison."""
-    _prepare(incoming)
+    _prepare(incoming, stored_id)
     summary = _SUMMARY[incoming.kind]
     params = {**incoming.params, "stored_id": stored_id}
     new = conn.execute(f"SELECT {summary} FROM ({incoming.select}) AS incoming", params).one()
@@ -400,6 +403,8 @@ def _candidates(conn: Connection, name: str, incoming: Incoming) -> list[dict]:
     return [dict(row) for row in conn.execute(sql, used).mappings()]
 
 
-def _prepare(incoming: Incoming) -> None:
+def _prepare(incoming: Incoming, stored_id: int) -> None:
     if incoming.prepare is not None:
         incoming.prepare()
+    if incoming.prepare_stored is not None:
+        incoming.prepare_stored(stored_id)

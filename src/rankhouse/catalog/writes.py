@@ -324,7 +324,7 @@ def delete_run(conn: Connection, run_id: int) -> None:
     _delete_drift(conn, run_id)
     _delete_evaluations(conn, "run_id", run_id)
     drop_aliases_of(conn, "run", run_id)
-    conn.execute("DELETE FROM run_rows WHERE run_id = :id", {"id": run_id})
+    conn.delete_run_rows(run_id)
     conn.execute("DELETE FROM runs WHERE id = :id", {"id": run_id})
 
 
@@ -349,16 +349,13 @@ def remove_run(wh, name_or_id: str | int) -> dict:
     Raises:
         NotFoundError: no such run.
     """
-    store = store_of(wh)
-    with store.transaction() as conn:
+    with store_of(wh).transaction() as conn:
         row = find(conn, "runs", _RUN_COLUMNS, name_or_id, "run")
         if _is_alias(conn, "run", name_or_id, row):
             drop_alias(conn, "run", str(name_or_id))
             return {**row, "removed_alias": str(name_or_id)}
         row["aliases"] = aliases_of(conn, "run", row["id"])
         delete_run(conn, row["id"])
-    if getattr(store, "iceberg", None) is not None:  # rows kept apart, gone once unnamed
-        store.delete_run_rows([row["id"]])
     return row
 
 

@@ -35,6 +35,7 @@ from __future__ import annotations
 
 import random
 import time
+import warnings
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from datetime import UTC, datetime, timedelta
@@ -42,7 +43,7 @@ from importlib.util import find_spec
 from pathlib import Path
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
-from ...errors import RankhouseError
+from ...errors import RankhouseError, RankhouseWarning, first_line
 from ...lazy import iceberg_catalog as catalog_sql
 from ...lazy import iceberg_exceptions as exceptions
 from ...lazy import iceberg_expressions as expressions
@@ -222,6 +223,19 @@ class IcebergRows:
         if ids:
             self._committed(lambda table: table.delete(expressions.In("run_id", ids)))
 
+    def delete_unnamed(self, run_ids: Iterable[int]) -> None:
+        """:meth:`delete` the rows of runs that the catalogue no longer names; a failure is a
+        warning (what the caller did is committed; the rows stay as orphans)."""
+        try:
+            self.delete(run_ids)
+        except (RankhouseError, OSError, exceptions.CommitFailedException) as exc:
+            warnings.warn(
+                f"the rows of the runs {sorted(run_ids)} stay in the Iceberg table of "
+                f"{self.where} as orphans (no run names them): {first_line(exc)}",
+                RankhouseWarning,
+                stacklevel=2,
+            )
+
     def _committed(self, change) -> None:
         """Apply ``change`` to the table; on a conflict with another writer, reread the table
         and apply it again."""
@@ -271,12 +285,26 @@ class IcebergRows:
             if run_id not in known and _aware(changed) < before
         )
 
-    def expire(self, age: timedelta) -> None:
-        """Forget the snapshots older than ``age`` (the newest is always kept), so that the
-        files only they name (deleted runs) can be removed from the shared path."""
+    def expire(self, age: timedelta) -> int:
+        """Forget the snapshots older than ``age`` (the current one always stays) and remove
+        the data files that only they named: the rows of deleted runs. Returns how many files
+        were removed. (pyiceberg's expiry rewrites the metadata only; files that no snapshot
+        ever named, of a writer killed mid-append, are the object store's lifecycle rules'.)"""
         self.table = self.catalog.load_table(TABLE)
+        named = self._named_files()
         older = datetime.now(UTC) - age
         self.table.maintenance.expire_snapshots().older_than(older).commit()
+        self.table = self.catalog.load_table(TABLE)
+        gone = sorted(named - self._named_files())
+        for path in gone:
+            self.table.io.delete(path)
+        return len(gone)
+
+    def _named_files(self) -> set[str]:
+        """The data files some snapshot of the table names."""
+        if self.table.current_snapshot() is None:
+            return set()
+        return set(self.table.inspect.all_data_files().column("file_path").to_pylist())
 
     def data_bytes(self) -> int:
         """The bytes of the data files the current snapshot reads."""

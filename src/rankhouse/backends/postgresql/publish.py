@@ -54,12 +54,16 @@ class Staged(NamedTuple):
         table: the server's temporary table holding its rows (``query_id, doc_id, rank,
             score`` or ``query_id, doc_id, grade``) once ``upload`` has run.
         upload: copies its rows there, the first time it is called (before the first read).
+        bring_stored: for a server whose run rows live in Iceberg, copies the rows of the
+            stored run of the id it is given to a temporary ``run_rows``, which the
+            comparisons read in this transaction (None otherwise).
     """
 
     kind: str
     row: dict
     table: str
     upload: Callable[[], None]
+    bring_stored: Callable[[int], None] | None = None
 
 
 #: Where a staged qrels set or run lands: ``place(conn, result, staged)`` on the server's
@@ -98,7 +102,7 @@ def publish(server: Backend, staging: DuckDBFile, results: list, place: Place) -
             lock(conn, [_content_key(kind, row) for row in rows.values()])
             lock(conn, [f"name:{table}:{row['name']}" for row in rows.values()])
             for result in results:
-                staged = _staged(conn, staging, kind, result.id, rows[result.id])
+                staged = _staged(conn, staging, kind, result.id, rows[result.id], iceberg)
                 stored, new = place(conn, result, staged)
                 if new and iceberg is not None:  # committed before the catalogue row
                     appended.append(stored.id)
@@ -222,9 +226,12 @@ _INCOMING_COLUMNS = {
 }
 
 
-def _staged(conn, staging: DuckDBFile, kind: str, staged_id: int, row: dict) -> Staged:
+def _staged(
+    conn, staging: DuckDBFile, kind: str, staged_id: int, row: dict, iceberg=None
+) -> Staged:
     """The staged qrels set or run ``row``, its rows uploaded to a temporary table of the
-    server the first time a comparison needs them."""
+    server the first time a comparison needs them (and a stored run's rows from ``iceberg``,
+    the store's :class:`~.iceberg.IcebergRows` if its run rows live there)."""
     table, (id_column, *columns) = _RUN_COPY if kind == "run" else _JUDGMENT_COPY
     uploaded = []
 
@@ -244,7 +251,22 @@ def _staged(conn, staging: DuckDBFile, kind: str, staged_id: int, row: dict) -> 
             copy_into(conn, _INCOMING, rows.to_arrow_reader(batch_size=100_000))
         uploaded.append(True)
 
-    return Staged(kind, row, _INCOMING, upload)
+    brought: set[int] = set()
+
+    def bring_stored(stored_id: int) -> None:
+        if stored_id in brought:
+            return
+        if not brought:  # pg_temp comes first in the search path: it shadows run_rows
+            conn.execute("DROP TABLE IF EXISTS pg_temp.run_rows")
+            conn.execute(
+                "CREATE TEMPORARY TABLE run_rows (run_id INTEGER, "
+                f"{_INCOMING_COLUMNS['run']}) ON COMMIT DROP"
+            )
+        with iceberg.scan(stored_id, _RUN_COPY[1]) as rows:
+            copy_into(conn, "pg_temp.run_rows", rows)
+        brought.add(stored_id)
+
+    return Staged(kind, row, _INCOMING, upload, bring_stored if iceberg is not None else None)
 
 
 def _copy_stored(conn, staging: DuckDBFile, copy: tuple, old_id: int, new_id: int) -> None:

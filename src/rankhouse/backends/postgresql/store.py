@@ -171,9 +171,15 @@ class PostgreSQL:
 
     @contextmanager
     def transaction(self) -> Iterator[ServerConnection]:
-        """A connection inside one transaction: committed on success, rolled back on error."""
-        with self._connection() as conn, translated(_errors(), self._refusal), conn.begin():
-            yield ServerConnection(conn)
+        """A connection inside one transaction: committed on success, rolled back on error.
+        The Iceberg rows of the runs it deleted go once it has committed (a process killed
+        in between leaves rows no catalogue row names: :meth:`.iceberg.IcebergRows.orphans`)."""
+        with self._connection() as conn, translated(_errors(), self._refusal):
+            with conn.begin():
+                server = ServerConnection(conn)
+                yield server
+            if server.deleted_runs and self.iceberg is not None:
+                self.iceberg.delete_unnamed(server.deleted_runs)
 
     @contextmanager
     def statement(self, sql: str) -> Iterator[tuple[list[str], Iterator[list[tuple]]] | None]:
@@ -316,18 +322,6 @@ class PostgreSQL:
     def publish_all(self, scratch: DuckDBFile, place) -> None:
         """Copy every qrels set, run and evaluation of ``scratch`` to the server."""
         publish_all(self, scratch, place)
-
-    def delete_run_rows(self, run_ids) -> None:
-        """Delete the rows of the runs ``run_ids``, whose catalogue rows were removed or
-        marked in a committed transaction: from the Iceberg table in one commit (whole files,
-        :meth:`.iceberg.IcebergRows.delete`), else from ``run_rows``. A process killed
-        before this leaves rows that no catalogue row names, which
-        :meth:`.iceberg.IcebergRows.orphans` finds."""
-        if self.iceberg is not None:
-            self.iceberg.delete(run_ids)
-            return
-        with self.transaction() as conn:
-            conn.execute("DELETE FROM run_rows WHERE run_id = ANY(:ids)", {"ids": list(run_ids)})
 
     def close(self) -> None:
         """Close the workspace and the server's connections."""
