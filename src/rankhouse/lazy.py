@@ -70,8 +70,6 @@ iceberg_expressions = LazyModule("pyiceberg.expressions")
 iceberg_exceptions = LazyModule("pyiceberg.exceptions")
 iceberg_schema = LazyModule("pyiceberg.schema")
 iceberg_types = LazyModule("pyiceberg.types")
-iceberg_partitioning = LazyModule("pyiceberg.partitioning")
-iceberg_transforms = LazyModule("pyiceberg.transforms")
 
 
 # --- work on a thread of its own --------------------------------------------------------------

@@ -3,8 +3,8 @@
 A team whose nightly runs are MS MARCO-sized outgrows run rows in PostgreSQL tables: 66.8 bytes
 a row with its index, in the server's slowest and largest layout. With this option the
 catalogue, evaluations, per-query values and gate checks stay in the server's tables, and the
-run rows go to one Iceberg table (``rankhouse.run_rows``, partitioned by run id, Parquet files
-compressed with zstd: 2-6 bytes a row, docs/scaling.md).
+run rows go to one Iceberg table (``rankhouse.run_rows``, Parquet files compressed with zstd,
+each holding one run's rows: about 6 bytes a row, docs/scaling.md).
 
 **Chosen when the warehouse is created.** ``?iceberg=LOCATION`` in the URL of the command that
 creates the warehouse (a folder, ``file:///shared/rankhouse``, or object storage such as
@@ -26,8 +26,8 @@ lifecycle rules remove such files (docs/scaling.md). Concurrent writers commit t
 catalog's compare-and-swap of the metadata location; one that loses
 (``CommitFailedException``) rereads the table and tries again.
 
-**Reading.** An evaluation scans one run (a filter on the partition column: only that run's
-files are opened) as Arrow batches, which the workspace's DuckDB loads
+**Reading.** An evaluation scans one run (a filter on ``run_id``: the files' statistics leave
+out every other run's files) as Arrow batches, which the workspace's DuckDB loads
 (:mod:`.workspace`); measures are computed there as for any server warehouse.
 """
 
@@ -47,9 +47,7 @@ from ...errors import RankhouseError, RankhouseWarning, first_line
 from ...lazy import iceberg_catalog as catalog_sql
 from ...lazy import iceberg_exceptions as exceptions
 from ...lazy import iceberg_expressions as expressions
-from ...lazy import iceberg_partitioning as partitioning
 from ...lazy import iceberg_schema as schema_module
-from ...lazy import iceberg_transforms as transforms
 from ...lazy import iceberg_types as types
 from ...lazy import pyarrow as pa
 from ...lazy import pyarrow_compute as pc
@@ -63,6 +61,8 @@ CATALOG = "rankhouse"
 TABLE = ("rankhouse", "run_rows")
 #: How many times a writer that lost a commit to another rereads the table and tries again.
 COMMIT_ATTEMPTS = 12
+#: A manifest entry's status for a file its snapshot removed.
+_DELETED = 2
 
 _FIND_TABLE = """
 SELECT metadata_location FROM iceberg_tables
@@ -183,24 +183,16 @@ class IcebergRows:
         self.table = self.catalog.load_table(TABLE)
 
     def _create(self) -> None:
+        """The namespace and the table. Not partitioned: each append writes files holding one
+        run, whose column statistics (``run_id`` from min to max) let a scan or a delete skip
+        every other run's files; pyiceberg's partitioned write would sort the whole run
+        first (four times the time and eight times the memory of W1's append)."""
         try:
             self.catalog.create_namespace_if_not_exists(TABLE[0])
-            spec = partitioning.PartitionSpec(
-                partitioning.PartitionField(
-                    source_id=1,
-                    field_id=1000,
-                    transform=transforms.IdentityTransform(),
-                    name="run_id",
-                )
-            )
             self.catalog.create_table_if_not_exists(
                 TABLE,
                 _schema(),
-                partition_spec=spec,
-                properties={
-                    "write.parquet.compression-codec": "zstd",
-                    "format-version": "2",
-                },
+                properties={"write.parquet.compression-codec": "zstd", "format-version": "2"},
             )
         except (exceptions.TableAlreadyExistsError, exceptions.NamespaceAlreadyExistsError):
             pass  # another process made it meanwhile
@@ -216,8 +208,8 @@ class IcebergRows:
         self._committed(lambda table: table.append(rows))
 
     def delete(self, run_ids: Iterable[int]) -> None:
-        """Remove the rows of the runs ``run_ids`` in one commit (whole files: the table is
-        partitioned by run id, so nothing is rewritten). Their files stay on the shared path
+        """Remove the rows of the runs ``run_ids`` in one commit (whole files: each holds one
+        run, so nothing is rewritten). Their files stay on the shared path
         until :meth:`expire` forgets the snapshots that still name them."""
         ids = sorted({int(i) for i in run_ids})
         if ids:
@@ -262,16 +254,22 @@ class IcebergRows:
         yield scan.to_arrow_batch_reader()
 
     def run_ids(self) -> dict[int, datetime]:
-        """The run ids that have rows in the table, with when their rows last changed."""
+        """The run ids that have rows in the table, with when their rows were written (read
+        from the data files' statistics: each file holds one run's rows)."""
         self.table = self.catalog.load_table(TABLE)
         if self.table.current_snapshot() is None:
             return {}
-        found = self.table.inspect.partitions().to_pylist()
-        return {
-            row["partition"]["run_id"]: row["last_updated_at"] or datetime.now(UTC)
-            for row in found
-            if row["record_count"]
-        }
+        written = {s.snapshot_id: s.timestamp_ms for s in self.table.snapshots()}
+        entries = self.table.inspect.entries().select(["status", "snapshot_id", "readable_metrics"])
+        found: dict[int, datetime] = {}
+        for entry in entries.to_pylist():
+            if entry["status"] == _DELETED:
+                continue
+            bounds = entry["readable_metrics"]["run_id"]
+            moment = _aware(written.get(entry["snapshot_id"], 0))
+            for run_id in {bounds["lower_bound"], bounds["upper_bound"]}:
+                found[run_id] = max(moment, found.get(run_id, moment))
+        return found
 
     def orphans(self, catalogue_ids: Iterable[int], *, age: timedelta) -> list[int]:
         """Run ids with rows in the table, named by no catalogue row, last written more than
