@@ -232,3 +232,18 @@ def test_a_writer_killed_mid_ingest_leaves_no_run(lake, when):
         assert rows.run_ids() == {}
         [run] = wh.ingest_run(_rows(0), name="killed")  # the next writer is not hindered
         assert run.name == "killed" and len(_scan(url, run.id)) == len(_rows(0))
+
+
+def test_a_missing_data_file_is_one_clear_error(lake, monkeypatch):
+    create, url, folder = lake
+    monkeypatch.setenv("RANKHOUSE_CACHE", "off")  # the rows must come from the table
+    with Warehouse(create) as wh:
+        qrels = wh.ingest_qrels(EXAMPLES / "qrels.txt", name="qrels")
+        [run] = wh.ingest_run(EXAMPLES / "run.bm25.txt", name="bm25")
+    [data] = folder.rglob("*.parquet")
+    data.unlink()
+    with Warehouse(url) as wh, pytest.raises(RankhouseError) as raised:
+        wh.evaluate(qrels.id, run.id, ["AP"])
+    assert str(raised.value).startswith(f"cannot read the rows of run {run.id} from the Iceberg")
+    assert "Failed to open local file" in str(raised.value)
+    assert "Traceback" not in str(raised.value)

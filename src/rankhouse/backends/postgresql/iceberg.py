@@ -34,6 +34,7 @@ out every other run's files) as Arrow batches, which the workspace's DuckDB load
 from __future__ import annotations
 
 import random
+import re
 import time
 import warnings
 from collections.abc import Iterable, Iterator
@@ -43,7 +44,8 @@ from importlib.util import find_spec
 from pathlib import Path
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
-from ...errors import RankhouseError, RankhouseWarning, first_line
+from ...duck import duckdb
+from ...errors import DatabaseError, RankhouseError, RankhouseWarning, first_line
 from ...lazy import iceberg_catalog as catalog_sql
 from ...lazy import iceberg_exceptions as exceptions
 from ...lazy import iceberg_expressions as expressions
@@ -251,7 +253,16 @@ class IcebergRows:
         scan = self.table.scan(
             row_filter=expressions.EqualTo("run_id", int(run_id)), selected_fields=columns
         )
-        yield scan.to_arrow_batch_reader()
+        try:
+            yield scan.to_arrow_batch_reader()
+        except (OSError, duckdb.Error, DatabaseError) as exc:  # read as DuckDB takes them
+            reason = re.sub(r"^.*?(?=\[Errno|Failed|No such)", "", first_line(exc))
+            reason = reason.split(". Detail:")[0]
+            raise RankhouseError(
+                f"cannot read the rows of run {run_id} from the Iceberg table at "
+                f"{self.location}: {reason} (a data file the table names is missing or "
+                "unreadable: restore it from a backup of the shared path, docs/scaling.md)"
+            ) from None
 
     def run_ids(self) -> dict[int, datetime]:
         """The run ids that have rows in the table, with when their rows were written (read
