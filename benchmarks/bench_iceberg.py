@@ -4,10 +4,11 @@
 Starts no server: it takes the URL of one (argument, else $RANKHOUSE_TEST_POSTGRES) and works
 in two new schemas there, one per store:
 
-  scripts/with-postgres python benchmarks/bench_iceberg.py [--workdir benchmarks/data]
+  scripts/with-postgres python benchmarks/bench_iceberg.py [--repeat 3] [--workdir benchmarks/data]
 
 Each command runs as its own process (`rankhouse --db ...`), for the plain server and for the
-server with its run rows in Iceberg (data files in a local folder):
+server with its run rows in Iceberg (data files in a local folder), in turn for --repeat
+rounds, each in a new schema (medians of the rounds):
 
   ingest     `ingest run` of the 6.98-million-line MS MARCO-size run (make_run.py, MS MARCO
              dev qrels), qrels stored before
@@ -24,6 +25,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import statistics
 import sys
 import tempfile
 import uuid
@@ -38,6 +40,7 @@ MEASURES = ["AP", "nDCG@10", "P@10", "RR", "R@1000"]
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("url", nargs="?", default=os.environ.get("RANKHOUSE_TEST_POSTGRES"))
+    parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--workdir", type=Path, default=ROOT / "benchmarks" / "data")
     args = parser.parse_args()
     if not args.url:
@@ -45,44 +48,57 @@ def main() -> None:
     os.environ["RANKHOUSE_CACHE"] = "off"  # every evaluation reads its rows from the store
     run = make_run(args.workdir)
     rows = sum(1 for _ in run.open())
-    with tempfile.TemporaryDirectory(prefix="rankhouse-iceberg-") as folder:
-        figures = {}
-        printed = {}
-        for store in ("postgresql", "iceberg"):
-            schema = f"bench_{store}_{uuid.uuid4().hex[:8]}"
-            with psycopg.connect(args.url, autocommit=True) as conn:
-                conn.execute(f"CREATE SCHEMA {schema}")
-            url = f"{args.url}?options=-csearch_path%3D{schema}"
-            first = url + (f"&iceberg={folder}/lake" if store == "iceberg" else "")
-            rh = [sys.executable, "-m", "rankhouse"]
-            measured([*rh, "--db", first, "ingest", "qrels", str(QRELS), "--name", "dev"])
-            ingest, ingest_peak, _ = measured(
-                [*rh, "--db", url, "ingest", "run", str(run), "--name", "big"]
-            )
-            evaluate = [*rh, "--db", url, "eval", "dev", "big", "--recompute"]
-            evaluate += [arg for m in MEASURES for arg in ("-m", m)]
-            seconds, eval_peak, out = measured(evaluate)
-            printed[store] = out.splitlines()[-1]
-            stored = _bytes(args.url, schema, store, folder)
-            figures[store] = (ingest, ingest_peak, seconds, eval_peak, *stored)
-            with psycopg.connect(args.url, autocommit=True) as conn:
-                conn.execute(f"DROP SCHEMA {schema} CASCADE")
+    figures: dict[str, list[tuple]] = {"postgresql": [], "iceberg": []}
+    printed = {}
+    load = [os.getloadavg()[0]]  # other work on the machine stretches every time
+    for _ in range(args.repeat):
+        for store in figures:  # the stores in turn, round after round
+            with tempfile.TemporaryDirectory(prefix="rankhouse-iceberg-") as folder:
+                out, measured_store = _round(args.url, store, run, folder)
+            printed[store] = out
+            figures[store].append(measured_store)
+            load.append(os.getloadavg()[0])
     if printed["postgresql"] != printed["iceberg"]:
         sys.exit(f"the stores print different numbers:\n{printed}")
     print(f"MS MARCO-size run: {rows:,} rows ({run.stat().st_size / 1e6:.0f} MB of text)")
+    print(f"{args.repeat} rounds; load average (1 min) between them: {load}")
     print(
         "| store | ingest s (peak MiB) | eval --recompute s (peak MiB) | run rows bytes | "
         "bytes/row | metadata bytes |"
     )
     print("| --- | --- | --- | --- | --- | --- |")
-    for store, (ingest, ipeak, seconds, epeak, data, meta) in figures.items():
+    for store, rounds in figures.items():
+        ingest, ipeak, seconds, epeak = (
+            statistics.median(found[i] for found in rounds) for i in range(4)
+        )
+        data, meta = rounds[-1][4:]
         print(
             f"| {store} | {ingest:.1f} ({ipeak:.0f}) | {seconds:.1f} ({epeak:.0f}) | "
             f"{data:,} | {data / rows:.1f} | {meta:,} |"
         )
-    ratio = figures["postgresql"][4] / figures["iceberg"][4]
+    ratio = figures["postgresql"][-1][4] / figures["iceberg"][-1][4]
     print(f"Iceberg stores a run row in 1/{ratio:.1f} of the PostgreSQL table's bytes")
     print(f"same numbers printed by both: {printed['iceberg']}")
+
+
+def _round(url: str, store: str, run: Path, folder: str) -> tuple[str, tuple]:
+    """One store's ingest and evaluation of ``run`` in a new schema: the means printed, and
+    (ingest s, its peak MiB, eval s, its peak MiB, run rows bytes, metadata bytes)."""
+    schema = f"bench_{store}_{uuid.uuid4().hex[:8]}"
+    with psycopg.connect(url, autocommit=True) as conn:
+        conn.execute(f"CREATE SCHEMA {schema}")
+    target = f"{url}?options=-csearch_path%3D{schema}"
+    first = target + (f"&iceberg={folder}/lake" if store == "iceberg" else "")
+    rh = [sys.executable, "-m", "rankhouse"]
+    measured([*rh, "--db", first, "ingest", "qrels", str(QRELS), "--name", "dev"])
+    ingest = measured([*rh, "--db", target, "ingest", "run", str(run), "--name", "big"])
+    evaluate = [*rh, "--db", target, "eval", "dev", "big", "--recompute"]
+    evaluate += [arg for m in MEASURES for arg in ("-m", m)]
+    seconds, eval_peak, out = measured(evaluate)
+    stored = _bytes(url, schema, store, folder)
+    with psycopg.connect(url, autocommit=True) as conn:
+        conn.execute(f"DROP SCHEMA {schema} CASCADE")
+    return out.splitlines()[-1], (ingest[0], ingest[1], seconds, eval_peak, *stored)
 
 
 def _bytes(url: str, schema: str, store: str, folder: str) -> tuple[int, int]:
