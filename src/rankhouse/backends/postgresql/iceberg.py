@@ -169,8 +169,8 @@ class IcebergRows:
     Args:
         store: the PostgreSQL store whose schema holds the SQL catalog's tables.
         location: where a new table's files go (only read when ``create``).
-        create: make the namespace and the table (under the migration lock's care: two
-            processes creating at once find one table).
+        create: make the catalog's tables, the namespace and the table (two processes
+            creating at once: the second finds the first's table).
     """
 
     def __init__(self, store, location: str | None, *, create: bool) -> None:
