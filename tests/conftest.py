@@ -92,12 +92,32 @@ def postgres_url(postgres_server: str):
     drop_postgres_schema(postgres_server, schema)
 
 
+#: A PostgreSQL warehouse whose run rows live in Apache Iceberg (data files in the test's
+#: folder): a backend the tests that pass ``indirect`` parameters run on besides BACKENDS.
+ICEBERG = "postgresql+iceberg"
+
+
+def require_pyiceberg() -> None:
+    """Skip without pyiceberg, but fail under CI (which installs ``rankhouse[iceberg]``)."""
+    try:
+        import pyiceberg  # noqa: F401
+    except ImportError:
+        reason = 'no pyiceberg: pip install "rankhouse[iceberg]"'
+        if os.environ.get("CI") == "true":
+            pytest.fail(f"CI must run the Iceberg tests: {reason}")
+        pytest.skip(reason)
+
+
 def _target(backend: str, folder: Path, request) -> tuple[str, str | None]:
     """(warehouse target, schema to drop or None) for a backend."""
     if backend == "duckdb":
         return str(folder / "warehouse.duckdb"), None
+    if backend == ICEBERG:
+        require_pyiceberg()
     server = request.getfixturevalue("postgres_server")
     schema, url = new_postgres_schema(server)
+    if backend == ICEBERG:
+        url += f"&iceberg={folder / 'lake'}"
     return url, schema
 
 

@@ -64,6 +64,12 @@ multitest = LazyModule("statsmodels.stats.multitest")
 sqlalchemy = LazyModule("sqlalchemy")
 psycopg = LazyModule("psycopg")
 adbc_postgresql = LazyModule("adbc_driver_postgresql.dbapi")
+# pyiceberg (rankhouse[iceberg]): a PostgreSQL warehouse's run rows in an Iceberg table
+iceberg_catalog = LazyModule("pyiceberg.catalog.sql")
+iceberg_expressions = LazyModule("pyiceberg.expressions")
+iceberg_exceptions = LazyModule("pyiceberg.exceptions")
+iceberg_schema = LazyModule("pyiceberg.schema")
+iceberg_types = LazyModule("pyiceberg.types")
 
 
 # --- work on a thread of its own --------------------------------------------------------------

@@ -11,7 +11,7 @@ from pathlib import Path
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
-from conftest import EXAMPLES
+from conftest import BACKENDS, EXAMPLES, ICEBERG
 
 from rankhouse import Warehouse
 from rankhouse.catalog.retention import rows_sha256
@@ -26,6 +26,7 @@ def _run_file_sha256(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
+@pytest.mark.parametrize("backend_target", [*BACKENDS, ICEBERG], indirect=True)
 def test_restore_and_recompute_give_the_same_bits(any_warehouse: Warehouse, tmp_path: Path):
     wh = any_warehouse
     wh.ingest_qrels(QRELS, name="q")

@@ -8,6 +8,7 @@ per query and on the ``all`` line.
 from __future__ import annotations
 
 import pytest
+from conftest import BACKENDS, ICEBERG
 from measure_helpers import (
     assert_same_numbers,
     evaluate,
@@ -56,6 +57,7 @@ def _ours(name: str):
     return measure
 
 
+@pytest.mark.parametrize("backend_target", [*BACKENDS, ICEBERG], indirect=True)
 @pytest.mark.parametrize("case", sorted(CASES))
 def test_matches_trec_eval_output(case, trec_eval_tests, any_warehouse, file_twin):
     warehouse = any_warehouse

@@ -206,6 +206,12 @@ class Connection:
         """Run several statements separated by ``;`` (no binds)."""
         raise NotImplementedError
 
+    def delete_run_rows(self, run_id: int) -> None:
+        """Delete the rows of a run that the catalogue removes in this transaction. A store
+        that keeps run rows apart (PostgreSQL with Iceberg) deletes them there once the
+        transaction has committed: until then the catalogue still names them."""
+        self.execute("DELETE FROM run_rows WHERE run_id = :id", {"id": int(run_id)})
+
     def execute_raw(self, sql: str) -> Result:
         """Run one statement as written (no bind translation: a user's own SQL)."""
         raise NotImplementedError

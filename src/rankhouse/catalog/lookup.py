@@ -274,7 +274,7 @@ def run_query_counts(wh, name_or_id: str | int) -> pd.DataFrame:
 def query_count_rows(wh, name_or_id: str | int) -> Rows:
     """:func:`run_query_counts` as plain rows."""
     run = get_run(wh, name_or_id)
-    with store_of(wh).connect() as conn:
+    with store_of(wh).rows_connection([run["id"]], None, load=False) as conn:
         return fetched(
             conn.execute(
                 (
@@ -375,6 +375,8 @@ class Incoming:
         tag: the run's tag (None for qrels).
         order: ``'score'`` or ``'rank'`` (None for qrels).
         prepare: called once before ``select`` first runs (a server uploads the rows then).
+        prepare_stored: called with a stored id before its rows are first compared (a server
+            whose run rows live apart, in Iceberg, brings them beside the incoming ones).
     """
 
     kind: str
@@ -385,6 +387,7 @@ class Incoming:
     tag: str | None = None
     order: str | None = None
     prepare: Callable[[], None] | None = None
+    prepare_stored: Callable[[int], None] | None = None
 
 
 @dataclass(frozen=True)
@@ -410,7 +413,7 @@ class Difference:
 
 def difference(conn: Connection, incoming: Incoming, stored_id: int) -> Difference:
     """Compare ``incoming`` with the rows of the stored run or qrels set ``stored_id``."""
-    _prepare(incoming)
+    _prepare(incoming, stored_id)
     columns = COLUMNS[incoming.kind]
     sql = f"""
         WITH incoming AS ({incoming.select}),
@@ -466,7 +469,7 @@ _SUMMARY = {
 def _summaries_agree(conn: Connection, incoming: Incoming, stored_id: int) -> bool:
     """Whether both sets of rows have the same exact summaries: one scan each, so that a
     run regenerated with new scores (a nightly's next version) skips the row comparison."""
-    _prepare(incoming)
+    _prepare(incoming, stored_id)
     summary = _SUMMARY[incoming.kind]
     params = {**incoming.params, "stored_id": stored_id}
     new = conn.execute(f"SELECT {summary} FROM ({incoming.select}) AS incoming", params).one()
@@ -520,6 +523,8 @@ def _candidates(conn: Connection, name: str, incoming: Incoming) -> list[dict]:
     return [dict(row) for row in conn.execute(sql, used).mappings()]
 
 
-def _prepare(incoming: Incoming) -> None:
+def _prepare(incoming: Incoming, stored_id: int) -> None:
     if incoming.prepare is not None:
         incoming.prepare()
+    if incoming.prepare_stored is not None:
+        incoming.prepare_stored(stored_id)

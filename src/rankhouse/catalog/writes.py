@@ -324,7 +324,7 @@ def delete_run(conn: Connection, run_id: int) -> None:
     _delete_drift(conn, run_id)
     _delete_evaluations(conn, "run_id", run_id)
     drop_aliases_of(conn, "run", run_id)
-    conn.execute("DELETE FROM run_rows WHERE run_id = :id", {"id": run_id})
+    conn.delete_run_rows(run_id)
     conn.execute("DELETE FROM pruned_runs WHERE run_id = :id", {"id": run_id})
     conn.execute("DELETE FROM runs WHERE id = :id", {"id": run_id})
 

@@ -239,6 +239,7 @@ def _incoming(staged) -> Incoming:
         row.get("system_tag"),
         row.get("order_by"),
         staged.upload,
+        staged.bring_stored,
     )
 
 

@@ -176,6 +176,12 @@ class ServerConnection(Connection):
 
     def __init__(self, sa_connection) -> None:
         self.sa_connection = sa_connection
+        #: The runs whose rows this transaction deleted (:meth:`delete_run_rows`).
+        self.deleted_runs: list[int] = []
+
+    def delete_run_rows(self, run_id: int) -> None:
+        super().delete_run_rows(run_id)
+        self.deleted_runs.append(int(run_id))
 
     def execute(self, sql: Any, params: Mapping[str, Any] | None = None) -> Result:
         statement = sql if isinstance(sql, sa.TextClause) else sa.text(sql)

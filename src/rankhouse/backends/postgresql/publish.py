@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Callable
+from contextlib import contextmanager, suppress
 from dataclasses import dataclass
 from typing import Any, NamedTuple
 
@@ -53,12 +54,16 @@ class Staged(NamedTuple):
         table: the server's temporary table holding its rows (``query_id, doc_id, rank,
             score`` or ``query_id, doc_id, grade``) once ``upload`` has run.
         upload: copies its rows there, the first time it is called (before the first read).
+        bring_stored: for a server whose run rows live in Iceberg, copies the rows of the
+            stored run of the id it is given to a temporary ``run_rows``, which the
+            comparisons read in this transaction (None otherwise).
     """
 
     kind: str
     row: dict
     table: str
     upload: Callable[[], None]
+    bring_stored: Callable[[int], None] | None = None
 
 
 #: Where a staged qrels set or run lands: ``place(conn, result, staged)`` on the server's
@@ -90,17 +95,29 @@ def publish(server: Backend, staging: DuckDBFile, results: list, place: Place) -
         }
     published = []
     created: set[int] = set()
-    with server.transaction() as conn:
-        lock(conn, [_content_key(kind, row) for row in rows.values()])
-        lock(conn, [f"name:{table}:{row['name']}" for row in rows.values()])
-        for result in results:
-            staged = _staged(conn, staging, kind, result.id, rows[result.id])
-            stored, new = place(conn, result, staged)
-            if new:
-                copy = _JUDGMENT_COPY if kind == "qrels" else _RUN_COPY
-                _copy_stored(conn, staging, copy, result.id, stored.id)
-                created.add(result.id)
-            published.append(stored)
+    iceberg = server.iceberg if kind == "run" else None
+    appended: list[int] = []
+    try:
+        with server.transaction() as conn:
+            lock(conn, [_content_key(kind, row) for row in rows.values()])
+            lock(conn, [f"name:{table}:{row['name']}" for row in rows.values()])
+            for result in results:
+                staged = _staged(conn, staging, kind, result.id, rows[result.id], iceberg)
+                stored, new = place(conn, result, staged)
+                if new and iceberg is not None:  # committed before the catalogue row
+                    appended.append(stored.id)
+                    iceberg.append(_run_rows(staging, result.id, stored.id))
+                elif new:
+                    copy = _JUDGMENT_COPY if kind == "qrels" else _RUN_COPY
+                    _copy_stored(conn, staging, copy, result.id, stored.id)
+                if new:
+                    created.add(result.id)
+                published.append(stored)
+    except BaseException:
+        if appended:  # rows no catalogue row will name: removed (else left as orphans)
+            with suppress(Exception):
+                iceberg.delete(appended)
+        raise
     _cache_published(staging, kind, rows, [r for r in results if r.id in created])
     return published
 
@@ -209,9 +226,12 @@ _INCOMING_COLUMNS = {
 }
 
 
-def _staged(conn, staging: DuckDBFile, kind: str, staged_id: int, row: dict) -> Staged:
+def _staged(
+    conn, staging: DuckDBFile, kind: str, staged_id: int, row: dict, iceberg=None
+) -> Staged:
     """The staged qrels set or run ``row``, its rows uploaded to a temporary table of the
-    server the first time a comparison needs them."""
+    server the first time a comparison needs them (and a stored run's rows from ``iceberg``,
+    the store's :class:`~.iceberg.IcebergRows` if its run rows live there)."""
     table, (id_column, *columns) = _RUN_COPY if kind == "run" else _JUDGMENT_COPY
     uploaded = []
 
@@ -231,11 +251,39 @@ def _staged(conn, staging: DuckDBFile, kind: str, staged_id: int, row: dict) -> 
             copy_into(conn, _INCOMING, rows.to_arrow_reader(batch_size=100_000))
         uploaded.append(True)
 
-    return Staged(kind, row, _INCOMING, upload)
+    brought: set[int] = set()
+
+    def bring_stored(stored_id: int) -> None:
+        if stored_id in brought:
+            return
+        if not brought:  # pg_temp comes first in the search path: it shadows run_rows
+            conn.execute("DROP TABLE IF EXISTS pg_temp.run_rows")
+            conn.execute(
+                "CREATE TEMPORARY TABLE run_rows (run_id INTEGER, "
+                f"{_INCOMING_COLUMNS['run']}) ON COMMIT DROP"
+            )
+        with iceberg.scan(stored_id, _RUN_COPY[1]) as rows:
+            copy_into(conn, "pg_temp.run_rows", rows)
+        brought.add(stored_id)
+
+    return Staged(kind, row, _INCOMING, upload, bring_stored if iceberg is not None else None)
 
 
 def _copy_stored(conn, staging: DuckDBFile, copy: tuple, old_id: int, new_id: int) -> None:
     """COPY the rows of one qrels set or run from the staging warehouse under its new id."""
+    with _stored_rows(staging, copy, old_id, new_id) as rows:
+        copy_into(conn, copy[0], rows)
+
+
+def _run_rows(staging: DuckDBFile, old_id: int, new_id: int) -> pa.Table:
+    """The rows of one staged run under its new id, as the server's ``run_rows`` holds them."""
+    with _stored_rows(staging, _RUN_COPY, old_id, new_id) as rows:
+        return rows.read_all()
+
+
+@contextmanager
+def _stored_rows(staging: DuckDBFile, copy: tuple, old_id: int, new_id: int):
+    """The rows of one staged qrels set or run under its new id, as Arrow batches."""
     table, columns = copy
     id_column, *rest = columns
     load_package()  # the rows are read through the relation API
@@ -245,7 +293,7 @@ def _copy_stored(conn, staging: DuckDBFile, copy: tuple, old_id: int, new_id: in
             f"WHERE {id_column} = $old",
             params={"new": new_id, "old": old_id},
         )
-        copy_into(conn, table, rows.to_arrow_reader(batch_size=100_000))
+        yield rows.to_arrow_reader(batch_size=100_000)
 
 
 # --- binary COPY from Arrow batches ---------------------------------------------------------------

@@ -26,6 +26,7 @@ constraints behind them.
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Iterator
 from contextlib import contextmanager
 from importlib.util import find_spec
@@ -43,6 +44,7 @@ from ...errors import (
     first_line,
 )
 from ...lazy import psycopg
+from ...lazy import pyarrow_compute as pc
 from ...lazy import sqlalchemy as sa
 from ..base import Reclaimed, translated
 from ..duckdb_file import DuckDBFile
@@ -70,7 +72,15 @@ from .connection import (
     set_timeouts,
     take,
 )
-from .publish import RUN_ROW_BYTES, copy_into, publish, publish_all, vacuum_run_rows, with_run_id
+from .iceberg import IcebergRows, open_rows, split_url
+from .publish import (
+    RUN_ROW_BYTES,
+    copy_into,
+    publish,
+    publish_all,
+    vacuum_run_rows,
+    with_run_id,
+)
 from .workspace import Workspace
 
 #: The extra that installs the PostgreSQL drivers.
@@ -92,7 +102,9 @@ class PostgreSQL:
     """A warehouse on a PostgreSQL server, opened, checked and migrated.
 
     Args:
-        url: an SQLAlchemy URL (``postgresql+psycopg://...``).
+        url: an SQLAlchemy URL (``postgresql+psycopg://...``); ``?iceberg=LOCATION`` on the
+            command that creates the warehouse keeps its run rows in an Apache Iceberg table
+            there (:mod:`.iceberg`).
         read_only: every transaction of the sessions is read-only.
         create: an empty schema may get the warehouse's tables.
         hold: accepted for a DuckDB file's sake; a server's connections are pooled per call.
@@ -115,6 +127,7 @@ class PostgreSQL:
         upgrade: bool | None = None,
     ) -> None:
         require_postgres_drivers()
+        url, location = split_url(url)
         parsed = parse_url(url)
         if read_only:
             options = " ".join(
@@ -127,8 +140,11 @@ class PostgreSQL:
         self.engine = sa.create_engine(parsed)
         sa.event.listen(self.engine, "connect", _tune_postgresql)
         self._workspace: Workspace | None = None
+        #: Where the run rows live when not in the server's tables (None: ``run_rows``).
+        self.iceberg: IcebergRows | None = None
         try:
             open_schema(self, create, upgrade)
+            self.iceberg = open_rows(self, location)
         except DatabaseError as exc:
             self.engine.dispose()
             raise RankhouseError(f"cannot open warehouse {self.where}: {exc.reason}") from None
@@ -164,9 +180,15 @@ class PostgreSQL:
 
     @contextmanager
     def transaction(self) -> Iterator[ServerConnection]:
-        """A connection inside one transaction: committed on success, rolled back on error."""
-        with self._connection() as conn, translated(_errors(), self._refusal), conn.begin():
-            yield ServerConnection(conn)
+        """A connection inside one transaction: committed on success, rolled back on error.
+        The Iceberg rows of the runs it deleted go once it has committed (a process killed
+        in between leaves rows no catalogue row names: :meth:`.iceberg.IcebergRows.orphans`)."""
+        with self._connection() as conn, translated(_errors(), self._refusal):
+            with conn.begin():
+                server = ServerConnection(conn)
+                yield server
+            if server.deleted_runs and self.iceberg is not None:
+                self.iceberg.delete_unnamed(server.deleted_runs)
 
     @contextmanager
     def statement(self, sql: str) -> Iterator[tuple[list[str], Iterator[list[tuple]]] | None]:
@@ -267,7 +289,7 @@ class PostgreSQL:
         about to be evaluated), else the server, which counts a stored run's queries faster
         than it sends the rows."""
         workspace = self.workspace()
-        if load or workspace.has(run_ids, qrels_id):
+        if load or self.iceberg is not None or workspace.has(run_ids, qrels_id):
             workspace.load(run_ids, qrels_id)
             with workspace.scratch.connect() as conn:
                 yield conn
@@ -298,7 +320,16 @@ class PostgreSQL:
 
     def run_rows_table(self, conn: ServerConnection, run_id: int):
         """The rows of run ``run_id`` as an Arrow table (``query_id, doc_id, rank, score``),
-        in query and document byte order, fetched through ADBC."""
+        in query and document byte order, fetched through ADBC (or scanned from the Iceberg
+        table that holds them)."""
+        if self.iceberg is not None:
+            columns = ("query_id", "doc_id", "rank", "score")
+            with self.iceberg.scan(run_id, columns) as batches:
+                rows = batches.read_all()
+            order = pc.sort_indices(
+                rows, sort_keys=[("query_id", "ascending"), ("doc_id", "ascending")]
+            )
+            return rows.take(order)
         return self.workspace().fetch_table(
             "SELECT query_id, doc_id, rank, score FROM run_rows "
             f'WHERE run_id = {int(run_id)} ORDER BY query_id COLLATE "C", doc_id COLLATE "C"'
@@ -306,8 +337,14 @@ class PostgreSQL:
 
     def delete_run_rows(self, conn: ServerConnection, run_id: int) -> int:
         """Delete the rows of run ``run_id`` (nothing else) in the transaction of ``conn``,
-        holding the run's rows against another prune or restore; how many went."""
+        holding the run's rows against another prune or restore; how many went. Rows in
+        an Iceberg table go once the transaction has committed (:meth:`transaction`)."""
         lock(conn, [f"run_rows:{int(run_id)}"])
+        if self.iceberg is not None:
+            with self.iceberg.scan(run_id, ("run_id",)) as batches:
+                found = batches.read_all().num_rows
+            conn.delete_run_rows(run_id)
+            return found
         return int(
             conn.execute(
                 "WITH gone AS (DELETE FROM run_rows WHERE run_id = :id RETURNING 1) "
@@ -320,6 +357,12 @@ class PostgreSQL:
         """COPY ``rows`` (an Arrow table as :meth:`run_rows_table` gives) in as the rows of run
         ``run_id``, in the transaction of ``conn``; how many."""
         lock(conn, [f"run_rows:{int(run_id)}"])
+        if self.iceberg is not None:  # one commit, made again whole by a second restore
+            with warnings.catch_warnings():  # pyiceberg's word when there was none: as meant
+                warnings.filterwarnings("ignore", "Delete operation did not match any records")
+                self.iceberg.delete([run_id])
+            self.iceberg.append(with_run_id(rows, run_id))
+            return rows.num_rows
         copy_into(conn, "run_rows", with_run_id(rows, run_id).to_batches(max_chunksize=100_000))
         return rows.num_rows
 
@@ -353,10 +396,14 @@ class PostgreSQL:
         """Close the workspace and the server's connections."""
         if self._workspace is not None:
             self._workspace.close()
+        if self.iceberg is not None:
+            self.iceberg.close()
         self.engine.dispose()
 
     def __repr__(self) -> str:
         mode = ", read_only=True" if self.read_only else ""
+        if self.iceberg is not None:
+            mode += f", iceberg={self.iceberg.location!r}"
         return f"PostgreSQL({self.engine.url.render_as_string(hide_password=True)!r}{mode})"
 
 

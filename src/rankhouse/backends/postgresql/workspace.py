@@ -119,9 +119,10 @@ class Workspace:
         with self._fetch(query) as reader:
             return reader.read_all()
 
-    def has(self, run_ids, qrels_id: int) -> bool:
+    def has(self, run_ids, qrels_id: int | None) -> bool:
         """Whether the rows of the runs and the qrels set are loaded, or cached here."""
-        wanted = {("run_rows", int(r)) for r in run_ids} | {("judgments", int(qrels_id))}
+        wanted = {("run_rows", int(r)) for r in run_ids}
+        wanted |= {("judgments", int(qrels_id))} if qrels_id is not None else set()
         missing = wanted - self._loaded
         if not missing or self.cache is None:
             return not missing
@@ -134,9 +135,10 @@ class Workspace:
                 return False
         return True
 
-    def load(self, run_ids, qrels_id: int) -> None:
-        """Load the rows of the runs and the qrels set not loaded yet."""
-        for rows, ids in ((RUN_ROWS, run_ids), (JUDGMENTS, [qrels_id])):
+    def load(self, run_ids, qrels_id: int | None) -> None:
+        """Load the rows of the runs and the qrels set (if any) not loaded yet."""
+        qrels_ids = [] if qrels_id is None else [qrels_id]
+        for rows, ids in ((RUN_ROWS, run_ids), (JUDGMENTS, qrels_ids)):
             wanted = sorted({int(i) for i in ids} - {i for t, i in self._loaded if t == rows.table})
             if not wanted:
                 continue
@@ -163,14 +165,19 @@ class Workspace:
                     return
                 except (duckdb.Error, RankhouseError):  # unreadable: fetch it again
                     self.cache.forget(path)
+        iceberg = self.catalogue.iceberg if rows is RUN_ROWS else None
         with (
-            self._fetch(select_rows(rows, row_id)) as fetched,
+            iceberg.scan(row_id, rows.columns)
+            if iceberg is not None
+            else self._fetch(select_rows(rows, row_id)) as fetched,
             self.scratch.connect() as conn,
         ):
             duck = conn.duck
             register(duck, "_rankhouse_fetched", fetched)
             try:
-                self._insert(rows, row_id, "_rankhouse_fetched", None)
+                # Iceberg rows live apart from their catalogue row: checked to be whole
+                expected = identity[-1] if iceberg is not None and identity else None
+                self._insert(rows, row_id, "_rankhouse_fetched", expected)
             finally:
                 duck.unregister("_rankhouse_fetched")
         if identity is not None and self.cache is not None:
@@ -190,7 +197,10 @@ class Workspace:
                     f"SELECT count(*) FROM {rows.table} WHERE {rows.id_column} = {row_id}"
                 ).fetchall()
                 if count != expected:
-                    raise RankhouseError(f"the cached rows of {rows.table} {row_id} are not whole")
+                    raise RankhouseError(
+                        f"the rows of {rows.table} {row_id} are not whole: {count} of "
+                        f"{expected} found"
+                    )
 
 
 def row_identity(rows: _StoredRows, catalogue_row: dict) -> tuple:
