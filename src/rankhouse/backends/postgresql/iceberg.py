@@ -217,6 +217,30 @@ class IcebergRows:
         if ids:
             self._committed(lambda table: table.delete(expressions.In("run_id", ids)))
 
+    def rows_of(self, run_id: int) -> pa.Table:
+        """The rows of one run (``query_id, doc_id, rank, score``) in query and document byte
+        order, as a pruned run's archive keeps them."""
+        with self.scan(run_id, ("query_id", "doc_id", "rank", "score")) as batches:
+            rows = batches.read_all()
+        order = pc.sort_indices(
+            rows, sort_keys=[("query_id", "ascending"), ("doc_id", "ascending")]
+        )
+        return rows.take(order)
+
+    def count(self, run_id: int) -> int:
+        """How many rows one run has in the table."""
+        with self.scan(run_id, ("run_id",)) as batches:
+            return batches.read_all().num_rows
+
+    def put_back(self, rows: pa.Table) -> None:
+        """Append a pruned run's ``rows`` (``run_id`` first) again, after deleting any the run
+        still has: a restore made twice (the first one's catalogue change lost) stays whole."""
+        run_ids = pc.unique(rows.column("run_id")).to_pylist()
+        with warnings.catch_warnings():  # pyiceberg's word when there was none: as meant
+            warnings.filterwarnings("ignore", "Delete operation did not match any records")
+            self.delete(run_ids)
+        self.append(rows)
+
     def delete_unnamed(self, run_ids: Iterable[int]) -> None:
         """:meth:`delete` the rows of runs that the catalogue no longer names; a failure is a
         warning (what the caller did is committed; the rows stay as orphans)."""

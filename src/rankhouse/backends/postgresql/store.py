@@ -26,7 +26,6 @@ constraints behind them.
 
 from __future__ import annotations
 
-import warnings
 from collections.abc import Iterator
 from contextlib import contextmanager
 from importlib.util import find_spec
@@ -44,7 +43,6 @@ from ...errors import (
     first_line,
 )
 from ...lazy import psycopg
-from ...lazy import pyarrow_compute as pc
 from ...lazy import sqlalchemy as sa
 from ..base import Reclaimed, translated
 from ..duckdb_file import DuckDBFile
@@ -323,13 +321,7 @@ class PostgreSQL:
         in query and document byte order, fetched through ADBC (or scanned from the Iceberg
         table that holds them)."""
         if self.iceberg is not None:
-            columns = ("query_id", "doc_id", "rank", "score")
-            with self.iceberg.scan(run_id, columns) as batches:
-                rows = batches.read_all()
-            order = pc.sort_indices(
-                rows, sort_keys=[("query_id", "ascending"), ("doc_id", "ascending")]
-            )
-            return rows.take(order)
+            return self.iceberg.rows_of(run_id)
         return self.workspace().fetch_table(
             "SELECT query_id, doc_id, rank, score FROM run_rows "
             f'WHERE run_id = {int(run_id)} ORDER BY query_id COLLATE "C", doc_id COLLATE "C"'
@@ -341,8 +333,7 @@ class PostgreSQL:
         an Iceberg table go once the transaction has committed (:meth:`transaction`)."""
         lock(conn, [f"run_rows:{int(run_id)}"])
         if self.iceberg is not None:
-            with self.iceberg.scan(run_id, ("run_id",)) as batches:
-                found = batches.read_all().num_rows
+            found = self.iceberg.count(run_id)
             conn.delete_run_rows(run_id)
             return found
         return int(
@@ -357,11 +348,8 @@ class PostgreSQL:
         """COPY ``rows`` (an Arrow table as :meth:`run_rows_table` gives) in as the rows of run
         ``run_id``, in the transaction of ``conn``; how many."""
         lock(conn, [f"run_rows:{int(run_id)}"])
-        if self.iceberg is not None:  # one commit, made again whole by a second restore
-            with warnings.catch_warnings():  # pyiceberg's word when there was none: as meant
-                warnings.filterwarnings("ignore", "Delete operation did not match any records")
-                self.iceberg.delete([run_id])
-            self.iceberg.append(with_run_id(rows, run_id))
+        if self.iceberg is not None:
+            self.iceberg.put_back(with_run_id(rows, run_id))
             return rows.num_rows
         copy_into(conn, "run_rows", with_run_id(rows, run_id).to_batches(max_chunksize=100_000))
         return rows.num_rows
