@@ -75,8 +75,9 @@ LATE_IMPORTS = {
     "`import duckdb`)",
     "rankhouse.evaluation.flow": "the verb loads the engine (evaluation.computing) only when "
     "something is to be computed: `eval` of stored values loads no engine",
-    "rankhouse.evaluation.inputs": "a file or data given is stored by the ingest's readers, "
-    "loaded when one is given: `eval` of stored names loads none",
+    "rankhouse.evaluation.inputs": "a file or data given is read by the ingest's readers, "
+    "loaded when one is given, and a measure name by the parser, loaded for a name that is "
+    "no stored label: `eval` of stored names and labels loads neither",
     "rankhouse.history": "the measure parser loads for a name that is no stored label, the "
     "notebook's frame for a DataFrame: `history -m AP` of stored values loads neither",
     "rankhouse.results": "a result is drawn as HTML (rankhouse.present) when a notebook or "
