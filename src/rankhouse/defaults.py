@@ -108,6 +108,11 @@ DEFAULT_GATE_BASELINE = "previous"
 DEFAULT_GATE_MODE = "non_inferiority"
 """The gate's test unless one is given (``"significance"`` is the other)."""
 
+RECENT_RUNS = 28
+"""The newest runs of a system a person reads one by one: ``history -s SYSTEM``'s table (the
+rest behind ``--limit 0``, ``--since`` or a file format) and the report's detail panel (the
+rest as a trend): four weeks of nights."""
+
 DB_ENV_VAR = "RANKHOUSE_DB"
 """The environment variable that names the warehouse when ``--db`` does not."""
 

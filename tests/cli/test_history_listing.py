@@ -18,6 +18,7 @@ from cli_helpers import run_many
 from series_helpers import add_tiny_nights
 
 from rankhouse import Warehouse
+from rankhouse.defaults import RECENT_RUNS
 from rankhouse.history import history_rows, history_stream
 
 SYSTEMS = ["alpha", "beta", "gamma"]
@@ -95,3 +96,28 @@ def test_the_stream_reads_in_batches_what_the_api_returns_whole(nights):
     assert [len(b) for b in batches] == [4, 4, 4, 3]
     assert stream.columns == whole.rows.columns
     assert [row for batch in batches for row in batch] == list(whole.rows.rows)
+
+
+def test_a_systems_table_shows_its_newest_four_weeks_and_says_so(tmp_path):
+    """history -s of a system of years of nights: its newest 28 (RECENT_RUNS) in the table, a
+    note saying how to see the others; --since and csv give every run asked for."""
+    with Warehouse(tmp_path / "long.duckdb") as wh:
+        add_tiny_nights(wh, ["delta"], range(RECENT_RUNS + 3))
+    commands = [
+        ["history", "-s", "delta"],
+        ["history", "-s", "delta", "--since", "2025-01-02"],
+        ["history", "-s", "delta", "-f", "csv"],
+    ]
+    table, since, rows = run_many([["--db", "long.duckdb", *c] for c in commands], cwd=tmp_path)
+    assert table.exit_code == 0, table.stderr
+    newest = range(3, RECENT_RUNS + 3)
+    assert _runs_in_table(table.stdout) == [f"delta.night{n:03d}" for n in newest]
+    assert (
+        f"note: the newest {RECENT_RUNS} runs of the system shown, {RECENT_RUNS} of "
+        f"{RECENT_RUNS + 3} runs evaluated; --since DATE the runs since then, --limit N the "
+        "newest N of each, --limit 0 every run, --format csv or json every run as it is read"
+        in table.stderr
+    )
+    # night 0 is 2025-01-01 02:13:14: since the 2nd, the 30 others, all shown
+    assert len(_runs_in_table(since.stdout)) == RECENT_RUNS + 2 and "newest" not in since.stderr
+    assert len(list(csv.DictReader(io.StringIO(rows.stdout)))) == RECENT_RUNS + 3

@@ -91,4 +91,4 @@ def test_a_long_series_lists_its_newest_runs_and_a_bounded_number_of_failures():
         f"The newest {DETAIL} of the 200 runs, and the newest {MAX_FAILED_LISTED} of the "
         f"{earlier} earlier runs whose gate failed" in table
     )
-    assert "rankhouse history -s a</code> lists them all" in table
+    assert "rankhouse history -s a --limit 0</code> lists them all" in table

@@ -38,6 +38,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
+from ..defaults import RECENT_RUNS
 from ..history import history
 from ..lazy import numpy as np
 from ..lazy import pandas as pd
@@ -344,7 +345,7 @@ def axis_caption(low: float, high: float) -> str:
     return f"axis {low:.{digits}f}–{high:.{digits}f}"
 
 
-DETAIL = 28
+DETAIL = RECENT_RUNS
 """A series of more runs is drawn twice per measure: the whole span as a trend (line, band,
 failed gates) and its newest :data:`DETAIL` runs in detail, one marked point each."""
 MAX_TICKS = 14

@@ -19,6 +19,7 @@ from typing import Any
 import typer
 
 from ...cells import is_missing, table_value
+from ...defaults import RECENT_RUNS
 from ...errors import count
 from .catalog import RunOrder
 from .common import (
@@ -320,15 +321,17 @@ def history_command(
         metavar="N",
         min=0,
         help="The newest N runs of each system; 0: every run (default: a table without "
-        "--system or --run shows each system's newest run; otherwise every run).",
+        f"--system or --run shows each system's newest run, with --system its newest "
+        f"{RECENT_RUNS}; otherwise every run).",
         show_default=False,
     ),
     fmt: OutputFormat = FORMAT_OPTION,
 ) -> None:
     """Stored evaluations over time: one row per run (newest last), one column per label.
 
-    Without --system or --run a table shows each system's newest run, and a note says how
-    many runs are left out; --limit N shows the newest N of each system, --limit 0 every run.
+    Without --system or --run a table shows each system's newest run, with --system (and no
+    --since) its newest 28, and a note says how many runs are left out; --limit N shows the
+    newest N of each system, --limit 0 every run.
     tsv, csv and json print every run (unless --limit says otherwise), written as they are read.
 
     Columns: ingest time (UTC), run, system tag, qrels set, the run's --meta keys, num_q
@@ -342,8 +345,10 @@ def history_command(
     from ...history import HISTORY_BATCH_RUNS, history_stream
 
     wh = open_warehouse(ctx, write=False, reads=True)
-    bounded = limit is None and fmt == OutputFormat.table and system is None and run is None
-    newest = 1 if bounded else (limit or None)
+    table = limit is None and fmt == OutputFormat.table and run is None
+    bounded = table and system is None  # each system's newest run
+    recent = table and system is not None and since is None  # a system's newest nights
+    newest = 1 if bounded else RECENT_RUNS if recent else (limit or None)
     selection: dict[str, Any] = {
         "system": system,
         "run": run,
@@ -382,7 +387,7 @@ def history_command(
     title = f"history: {level_words(level)}" if measure_columns else "history"
     print_rows(columns, rows, fmt, title=title, keys=["run"], numeric=numeric)
     if newest:
-        _note_newest(wh, selection, newest, found, bounded)
+        _note_newest(wh, selection, newest, found, bounded or recent)
 
 
 def _note_newest(wh, selection: dict[str, Any], newest: int, found, bounded: bool) -> None:
@@ -396,6 +401,7 @@ def _note_newest(wh, selection: dict[str, Any], newest: int, found, bounded: boo
         return
     which = "newest run" if newest == 1 else f"newest {newest} runs"
     hints = [] if selection["system"] else ["--system S shows a system's runs"]
+    hints += ["--since DATE the runs since then"] if bounded and selection["system"] else []
     hints += ["--limit N the newest N of each"] if bounded else []
     hints += ["--limit 0 every run", "--format csv or json every run as it is read"]
     print(
