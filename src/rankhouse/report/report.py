@@ -338,8 +338,8 @@ def _trend_table(trend, measures, *, round, highlight) -> str:  # noqa: A002
         note = (
             f'<p class="meta">The newest {DETAIL} of the {count_} runs'
             + (f", and {which}" if earlier else "")
-            + f" (<code>rankhouse history -s {html.escape(trend.system)} --limit 0</code> lists them"
-            " all).</p>"
+            + f" (<code>rankhouse history -s {html.escape(trend.system)} --limit 0</code>"
+            " lists them all).</p>"
         )
     return note + measure_table(
         frame,
