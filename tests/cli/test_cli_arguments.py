@@ -195,7 +195,7 @@ def test_reserved_meta_keys_are_refused(run_cli, tmp_path):
     )
     assert (
         run_cli("runs", "list", "-f", "csv").stdout
-        == "id,name,tag,queries,rows,ingested_at,aliases\n"
+        == "id,name,tag,queries,rows,ingested_at,aliases,pruned\n"
     )
     frame = pd.DataFrame({"qid": ["1"], "docid": ["a"], "score": [1.0]})
     with pytest.raises(InputError) as raised:
