@@ -14,6 +14,7 @@ import time
 
 import pandas as pd
 import pytest
+from conftest import ICEBERG
 
 from rankhouse import Warehouse, evaluate
 from rankhouse.errors import ConflictError
@@ -73,16 +74,21 @@ def _expected(seed: int) -> dict:
 
 
 #: What a reader of committed data only never sees, counted in one statement (one snapshot).
-UNCOMMITTED = (
-    "SELECT (SELECT count(*) FROM runs r WHERE r.num_rows <> "
+RUN_ROWS_SEEN = (
+    "(SELECT count(*) FROM runs r WHERE r.num_rows <> "
     "(SELECT count(*) FROM run_rows rr WHERE rr.run_id = r.id)) AS partial_runs, "
     "(SELECT count(*) FROM run_rows WHERE run_id NOT IN (SELECT id FROM runs)) AS orphan_rows, "
-    "(SELECT count(*) FROM qrels_sets q WHERE q.num_judgments <> "
+)
+UNCOMMITTED = (
+    "SELECT " + RUN_ROWS_SEEN + "(SELECT count(*) FROM qrels_sets q WHERE q.num_judgments <> "
     "(SELECT count(*) FROM judgments j WHERE j.qrels_id = q.id)) AS partial_qrels, "
     "(SELECT count(*) FROM evaluations e WHERE (SELECT count(*) FROM evaluation_values v "
     f"WHERE v.evaluation_id = e.id) <> {len(QUERIES)}) AS partial_evaluations, "
     "(SELECT count(*) FROM runs) AS runs"
 )
+#: The same with the run rows in Iceberg, where the server's run_rows stays empty: the test
+#: checks each run's rows in the table at the end (a run is published after its commit).
+ICEBERG_UNCOMMITTED = UNCOMMITTED.replace(RUN_ROWS_SEEN, "0 AS partial_runs, 0 AS orphan_rows, ")
 
 
 class Analyst:
@@ -91,6 +97,7 @@ class Analyst:
 
     def __init__(self, url: str, run_cli) -> None:
         self.url = url
+        self.statement = ICEBERG_UNCOMMITTED if "iceberg=" in url else UNCOMMITTED
         self.run_cli = run_cli
         self.stop = threading.Event()
         self.seen: list[tuple[int, ...]] = []
@@ -102,13 +109,13 @@ class Analyst:
             with Warehouse(self.url, read_only=True) as wh:
                 while not self.stop.wait(0.02):  # leave the writers the processors
                     with wh.transaction() as conn:
-                        self.seen.append(tuple(conn.execute_raw(UNCOMMITTED).one()))
+                        self.seen.append(tuple(conn.execute_raw(self.statement).one()))
         except Exception as exc:  # noqa: BLE001 (reported by the test)
             self.errors.append(repr(exc))
 
     def watch_cli(self) -> None:
         while not self.stop.is_set():
-            shown = self.run_cli("--db", self.url, "sql", UNCOMMITTED, "-f", "csv", db=False)
+            shown = self.run_cli("--db", self.url, "sql", self.statement, "-f", "csv", db=False)
             if shown.exit_code != 0:
                 self.errors.append(shown.stderr)
                 return
@@ -125,7 +132,9 @@ def _wait_for(results, count: int) -> list[tuple]:
 
 
 @pytest.mark.timeout(300)
-def test_eight_writers_and_an_analyst(processes, postgres_url, run_cli):
+@pytest.mark.parametrize("backend_target", ["postgresql", ICEBERG], indirect=True)
+def test_eight_writers_and_an_analyst(processes, backend_target, run_cli):
+    postgres_url = backend_target
     Warehouse(postgres_url).close()  # the schema exists, so the analyst can open it read-only
     analyst = Analyst(postgres_url, run_cli)
     watchers = [threading.Thread(target=analyst.watch), threading.Thread(target=analyst.watch_cli)]
@@ -162,6 +171,11 @@ def test_eight_writers_and_an_analyst(processes, postgres_url, run_cli):
             "(SELECT count(*) FROM qrels_sets), (SELECT count(*) FROM evaluations), "
             "(SELECT count(*) FROM evaluation_values)"
         ).one()
+        iceberg = wh.backend.iceberg  # the rows in the table: each run's, once
+        if iceberg is not None:
+            per_run = dict(conn.execute("SELECT id, num_rows FROM runs").all())
+            assert {run_id: iceberg.count(run_id) for run_id in per_run} == per_run
+            counts = (counts[0], sum(per_run.values()), *counts[2:])
     rows = WRITERS * len(QUERIES) * ROWS_PER_QUERY
     evaluations = WRITERS * len(MEASURES)
     assert tuple(counts) == (WRITERS, rows, 1, evaluations, evaluations * len(QUERIES))
@@ -203,11 +217,15 @@ def _same_content_twice(url: str, who: int, barrier, results) -> None:
 
 
 @pytest.mark.timeout(300)
-def test_two_writers_of_the_same_content_store_it_once(processes, postgres_url):
-    Warehouse(postgres_url).close()
+@pytest.mark.parametrize("backend_target", ["postgresql", ICEBERG], indirect=True)
+def test_two_writers_of_the_same_content_store_it_once(processes, backend_target):
+    """Also with the run rows in Iceberg: the second writer compares its rows with the
+    first's, read back from the table, and the rows are appended once."""
+    url = backend_target
+    Warehouse(url).close()
     barrier, results = processes.Barrier(2), processes.Queue()
     writers = [
-        processes.Process(target=_same_content_twice, args=(postgres_url, who, barrier, results))
+        processes.Process(target=_same_content_twice, args=(url, who, barrier, results))
         for who in (0, 1)
     ]
     for writer in writers:
@@ -224,15 +242,17 @@ def test_two_writers_of_the_same_content_store_it_once(processes, postgres_url):
     assert sorted([qrels_0, qrels_1]) == [False, True]
     assert sorted([name_0, name_1]) == ["conflict", "taken"]
     assert sorted([version_0, version_1]) == ["nightly", "nightly@2"]
-    with Warehouse(postgres_url, read_only=True) as wh, wh.connect() as conn:
+    with Warehouse(url, read_only=True) as wh, wh.connect() as conn:
+        iceberg = wh.backend.iceberg  # None: the rows are in the server's table
+        rows = "SELECT count(*) FROM run_rows WHERE run_id = :id"
+        rows = iceberg.count(id_0) if iceberg else conn.execute(rows, {"id": id_0}).scalar_one()
         found = conn.execute(
             "SELECT (SELECT count(*) FROM runs WHERE name = 'same'), "
-            "(SELECT count(*) FROM run_rows WHERE run_id = :id), "
             "(SELECT count(*) FROM qrels_sets), "
             "(SELECT count(*) FROM evaluations WHERE run_id = :id), "
             "(SELECT count(*) FROM evaluation_values v JOIN evaluations e "
             " ON e.id = v.evaluation_id WHERE e.run_id = :id)",
             {"id": id_0},
         ).one()
-    stored_once = (1, len(QUERIES) * ROWS_PER_QUERY, 1, len(MEASURES))
-    assert tuple(found) == (*stored_once, len(MEASURES) * len(QUERIES))
+    assert rows == len(QUERIES) * ROWS_PER_QUERY
+    assert tuple(found) == (1, 1, len(MEASURES), len(MEASURES) * len(QUERIES))
