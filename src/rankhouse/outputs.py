@@ -159,3 +159,14 @@ def _reason(exc: BaseException) -> str:
     if isinstance(exc, RuntimeError) and "loop" in str(exc).lower():
         return "a loop of symbolic links"
     return str(exc)
+
+
+def flush_to_disk(path: Path) -> None:
+    """``fsync`` a file, or a folder (so that a rename in it survives a power cut): what a file
+    written whole and renamed into place (an archive, a compacted warehouse) needs before and
+    after its rename."""
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)

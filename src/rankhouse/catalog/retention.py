@@ -50,6 +50,7 @@ from ..errors import InputError, Message, NotFoundError, Option, RankhouseError,
 from ..lazy import numpy as np
 from ..lazy import pyarrow as pa
 from ..lazy import pyarrow_parquet as pq
+from ..outputs import flush_to_disk
 from .lookup import TREC_EVAL_COPY, get_run, pruned_runs
 
 #: The columns of the rows a prune reports, one per run it weighed.
@@ -305,11 +306,11 @@ def write_archive(rows, folder: Path, run: dict, digest: str) -> str:
         }
         try:
             pq.write_table(rows.replace_schema_metadata(metadata), temporary, compression="zstd")
-            _fsync(temporary)
+            flush_to_disk(temporary)
             os.replace(temporary, path)
         finally:
             temporary.unlink(missing_ok=True)
-        _fsync(path.parent)
+        flush_to_disk(path.parent)
     except OSError as exc:
         raise RankhouseError(
             f"cannot write the archive of run {run['name']!r} in {folder}: {exc.strerror or exc}; "
@@ -363,11 +364,3 @@ def _column_bytes(name: str, column) -> list[Any]:
         values = column.fill_null(0).cast(pa.int64()).to_numpy().astype("<i8")
         return [mask.tobytes(), values.tobytes()]
     return [column.cast(pa.float64()).to_numpy().astype("<f8").tobytes()]
-
-
-def _fsync(path: Path) -> None:
-    fd = os.open(path, os.O_RDONLY)
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)

@@ -29,6 +29,7 @@ from pathlib import Path
 from ...duck import load_package, register
 from ...errors import RankhouseError
 from ...lazy import pyarrow as pa
+from ...outputs import flush_to_disk
 
 #: Bytes a run row takes in a DuckDB file (a DL19 night: 43,000 rows), measured by
 #: benchmarks/retention_bytes.py (docs/retention.md): the estimate ``runs prune`` gives.
@@ -77,9 +78,9 @@ def compact_file(path: str, duck) -> tuple[int, int]:
             duck.execute(f'COPY FROM DATABASE "{database}" TO {_ATTACHED}')
         finally:
             duck.execute(f"DETACH {_ATTACHED}")
-        _flush(copy)
+        flush_to_disk(copy)
         replace(copy, file)
-        _flush(file.parent)
+        flush_to_disk(file.parent)
     except BaseException as exc:
         remove_leftover(copy)
         if isinstance(exc, Exception) and not isinstance(exc, RankhouseError):
@@ -100,15 +101,6 @@ def remove_leftover(copy: Path) -> None:
     """Remove the copy (and its log) a compaction left when it was killed or failed."""
     for leftover in (copy, copy.with_name(copy.name + ".wal")):
         leftover.unlink(missing_ok=True)
-
-
-def _flush(path: Path) -> None:
-    """fsync a file or a folder."""
-    fd = os.open(path, os.O_RDONLY)
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)
 
 
 def _quoted(path: Path) -> str:
