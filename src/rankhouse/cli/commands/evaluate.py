@@ -375,11 +375,15 @@ def history_command(
             file=sys.stderr,
         )
     if fmt != OutputFormat.table:  # every row as it is read: memory holds one batch
-        print_stream(stream.columns, stream.batches, fmt)
+        valued: set[str] = set()
+        print_stream(stream.columns, _noting_values(stream, valued), fmt)
+        if measures:
+            _note_other_settings(wh, valued, measures, relevance_level, missing_queries.value)
         return
     found = Rows(stream.columns, [row for batch in stream.batches for row in batch])
     if measures:
-        _note_other_settings(wh, found, measures, relevance_level, missing_queries.value)
+        valued = {m for m in measure_columns if _has_value(found, m)}
+        _note_other_settings(wh, valued, measures, relevance_level, missing_queries.value)
     rows = [(str(row[0])[:19], *row[1:]) for row in found.rows]  # to the second: csv has all
     columns, rows, numeric = folded(found.columns, rows, measure_columns)
     # measures are numbers even where none is stored (an empty listing aligns nothing)
@@ -413,16 +417,28 @@ def _note_newest(wh, selection: dict[str, Any], newest: int, found, bounded: boo
     )
 
 
-def _note_other_settings(wh, found, measures, relevance_level, missing_queries) -> None:
-    """On stderr: a requested label without values whose measure is stored at other settings."""
+def _noting_values(stream, valued: set[str]):
+    """The stream's batches as they come, noting in ``valued`` each measure column that holds
+    a value (for :func:`_note_other_settings` once they are written)."""
+    where = {name: stream.columns.index(name) for name in stream.measures if name in stream.columns}
+    for batch in stream.batches:
+        for name in [m for m in where if m not in valued]:
+            if any(not is_missing(row[where[name]]) for row in batch):
+                valued.add(name)
+        yield batch
+
+
+def _has_value(found, column: str) -> bool:
+    return column in found.columns and not all(is_missing(v) for v in found.column(column))
+
+
+def _note_other_settings(wh, valued: set[str], measures, relevance_level, missing_queries):
+    """On stderr: a requested label without values (not in ``valued``) whose measure is stored
+    at other settings."""
     from ...history import other_labels, wanted_labels
 
     wanted = wanted_labels(wh, measures, relevance_level, missing_queries)
-    empty = [
-        w
-        for w in wanted
-        if w not in found.columns or all(is_missing(value) for value in found.column(w))
-    ]
+    empty = [w for w in wanted if w not in valued]
     for name, others in other_labels(wh, empty).items():
         print(
             f"note: no stored value of {name}; stored at other settings: {', '.join(others)} "
