@@ -23,7 +23,6 @@ and checks that both print the same numbers.
 
 from __future__ import annotations
 
-import argparse
 import os
 import statistics
 import sys
@@ -32,19 +31,13 @@ import uuid
 from pathlib import Path
 
 import psycopg
-from workload import QRELS, ROOT, make_run, measured
+from workload import QRELS, make_run, measured, server_arguments
 
 MEASURES = ["AP", "nDCG@10", "P@10", "RR", "R@1000"]
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("url", nargs="?", default=os.environ.get("RANKHOUSE_TEST_POSTGRES"))
-    parser.add_argument("--repeat", type=int, default=3)
-    parser.add_argument("--workdir", type=Path, default=ROOT / "benchmarks" / "data")
-    args = parser.parse_args()
-    if not args.url:
-        sys.exit("give a postgresql:// URL (or run under scripts/with-postgres)")
+    args = server_arguments(__doc__.splitlines()[0])
     os.environ["RANKHOUSE_CACHE"] = "off"  # every evaluation reads its rows from the store
     run = make_run(args.workdir)
     rows = sum(1 for _ in run.open())

@@ -27,8 +27,6 @@ and checks that the file and the server print the same numbers.
 
 from __future__ import annotations
 
-import argparse
-import os
 import statistics
 import subprocess
 import sys
@@ -36,7 +34,7 @@ import tempfile
 import uuid
 from pathlib import Path
 
-from workload import QRELS, ROOT, SHARED, make_run, measured, synthetic_run
+from workload import QRELS, SHARED, make_run, measured, server_arguments, synthetic_run
 
 DL19_QRELS = SHARED / "data" / "qrels" / "qrels.dl19-passage.txt"
 MEASURES = ["AP", "nDCG@10", "P@10", "RR", "R@1000"]
@@ -48,13 +46,7 @@ FILE, SERVER, NO_CACHE = "file", "server", "server, no cache"
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("url", nargs="?", default=os.environ.get("RANKHOUSE_TEST_POSTGRES"))
-    parser.add_argument("--repeat", type=int, default=3)
-    parser.add_argument("--workdir", type=Path, default=ROOT / "benchmarks" / "data")
-    args = parser.parse_args()
-    if not args.url:
-        sys.exit("give a postgresql:// URL (or run under scripts/with-postgres)")
+    args = server_arguments(__doc__.splitlines()[0])
     for needed in (QRELS, DL19_QRELS):
         if not needed.exists():
             sys.exit(f"needs {needed} (../shared beside the checkout)")

@@ -89,6 +89,16 @@ def night_name(night: int) -> tuple[str, str]:
     return f"bm25.run-{stamp}", stamp
 
 
+def _dl19_run(path: Path, *, depth: int, tag: str):
+    """A synthetic DL19 run of ``depth`` documents a query (seed 1), as a DataFrame: the
+    scores each night blurs."""
+    import pandas as pd
+
+    base = synthetic_run(path, DL19, depth=depth, seed=1, tag=tag)
+    columns = ["qid", "q0", "docid", "rank", "score", "tag"]
+    return pd.read_csv(base, sep=" ", header=None, names=columns, dtype={"qid": str, "docid": str})
+
+
 def build_nights(db: Path, workdir: Path, nights: int) -> None:
     """``nights`` nightly runs of system bm25 on DL19, evaluated and gated (kept in db)."""
     import numpy as np
@@ -96,13 +106,10 @@ def build_nights(db: Path, workdir: Path, nights: int) -> None:
 
     sys.path.insert(0, str(ROOT / "src"))
     from rankhouse import Warehouse
-    from rankhouse.regress import regress
 
     if not DL19.exists():
         sys.exit(f"needs {DL19} (../shared beside the checkout)")
-    base = synthetic_run(workdir / "dl19-bm25.run", DL19, depth=1000, seed=1, tag="bm25")
-    columns = ["qid", "q0", "docid", "rank", "score", "tag"]
-    run = pd.read_csv(base, sep=" ", header=None, names=columns, dtype={"qid": str, "docid": str})
+    run = _dl19_run(workdir / "dl19-bm25.run", depth=1000, tag="bm25")
     rng = np.random.default_rng(7)
     with Warehouse(db) as wh:
         wh.ingest_qrels(DL19, name="dl19")
@@ -117,19 +124,27 @@ def build_nights(db: Path, workdir: Path, nights: int) -> None:
                     "tag": "bm25",
                 }
             )
-            commit = "".join(f"{int(rng.integers(0, 2**32)):08x}" for _ in range(5))
-            wh.ingest_run(frame, name=name, meta={"commit": commit, "night": stamp})
-            wh.evaluate("dl19", [name], NIGHT_MEASURES)
-            regress(
-                wh,
-                name,
-                baseline="last-passed",
-                qrels="dl19",
-                measures=NIGHT_MEASURES,
-                allow_missing_baseline=True,
-            )
+            _gated_night(wh, frame, name, stamp, rng)
             if night % 50 == 0:
                 print(f"  night {night + 1} of {nights}", file=sys.stderr)
+
+
+def _gated_night(wh, frame, name: str, stamp: str, rng) -> None:
+    """One night as the nightly job makes it: the run ingested with a commit and its night,
+    evaluated, and gated against the system's last passed night."""
+    from rankhouse.regress import regress
+
+    commit = "".join(f"{int(rng.integers(0, 2**32)):08x}" for _ in range(5))
+    wh.ingest_run(frame, name=name, meta={"commit": commit, "night": stamp})
+    wh.evaluate("dl19", [name], NIGHT_MEASURES)
+    regress(
+        wh,
+        name,
+        baseline="last-passed",
+        qrels="dl19",
+        measures=NIGHT_MEASURES,
+        allow_missing_baseline=True,
+    )
 
 
 def bench_nights(args) -> None:
@@ -182,11 +197,8 @@ def build_systems(db: Path, workdir: Path, systems: int, nights: int) -> None:
 
     sys.path.insert(0, str(ROOT / "src"))
     from rankhouse import Warehouse
-    from rankhouse.regress import regress
 
-    base = synthetic_run(workdir / "dl19-100.run", DL19, depth=100, seed=1, tag="x")
-    columns = ["qid", "q0", "docid", "rank", "score", "tag"]
-    run = pd.read_csv(base, sep=" ", header=None, names=columns, dtype={"qid": str, "docid": str})
+    run = _dl19_run(workdir / "dl19-100.run", depth=100, tag="x")
     rng = np.random.default_rng(7)
     with Warehouse(db) as wh:
         wh.ingest_qrels(DL19, name="dl19")
@@ -196,18 +208,8 @@ def build_systems(db: Path, workdir: Path, systems: int, nights: int) -> None:
                 name = f"{tag}.night{night:04d}"
                 scores = (run.score + rng.normal(0, noise, len(run))).round(3)
                 frame = pd.DataFrame({"qid": run.qid, "docid": run.docid, "score": scores})
-                commit = "".join(f"{int(rng.integers(0, 2**32)):08x}" for _ in range(5))
-                meta = {"commit": commit, "night": f"202501{night + 1:02d}T021314Z"}
-                wh.ingest_run(frame.assign(tag=tag), name=name, meta=meta)
-                wh.evaluate("dl19", [name], NIGHT_MEASURES)
-                regress(
-                    wh,
-                    name,
-                    baseline="last-passed",
-                    qrels="dl19",
-                    measures=NIGHT_MEASURES,
-                    allow_missing_baseline=True,
-                )
+                stamp = f"202501{night + 1:02d}T021314Z"
+                _gated_night(wh, frame.assign(tag=tag), name, stamp, rng)
     clone_nights(db, nights)
 
 

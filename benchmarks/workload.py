@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import argparse
 import json
+import os
 import statistics
 import subprocess
 import sys
@@ -27,6 +29,22 @@ with open(sys.argv[2]) as f:
         q, _, d, _, s, _ = line.split()
         run.setdefault(q, {})[d] = float(s)
 """
+
+
+def server_arguments(description: str, extra=None) -> argparse.Namespace:
+    """The arguments of a benchmark against a PostgreSQL server: its URL (default: the one
+    scripts/with-postgres names), --repeat and --workdir; ``extra`` adds its own options to
+    the parser first. Exits with a sentence when no server is named."""
+    parser = argparse.ArgumentParser(description=description)
+    parser.add_argument("url", nargs="?", default=os.environ.get("RANKHOUSE_TEST_POSTGRES"))
+    parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--workdir", type=Path, default=ROOT / "benchmarks" / "data")
+    if extra is not None:
+        extra(parser)
+    args = parser.parse_args()
+    if not args.url:
+        sys.exit("give a postgresql:// URL (or run under scripts/with-postgres)")
+    return args
 
 
 def make_run(workdir: Path) -> Path:
