@@ -115,12 +115,15 @@ def history_rows(wh, **selection: Any) -> HistoryRows:
 
 class HistoryStream(NamedTuple):
     """:func:`history`'s columns, measure columns and hidden labels, and its rows in batches
-    of whole runs, oldest first (a generator: it reads the store as it is consumed)."""
+    of whole runs, oldest first (a generator: it reads the store as it is consumed).
+    ``selected``: when ``newest`` runs of each system were read in one batch, how many runs
+    and systems the selection holds (what the listing leaves out); else None."""
 
     columns: list[str]
     measures: list[str]
     hidden: list[str]
     batches: Iterator[list[tuple[Any, ...]]]
+    selected: tuple[int, int] | None = None
 
 
 HISTORY_BATCH_RUNS = 500
@@ -150,13 +153,18 @@ def history_stream(
     store = store_of(wh)
     check_level(level)  # before any work: a stream is read later
     conditions, params, wanted = _selection(store, **selection)
+    selected = " AND ".join(conditions) or "TRUE"
     if newest is not None:  # ranked among the runs the other conditions keep
-        where = " AND ".join(conditions) or "TRUE"
-        conditions.append(_NEWEST.format(where=where))
+        conditions.append(_NEWEST.format(where=selected))
         params["newest"] = int(newest)
     where = " WHERE " + " AND ".join(conditions) if conditions else ""
     if batch_runs is None:
-        return _whole(store, where, params, wanted, all_measures, level, drift)
+        statement = (
+            _SELECTED + where
+            if newest is None
+            else _NEWEST_ROWS.format(columns=_COLUMNS, where=selected)
+        )
+        return _whole(store, statement, params, wanted, all_measures, level, drift)
     with store.connect() as conn:
         labels = set(conn.execute(_LABELS + where, params).scalars())
         unasked = set() if wanted or all_measures else _unasked_labels(conn)
@@ -229,43 +237,50 @@ def _selection(
     return conditions, params, wanted
 
 
-def history_counts(wh, **selection: Any) -> tuple[int, int]:
-    """(runs, systems) that :func:`history` selects with ``selection`` (its keywords
-    ``system``, ``run``, ``qrels``, ``measures``, ``since``, ``relevance_level``,
-    ``missing_queries``), counted in one statement: what a listing of the newest runs of each
-    system leaves out."""
-    store = store_of(wh)
-    conditions, params, _ = _selection(store, **selection)
-    where = " WHERE " + " AND ".join(conditions) if conditions else ""
-    with store.connect() as conn:
-        statement = "SELECT count(DISTINCT le.run_id), count(DISTINCT le.system_tag) FROM "
-        runs, systems = conn.execute(statement + "latest_evaluations le" + where, params).one()
-    return int(runs), int(systems)
-
-
-_SELECTED = (
-    "SELECT le.run_id, le.run_name, le.system_tag, le.run_ingested_at, le.run_metadata, "
+_COLUMNS = (
+    "le.run_id, le.run_name, le.system_tag, le.run_ingested_at, le.run_metadata, "
     "le.qrels_id, le.qrels_name, le.measure, le.value, le.created_at, le.evaluation_id, "
-    "le.input_signature, le.num_q FROM latest_evaluations le"
+    "le.input_signature, le.num_q"
 )
+_SELECTED = f"SELECT {_COLUMNS} FROM latest_evaluations le"
 
 _LABELS = "SELECT DISTINCT le.measure FROM latest_evaluations le"
 
-#: The newest runs of each system among those the other conditions keep (``{where}``).
-_NEWEST = """le.run_id IN (
-    SELECT ranked.run_id FROM (
-        SELECT kept.run_id, row_number() OVER (
-            PARTITION BY kept.system_tag ORDER BY kept.run_ingested_at DESC, kept.run_id DESC
-        ) AS recency
-        FROM (SELECT DISTINCT le.run_id, le.system_tag, le.run_ingested_at
-              FROM latest_evaluations le WHERE {where}) kept
-    ) ranked WHERE ranked.recency <= :newest)"""
+#: The runs the conditions keep (``{where}``), each ranked among its system's by recency,
+#: with a number for its system and how many runs are kept.
+_RANKED = """
+    SELECT kept.run_id,
+           row_number() OVER (
+               PARTITION BY kept.system_tag ORDER BY kept.run_ingested_at DESC, kept.run_id DESC
+           ) AS recency,
+           dense_rank() OVER (ORDER BY kept.system_tag) AS system_number,
+           count(*) OVER () AS selected_runs
+    FROM (SELECT DISTINCT le.run_id, le.system_tag, le.run_ingested_at
+          FROM latest_evaluations le WHERE {where}) kept"""
+
+#: The condition: among the runs the other conditions keep, the newest of each system.
+_NEWEST = (
+    f"le.run_id IN (SELECT ranked.run_id FROM ({_RANKED}) ranked WHERE ranked.recency <= :newest)"
+)
+
+#: Their rows, with how many runs and systems the conditions keep, in the same statement (a
+#: second would be a third of a short ``history``). Each system keeps its newest run, so its
+#: highest number left is the number of systems.
+_NEWEST_ROWS = (
+    "SELECT {columns}, ranked.selected_runs, max(ranked.system_number) OVER () AS "
+    f"selected_systems FROM latest_evaluations le JOIN ({_RANKED}) ranked ON ranked.run_id = "
+    "le.run_id WHERE ({where}) AND ranked.recency <= :newest"
+)
 
 
-def _whole(store, where, params, wanted, all_measures, level, drift) -> HistoryStream:
-    """Every selected row in one batch, its columns found from the rows themselves."""
+def _whole(store, statement, params, wanted, all_measures, level, drift) -> HistoryStream:
+    """Every row ``statement`` selects in one batch, its columns found from the rows
+    themselves (with :data:`_NEWEST_ROWS`, the counts come with them)."""
     with store.connect() as conn:
-        rows = _read(conn, where, None, params)
+        rows = [dict(row) for row in conn.execute(statement, params).mappings().all()]
+        counted = (0, 0) if "selected_systems" in statement else None
+        for row in rows if counted else ():
+            counted = (int(row.pop("selected_runs")), int(row.pop("selected_systems")))
         ids = {int(row["run_id"]) for row in rows}
         unasked = set() if wanted or all_measures else _unasked_labels(conn)
         hidden = sorted({row["measure"] for row in rows} & unasked, key=natural_order)
@@ -278,7 +293,7 @@ def _whole(store, where, params, wanted, all_measures, level, drift) -> HistoryS
         ]
         found = _shape(rows, shown, meta_keys, _gates(conn, ids), {})
         found = _finished(conn, found, rows, shown, level=level, drift=drift)
-    return HistoryStream(found.columns, shown, hidden, iter([found.rows]))
+    return HistoryStream(found.columns, shown, hidden, iter([found.rows]), counted)
 
 
 def _labels_of(rows: list[dict[str, Any]], hidden: set[str]) -> list[str]:

@@ -22,6 +22,7 @@ def main(argv: list[str] | None = None) -> None:
     at once when the command left nothing open; Ctrl-C ends any command with one line and
     exit 130 (both: :mod:`.process`)."""
     process.watch_interrupts()
+    process.console = argv is None
     args = sys.argv[1:] if argv is None else list(argv)
     try:
         try:
@@ -78,13 +79,20 @@ def _open_ahead(args: list[str]) -> None:
     db, read_only, position = found
     command, rest = args[position], args[position + 1 :]
     if command == "trec-eval" and "-h" not in rest:
-        process.install()
-        process.open_ahead(partial(process.trec_eval_database, db, read_only))
+        opener = partial(process.trec_eval_opener, db, read_only)
     elif command in _WAREHOUSE_COMMANDS:
         if _reads_only(command, rest):  # opened read-only, as the command opens it
             read_only = True
-        process.install()
-        process.open_ahead(partial(process.warehouse_file, db, read_only))
+        opener = partial(process.warehouse_opener, db, read_only)
+    else:
+        return
+    process.install()
+    try:
+        opening = opener()
+    except Exception:  # the command opens the database itself and says what fails
+        return
+    if opening is not None:
+        process.open_ahead(opening)
 
 
 #: Commands that only ever read (their sub-command): they open the warehouse read-only.

@@ -11,7 +11,8 @@ imports inside its functions, when a command opens a database: ``--help`` import
 * **Opening ahead.** Creating a DuckDB database costs 20-30 ms (its catalogue of built-in
   functions), and DuckDB releases the GIL while it works; a short command spends about 0.1 s
   importing its code before it opens its database. So :func:`open_ahead` starts opening that
-  database in a thread at once, and the command's own open takes the connection when it
+  database in a thread at once (what to open is decided before, in the command's thread:
+  :func:`warehouse_opener`), and the command's own open takes the connection when it
   asks for the same thing (the same key). Only what the command itself would open is opened
   ahead, with the same settings: an existing, non-empty DuckDB warehouse file (never a path
   the command might refuse to create), or the engine's in-memory database for trec-eval. A
@@ -22,7 +23,10 @@ imports inside its functions, when a command opens a database: ``--help`` import
   twentieth of a DL19 ``trec-eval``. :func:`leave` ends the process with :func:`os._exit`
   instead, and only when nothing is left for that shutdown to do: no thread other than
   daemon threads running, every DuckDB connection the connector handed out closed (DuckDB
-  has written its checkpoint), the exit handlers run and the output flushed.
+  has written its checkpoint), the exit handlers run and the output flushed. A connection
+  to a file opened read-only has nothing to write: closing it is 5-12 ms of DuckDB's
+  teardown, so a reading command run as the console script (:data:`console`) leaves it
+  open, and the process's end lets the file go.
 
 What a command that stops early prints: one line on stderr, never a traceback.
 
@@ -87,6 +91,13 @@ _LOCK = threading.Lock()
 _opening: Background[tuple[Hashable, Any] | None] | None = None
 #: Every connection the connector handed out, to check at the end that each was closed.
 _HANDED_OUT: weakref.WeakSet = weakref.WeakSet()
+#: Those of them that are read-only warehouse files: open or closed, nothing is lost.
+_READ_ONLY: weakref.WeakSet = weakref.WeakSet()
+
+#: Whether this process is the console script, which ends by :func:`leave` once its one
+#: command is done (set by :func:`rankhouse.cli.entry.main`; False when a caller runs
+#: commands in its own process).
+console = False
 
 
 def install() -> None:
@@ -102,6 +113,8 @@ def connector(key: Hashable, make: Callable[[], Any]) -> Any:
     if connection is None:
         connection = make()
     _HANDED_OUT.add(connection)
+    if isinstance(key, tuple) and key[:1] == ("duckdb",) and key[2]:  # store.database_key
+        _READ_ONLY.add(connection)
     return connection
 
 
@@ -111,7 +124,9 @@ def connector(key: Hashable, make: Callable[[], Any]) -> Any:
 def open_ahead(open_database: Callable[[], tuple[Hashable, Any] | None]) -> None:
     """Start ``open_database()`` in a thread: it returns (key, connection), or None when it
     decides to open nothing; :func:`take` with an equal key gets the connection. A database
-    already being opened ahead is closed first."""
+    already being opened ahead is closed first. ``open_database`` should leave Python's lock
+    to the command (DuckDB's work does): what imports or decides belongs before this call
+    (:func:`warehouse_opener`)."""
     global _opening
     discard()
     with _LOCK:
@@ -148,11 +163,26 @@ def discard() -> None:
 
 def warehouse_file(db: str | None, read_only: bool) -> tuple[tuple, Any] | None:
     """Open the warehouse file ``db`` names as the command will: (its key, the connection),
-    or None when ``db`` is no existing, non-empty DuckDB file.
+    or None when ``db`` is no existing, non-empty DuckDB file (:func:`warehouse_opener`,
+    then its opening)."""
+    opener = warehouse_opener(db, read_only)
+    return opener() if opener is not None else None
 
-    For a file that does not exist yet, nothing is opened, but DuckDB is set up: its first
-    database in a process costs 10-15 ms more than the next (a new file: 25 ms against 14),
-    and the command that creates the file then pays that here, while it imports.
+
+def warehouse_opener(db: str | None, read_only: bool) -> Callable[[], Any] | None:
+    """What opens the warehouse file ``db`` names as the command will, for
+    :func:`open_ahead`: a function that returns (its key, the connection), or None when ``db``
+    is no existing, non-empty DuckDB file.
+
+    Deciding runs here, in the caller's thread: the imports and the checks of the file (is
+    it a DuckDB file, does another process wait for it) hold Python's lock, and in the
+    opening thread they would wait behind the command's own imports (the file then opened
+    40 ms later). What the function returned does is DuckDB's work, which lets go of that
+    lock: it opens the file and makes the store's check on opening
+    (:func:`~rankhouse.backends.duckdb_file.store.open_checked`). For a file that does not
+    exist yet, nothing is opened, but DuckDB is set up: its first database in a process costs
+    10-15 ms more than the next (a new file: 25 ms against 14), and the command that creates
+    the file then pays that there, while it imports.
     """
     from pathlib import Path
 
@@ -166,8 +196,7 @@ def warehouse_file(db: str | None, read_only: bool) -> tuple[tuple, Any] | None:
     if path is None or path == ":memory:":
         return None
     if not os.path.exists(path):
-        duckdb.connect(":memory:", config=DUCKDB_CONFIG).close()
-        return None
+        return lambda: duckdb.connect(":memory:", config=DUCKDB_CONFIG).close()
     if not os.path.isfile(path) or os.path.getsize(path) == 0:
         return None
     if file_kind(Path(path)) is not None:  # the command refuses it; DuckDB never opens it
@@ -175,20 +204,28 @@ def warehouse_file(db: str | None, read_only: bool) -> tuple[tuple, Any] | None:
     if someone_waits(path, shared=read_only):  # the command waits in turn behind them
         return None
     config = store.duckdb_config(read_only)
-    return store.database_key(path, read_only, config), store.open_file(path, read_only, config)
+    key = store.database_key(path, read_only, config)
+    return lambda: (key, store.open_checked(path, read_only, config))
 
 
 def trec_eval_database(db: str | None, read_only: bool) -> tuple[tuple, Any] | None:
-    """What ``trec-eval`` opens: the engine's in-memory database when nothing is kept, else
-    the warehouse file."""
+    """What ``trec-eval`` opens: (its key, the connection), or None (:func:`trec_eval_opener`,
+    then its opening)."""
+    opener = trec_eval_opener(db, read_only)
+    return opener() if opener is not None else None
+
+
+def trec_eval_opener(db: str | None, read_only: bool) -> Callable[[], Any] | None:
+    """What opens ``trec-eval``'s database, for :func:`open_ahead`: the engine's in-memory
+    database when nothing is kept, else the warehouse file (:func:`warehouse_opener`)."""
     from ..duck import key as scratch_key
     from ..duck import memory_limit, new_database
 
     db = db if db is not None else os.environ.get(DB_ENV_VAR)
     if read_only or not db or db == ":memory:":
         limit = memory_limit()
-        return scratch_key(limit), new_database(limit)
-    return warehouse_file(db, False)
+        return lambda: (scratch_key(limit), new_database(limit))
+    return warehouse_opener(db, False)
 
 
 # --- leaving ----------------------------------------------------------------------------------
@@ -215,7 +252,7 @@ def leave(code: int | None) -> None:
 
 
 def _any_open() -> bool:
-    return any(is_open(connection) for connection in list(_HANDED_OUT))
+    return any(is_open(c) for c in list(_HANDED_OUT) if c not in _READ_ONLY)
 
 
 def is_open(connection: Any) -> bool:

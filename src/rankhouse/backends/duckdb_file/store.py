@@ -50,7 +50,7 @@ import shlex
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from ...defaults import DUCKDB_CONFIG
 from ...duck import duckdb, open_database
@@ -105,6 +105,48 @@ def database_key(path: str, read_only: bool, config: dict) -> tuple:
 def open_file(path: str, read_only: bool, config: dict):
     """A new DuckDB connection to ``path`` (or ``:memory:``) with these settings."""
     return duckdb.connect(path, read_only=read_only, config=config)
+
+
+def open_checked(path: str, read_only: bool, config: dict):
+    """:func:`open_file`, with the reading part of the check made on opening (is the file a
+    whole warehouse, which migrations does it lack) done at once and kept for this
+    connection.
+
+    For the command line's thread that opens the warehouse while the command imports
+    (:mod:`rankhouse.cli.process`): the check is 10-15 ms of DuckDB's work, which then
+    overlaps the imports, and the store that is handed this connection uses it instead of
+    asking again. Nothing can change the file in between: the connection holds DuckDB's lock
+    on it. Only a whole warehouse is checked here; any other file (new, older, damaged,
+    foreign) is left to the store, which examines it and says what is wrong."""
+    duck = open_file(path, read_only, config)
+    try:
+        conn = DuckDBConnection(duck)
+        conn.execute_raw(_WHOLE_SCHEMA)
+        names = sorted(expected_objects("duckdb"))
+        checked = _Checked(names, True, pending_migrations(conn, names))
+    except Exception:
+        return duck
+    _CHECKED_AHEAD[id(duck)] = (duck, checked)
+    return duck
+
+
+class _Checked(NamedTuple):
+    """What opening a file found: its objects, whether they are the whole newest schema, the
+    migrations it lacks."""
+
+    names: list[str]
+    whole: bool
+    pending: list
+
+
+#: Checks made by :func:`open_checked`, by connection (the connection is kept with its check,
+#: so that its id is not reused while the check waits to be taken).
+_CHECKED_AHEAD: dict[int, tuple[Any, _Checked]] = {}
+
+
+def _checked_ahead(duck) -> _Checked | None:
+    found = _CHECKED_AHEAD.pop(id(duck), None)
+    return found[1] if found is not None and found[0] is duck else None
 
 
 def connect_file(path: str, read_only: bool, config: dict):
@@ -249,8 +291,12 @@ class DuckDBFile:
     def _prepare(self, create: bool) -> None:
         """Check that the database is a whole rankhouse warehouse; migrate it when writable."""
         is_file = not self._memory
+        checked = _checked_ahead(self._duck)
         with _opening(self.where), self.connect() as conn:
-            names, whole = ([], False) if is_file and holds_nothing(conn) else recognise(conn)
+            if checked is not None:
+                names, whole = checked.names, checked.whole
+            else:
+                names, whole = ([], False) if is_file and holds_nothing(conn) else recognise(conn)
             if is_file:
                 refuse_foreign(self.where, names)
                 if "schema_migrations" not in names and (self.read_only or not create):
@@ -258,16 +304,19 @@ class DuckDBFile:
                         f"no warehouse at {self.where}: the database holds no tables yet; "
                         "ingest qrels or a run to create one"
                     )
-            if self.read_only and _pending(self.where, conn, names):
+            pending = checked.pending if checked is not None else None
+            if self.read_only and (pending is None):
+                pending = _pending(self.where, conn, names)
+            if self.read_only and pending:
                 raise SchemaError(
                     "this warehouse needs a schema upgrade; open it once without --read-only"
                 )
             left = (  # for rankhouse migrate, which says what it does before it does it
                 self._upgrade is False
                 and "schema_migrations" in names
-                and bool(_pending(self.where, conn, names))
+                and bool(_pending(self.where, conn, names) if pending is None else pending)
             )
-        if not (self.read_only or left):
+        if not (self.read_only or left or pending == []):
             with _opening(self.where):
                 try:
                     applied = migrate(self, names)  # one writer: the names still hold

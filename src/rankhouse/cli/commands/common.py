@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 import typer
 
 from ...defaults import DEFAULT_PERMUTATIONS, DEFAULT_SEED, MAX_PERMUTATIONS
+from .. import process
 
 if TYPE_CHECKING:
     from ...warehouse import Warehouse
@@ -40,7 +41,9 @@ def open_warehouse(
 
     A command is one unit of work: the warehouse is opened with ``hold=True``, so a DuckDB
     file is opened once (the connection opened ahead, :mod:`rankhouse.cli.process`) and
-    held until the command ends, as a ``with wh.session():`` block would hold it.
+    held until the command ends, as a ``with wh.session():`` block would hold it. It is
+    closed then, except a DuckDB file read by the console script, which the process's end
+    lets go (:mod:`rankhouse.cli.process`: nothing to write, DuckDB's teardown saved).
     """
     from ...backends import duckdb_path, resolve_target
     from ...errors import RankhouseError, SchemaError
@@ -70,7 +73,8 @@ def open_warehouse(
             Warehouse(state.db, create=create).close()
             opened = Warehouse(state.db, read_only=True, create=create, hold=True)
         state._warehouse = opened
-        ctx.find_root().call_on_close(opened.close)
+        if not (read_only and opened.dialect == "duckdb" and process.console):
+            ctx.find_root().call_on_close(opened.close)  # else the process's end lets it go
     return state._warehouse
 
 

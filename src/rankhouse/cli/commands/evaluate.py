@@ -378,12 +378,12 @@ def history_command(
         valued: set[str] = set()
         print_stream(stream.columns, _noting_values(stream, valued), fmt)
         if measures:
-            _note_other_settings(wh, valued, measures, relevance_level, missing_queries.value)
+            _note_other_settings(wh, measure_columns, valued)
         return
     found = Rows(stream.columns, [row for batch in stream.batches for row in batch])
     if measures:
         valued = {m for m in measure_columns if _has_value(found, m)}
-        _note_other_settings(wh, valued, measures, relevance_level, missing_queries.value)
+        _note_other_settings(wh, measure_columns, valued)
     rows = [(str(row[0])[:19], *row[1:]) for row in found.rows]  # to the second: csv has all
     columns, rows, numeric = folded(found.columns, rows, measure_columns)
     # measures are numbers even where none is stored (an empty listing aligns nothing)
@@ -391,15 +391,13 @@ def history_command(
     title = f"history: {level_words(level)}" if measure_columns else "history"
     print_rows(columns, rows, fmt, title=title, keys=["run"], numeric=numeric)
     if newest:
-        _note_newest(wh, selection, newest, found, bounded or recent)
+        _note_newest(stream.selected, selection, newest, found, bounded or recent)
 
 
-def _note_newest(wh, selection: dict[str, Any], newest: int, found, bounded: bool) -> None:
-    """On stderr, after the table: how many runs the newest of each system leave out, and how
-    to see them."""
-    from ...history import history_counts
-
-    runs, systems = history_counts(wh, **selection)
+def _note_newest(selected, selection: dict[str, Any], newest: int, found, bounded: bool) -> None:
+    """On stderr, after the table: how many runs the newest of each system leave out
+    (``selected``: the runs and systems selected), and how to see them."""
+    runs, systems = selected
     shown = len(set(found.column("run"))) if found.rows else 0
     if runs <= shown:
         return
@@ -432,13 +430,14 @@ def _has_value(found, column: str) -> bool:
     return column in found.columns and not all(is_missing(v) for v in found.column(column))
 
 
-def _note_other_settings(wh, valued: set[str], measures, relevance_level, missing_queries):
-    """On stderr: a requested label without values (not in ``valued``) whose measure is stored
-    at other settings."""
-    from ...history import other_labels, wanted_labels
+def _note_other_settings(wh, wanted: list[str], valued: set[str]) -> None:
+    """On stderr: a requested label (in ``wanted``) without values (not in ``valued``) whose
+    measure is stored at other settings."""
+    from ...history import other_labels
 
-    wanted = wanted_labels(wh, measures, relevance_level, missing_queries)
     empty = [w for w in wanted if w not in valued]
+    if not empty:
+        return
     for name, others in other_labels(wh, empty).items():
         print(
             f"note: no stored value of {name}; stored at other settings: {', '.join(others)} "
