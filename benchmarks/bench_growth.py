@@ -38,7 +38,11 @@ run stores (regress evaluates tonight's run once):
   report --system sys03 --qrels dl19 -m nDCG@10 -m AP --brief  (timed once: --report-repeat)
 
   python benchmarks/bench_growth.py [--sizes 1000,10000,100000] [--repeat 5] [--src DIR]
-                                    [--against DIR]
+                                    [--against DIR] [--report-nights 365]
+
+--report-nights N gives the reported system (sys03) N nights at every size, the other systems
+sharing the rest: issue 37's case, one system's 365 nights among 1,000 or 100,000
+evaluations, where the same answer is asked of a small and a large warehouse.
 
 Filled warehouses are kept in --workdir (default benchmarks/data/growth, ignored by git),
 named by size and schema version, and reused; delete them to fill again. --src is the `src`
@@ -126,44 +130,67 @@ def build_template(db: Path, workdir: Path) -> None:
             print(f"  real night {night + 1} of {REAL_NIGHTS + 1}", file=sys.stderr)
 
 
-def clone_to(db: Path, evaluations: int) -> None:
-    """Turn a copy of the template into a warehouse of ``evaluations`` evaluations (see the
+def nights_of(evaluations: int, report_nights: int | None = None) -> dict[int, int]:
+    """Each system's nights in a warehouse of ``evaluations``: the same for every system, or
+    ``report_nights`` for the reported system (sys03) and the rest shared by the others."""
+    runs = evaluations // len(MEASURES)
+    if report_nights is None:
+        nights = runs // SYSTEMS
+        if nights < 2 * REAL_NIGHTS or nights * SYSTEMS * len(MEASURES) != evaluations:
+            sys.exit(
+                f"{evaluations} evaluations is not a whole number (>= {2 * REAL_NIGHTS}) of nights"
+            )
+        return dict.fromkeys(range(SYSTEMS), nights)
+    others, extra = divmod(runs - report_nights, SYSTEMS - 1)
+    if min(report_nights, others) < REAL_NIGHTS + 1:  # night 0, one clone, the newest four
+        sys.exit(f"{evaluations} evaluations leave too few nights beside {report_nights}")
+    rest = [s for s in range(SYSTEMS) if s != TONIGHT_SYSTEM]
+    found = {s: others + (i < extra) for i, s in enumerate(rest)}
+    return {**found, TONIGHT_SYSTEM: report_nights}
+
+
+def night_time(night: int, system: int, nights: dict[int, int]) -> datetime:
+    """When ``system`` ran its night ``night``: every system's newest night is the same day."""
+    first = max(nights.values()) - nights[system]
+    return FIRST_NIGHT + timedelta(days=first + night, minutes=system)
+
+
+def clone_to(db: Path, nights_by_system: dict[int, int]) -> None:
+    """Turn a copy of the template into a warehouse of these nights per system (see the
     module's docstring): every run renumbered and renamed by its night, the nights between
     night 0 and the newest four cloned with their evaluations, values and gate checks."""
     import duckdb
 
-    nights = evaluations // (SYSTEMS * len(MEASURES))
-    if nights < 2 * REAL_NIGHTS or nights * SYSTEMS * len(MEASURES) != evaluations:
-        sys.exit(
-            f"{evaluations} evaluations is not a whole number (>= {2 * REAL_NIGHTS}) of nights"
-        )
     con = duckdb.connect(str(db))
     template = {
         name: run_id for run_id, name in con.execute("SELECT id, name FROM runs").fetchall()
     }
-    newest = nights - (REAL_NIGHTS - 1)  # the newest four nights are real nights 1-4
-    plan = []  # (id, night, system, template run id), ids in the order of the nights
-    for night in range(nights + 1):
-        for system in range(SYSTEMS):
-            if night == nights and system != TONIGHT_SYSTEM:
-                continue
+    plan = []  # (id, night, system, template run id, day), ids in the order of the nights
+    for system, nights in nights_by_system.items():
+        newest = nights - (REAL_NIGHTS - 1)  # the newest four nights are real nights 1-4
+        for night in range(nights + (system == TONIGHT_SYSTEM)):
             if night == 0 or night >= newest:
                 real = night - newest + 1 if night else 0  # tonight: real night 5
             else:
                 real = 1 + (night - 1) % (REAL_NIGHTS - 1)
-            plan.append(
-                (len(plan) + 1, night, system, template[f"{system_tag(system)}.real{real}"])
-            )
+            first = max(nights_by_system.values()) - nights
+            plan.append((night, system, template[f"{system_tag(system)}.real{real}"], first))
+    plan.sort(key=lambda p: (p[3] + p[0], p[1]))  # ids follow the dates
+    plan = [(i + 1, *p) for i, p in enumerate(plan)]
     # no transaction: a delete and an insert of one key in one are refused by DuckDB, and
     # the file is a partial copy until renamed
-    con.execute("CREATE TEMP TABLE plan (id INTEGER, night INTEGER, sys INTEGER, src INTEGER)")
-    con.executemany("INSERT INTO plan VALUES (?, ?, ?, ?)", plan)
+    con.execute(
+        "CREATE TEMP TABLE plan (id INTEGER, night INTEGER, sys INTEGER, src INTEGER, "
+        "first_day INTEGER)"
+    )
+    con.executemany("INSERT INTO plan VALUES (?, ?, ?, ?, ?)", plan)
     first = FIRST_NIGHT.strftime("%Y-%m-%d %H:%M:%S")
     con.execute(
         f"""
         CREATE TEMP TABLE dated AS
         SELECT p.*,
-               TIMESTAMP '{first}' + p.night * INTERVAL 1 DAY + p.sys * INTERVAL 1 MINUTE AS ts,
+               TIMESTAMP '{first}' + (p.first_day + p.night) * INTERVAL 1 DAY
+               + p.sys * INTERVAL 1 MINUTE AS ts,
                printf('sys%02d', p.sys) AS tag
         FROM plan p
         """
@@ -201,9 +228,14 @@ def clone_to(db: Path, evaluations: int) -> None:
         "row_number() OVER (ORDER BY n.id, c.id) AS new FROM named n "
         "JOIN regress_checks c ON c.run_id = n.src"
     )
+    con.execute("CREATE TEMP TABLE newest (sys INTEGER, newest INTEGER)")
+    con.executemany(
+        "INSERT INTO newest VALUES (?, ?)",
+        [(system, n - (REAL_NIGHTS - 1)) for system, n in nights_by_system.items()],
+    )
     con.execute(
-        "UPDATE run_rows SET run_id = n.id FROM named n "
-        f"WHERE run_rows.run_id = n.src AND (n.night = 0 OR n.night >= {newest})"
+        "UPDATE run_rows SET run_id = n.id FROM named n JOIN newest w ON w.sys = n.sys "
+        "WHERE run_rows.run_id = n.src AND (n.night = 0 OR n.night >= w.newest)"
     )
     insert(
         "runs",
@@ -272,10 +304,13 @@ def schema_version(src: Path) -> int:
     return max(int(p.name[:4]) for p in (src.parent / "migrations").glob("[0-9]*.sql"))
 
 
-def filled(workdir: Path, src: Path, evaluations: int) -> tuple[Path, float | None]:
+def filled(
+    workdir: Path, src: Path, evaluations: int, report_nights: int | None = None
+) -> tuple[Path, float | None]:
     """The warehouse of ``evaluations`` (filled once, kept) and the seconds filling took."""
     version = schema_version(src)
-    kept = workdir / f"growth-{evaluations}-s{version:04d}.duckdb"
+    layout = "" if report_nights is None else f"-n{report_nights}"
+    kept = workdir / f"growth-{evaluations}{layout}-s{version:04d}.duckdb"
     if kept.exists():
         return kept, None
     template = workdir / f"template-s{version:04d}.duckdb"
@@ -290,7 +325,7 @@ def filled(workdir: Path, src: Path, evaluations: int) -> tuple[Path, float | No
     start = time.perf_counter()
     partial = kept.with_suffix(".partial")
     shutil.copy(template, partial)
-    clone_to(partial, evaluations)
+    clone_to(partial, nights_of(evaluations, report_nights))
     partial.rename(kept)
     return kept, time.perf_counter() - start
 
@@ -316,11 +351,16 @@ def timed(command: list[str], env: dict[str, str], ok: tuple[int, ...] = (0,)) -
     return wall, cpu, peak
 
 
-def commands(db: Path, out: Path, nights: int, has_limit: bool) -> dict[str, list[str]]:
-    """The timed commands on ``db`` (a warehouse of ``nights`` nights)."""
+def commands(
+    db: Path, out: Path, nights_by_system: dict[int, int], has_limit: bool
+) -> dict[str, list[str]]:
+    """The timed commands on ``db`` (a warehouse of these nights per system)."""
+    nights = nights_by_system[TONIGHT_SYSTEM]
 
     def night(n: int, system: int) -> str:
-        ts = FIRST_NIGHT + timedelta(days=n, minutes=system)
+        if system != TONIGHT_SYSTEM:  # the same day as sys03's night n
+            n += nights_by_system[system] - nights
+        ts = night_time(n, system, nights_by_system)
         return f"{system_tag(system)}.run-{ts:%Y%m%dT%H%M%SZ}"
 
     rh = [sys.executable, "-m", "rankhouse", "--db", str(db)]
@@ -332,7 +372,7 @@ def commands(db: Path, out: Path, nights: int, has_limit: bool) -> dict[str, lis
         "history -s --since": [
             *rh,
             *("history", "-s", tag, "-m", "nDCG@10", "--since"),
-            f"{FIRST_NIGHT + timedelta(days=nights - 25):%Y-%m-%d}",
+            f"{night_time(nights - 25, TONIGHT_SYSTEM, nights_by_system):%Y-%m-%d}",
         ],
         "regress": [
             *rh,
@@ -373,6 +413,13 @@ def main() -> None:
     )
     parser.add_argument("--workdir", type=Path, default=ROOT / "benchmarks" / "data" / "growth")
     parser.add_argument("--only", default="", help="comma-separated command keys to time")
+    parser.add_argument(
+        "--report-nights",
+        type=int,
+        default=None,
+        help="sys03 (the reported system) has this many nights at every size; the other "
+        "systems share the rest (default: every system the same share)",
+    )
     args = parser.parse_args()
     if not DL19.exists():
         sys.exit(f"needs {DL19} (../shared beside the checkout)")
@@ -394,7 +441,7 @@ def main() -> None:
     results: dict[tuple[str, int, str], tuple[float, float, float]] = {}
     keys: list[str] = []
     for size in sizes:
-        kept, fill_seconds = filled(args.workdir, src, size)
+        kept, fill_seconds = filled(args.workdir, src, size, args.report_nights)
         megabytes = kept.stat().st_size / 2**20
         fill = f"filled in {fill_seconds:.0f} s" if fill_seconds is not None else "kept"
         print(f"{size:,} evaluations: {kept.name}, {megabytes:,.0f} MiB ({fill})", flush=True)
@@ -403,7 +450,7 @@ def main() -> None:
             for side in sides:  # each side its own copy: regress writes its checks
                 db = Path(scratch) / f"w{side}.duckdb"
                 shutil.copy(kept, db)
-                nights = size // (SYSTEMS * len(MEASURES))
+                nights = nights_of(size, args.report_nights)
                 todo[side] = commands(db, Path(scratch) / "report.html", nights, _limit(envs[side]))
             keys = [
                 key
