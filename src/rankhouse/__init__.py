@@ -83,18 +83,16 @@ def evaluate(
         ``aggregates``, ``intervals``).
     """
     from .errors import warnings_at_caller
-    from .evaluation import evaluate_frames
+    from .evaluation import Reading, evaluate_frames
 
     with warnings_at_caller():
         return evaluate_frames(
             qrels,
             run,
             measures,
+            reading=Reading(order, columns, qrels_columns),
             relevance_level=relevance_level,
             missing_queries=missing_queries,
-            order=order,
-            columns=columns,
-            qrels_columns=qrels_columns,
             allow_no_overlap=allow_no_overlap,
             level=level,
         )

@@ -333,18 +333,17 @@ class Warehouse:
         """Ingest a run, one stored run per system tag (``rankhouse ingest run``).
 
         Args:
-            source: a path (plain or ``.gz``) or a DataFrame.
+            source: as for :meth:`ingest_qrels`.
             name: the run's name (several tags: ``<name>/<tag>``; default: the tag).
             columns: column mapping ``"qid=Q,docid=D,score=S"`` (or a dict) for tabular sources.
             format: trec, csv, tsv, parquet, jsonl or msmarco (MS MARCO's headerless
                 ``qid pid rank``, with ``order="rank"``; default: from the extension).
-            delimiter: a csv/tsv file's delimiter, ``,`` ``\t`` ``|`` or ``;`` (default:
-                sniffed from the header line).
+            delimiter: as for :meth:`ingest_qrels`.
             order: ``"score"`` (rank by score) or ``"rank"`` (the given ranks are the ranking).
             meta: metadata pairs stored with every run of this ingest.
             replace: overwrite runs of the same names holding different content.
             new_version: store a run whose name holds other content as ``<name>@2``, ...
-            progress: show a progress bar (default: big files, stderr a terminal).
+            progress: as for :meth:`ingest_qrels`.
 
         See :func:`rankhouse.ingest.storing.ingest_run` for the result and the errors.
         """

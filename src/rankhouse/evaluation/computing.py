@@ -32,6 +32,7 @@ from ..results import EvaluationResult, PerQueryValues
 from ..stats import DEFAULT_LEVEL, check_level
 from .inputs import (
     READ_ONLY_FIX,
+    Reading,
     check_argument_order,
     columns_keyword,
     positional_names,
@@ -320,11 +321,9 @@ def evaluate_frames(
     run: Any,
     measures: Iterable[Any],
     *,
+    reading: Reading | None = None,
     relevance_level: int = 1,
     missing_queries: str = "zero",
-    order: str = "score",
-    columns: str | dict[str, str] | None = None,
-    qrels_columns: str | dict[str, str] | None = None,
     allow_no_overlap: bool = False,
     level: float = DEFAULT_LEVEL,
 ) -> EvaluationResult:
@@ -335,46 +334,45 @@ def evaluate_frames(
 
     Args:
         qrels: qrels in any shape :mod:`rankhouse.ingest.shapes` accepts: a DataFrame (any
-            column names ingest recognises, or mapped with ``qrels_columns``), a file path,
+            column names ingest recognises, or mapped by ``reading.qrels_columns``), a file path,
             ``{qid: {docid: grade}}``, ir_measures ``Qrel`` tuples.
         run: one run or several in any shape :mod:`rankhouse.ingest.shapes` accepts: a
             DataFrame (several system tags, or PyTerrier's ``name`` column, give several
             runs), a file path, ``{qid: {docid: score}}``, ir_measures ``ScoredDoc`` tuples;
             several as a list, or a dict name -> run (the keys are the run names).
         measures: measure names, as for :func:`evaluate`.
+        reading: the runs' order and the column mappings of the runs and the qrels
+            (:class:`~rankhouse.evaluation.inputs.Reading`; None: its defaults).
         relevance_level: as for :func:`evaluate`.
         missing_queries: as for :func:`evaluate`.
-        order: ``"score"`` ranks by score (trec_eval; a rank column is ignored); ``"rank"``
-            takes the run's ranks as the ranking (a run without scores needs it).
-        columns: column mapping for the runs, e.g. ``{"qid": "query", "score": "sim"}``.
-        qrels_columns: column mapping for the qrels.
         allow_no_overlap: as for :func:`evaluate`.
         level: as for :func:`evaluate`: the confidence level of each mean's interval.
 
     Returns:
         An :class:`EvaluationResult` (``evaluation_id`` is empty: nothing is stored).
     """
-    check_argument_order(qrels, run, qrels_columns=qrels_columns, columns=columns)
+    mapped = reading or Reading()
+    check_argument_order(qrels, run, qrels_columns=mapped.qrels_columns, columns=mapped.columns)
     check_level(level)
     measure_list, labels = requested(measures, relevance_level, missing_queries, {})
     with scratch_cursor() as duck:
         qrels_data, implied = qrels_source(qrels)
-        mapping = {**(implied or {}), **parse_columns(qrels_columns)}
+        mapping = {**(implied or {}), **parse_columns(mapped.qrels_columns)}
         with columns_keyword("qrels_columns"):
             [qrels_set] = load_into_engine(duck, qrels_data, "qrels", columns=mapping or None)
         if not isinstance(qrels, str | bytes | os.PathLike):  # data: named by its argument
             qrels_set = replace(qrels_set, name="qrels")
         runs: list = []
         next_id = 1
-        for source in positional_names(run_sources(run), columns):
-            mapping = {**(source.columns or {}), **parse_columns(columns)}
+        for source in positional_names(run_sources(run), mapped.columns):
+            mapping = {**(source.columns or {}), **parse_columns(mapped.columns)}
             loaded = load_into_engine(
                 duck,
                 source.source,
                 "run",
                 first_id=next_id,
                 columns=mapping or None,
-                order=order,
+                order=mapped.order,
                 name=source.name,
             )
             next_id += len(loaded)
