@@ -46,6 +46,7 @@ LAYERS = {
     "rankhouse.present": "verbs",
     "rankhouse.report": "verbs",
     "rankhouse.pairing": "verbs",
+    "rankhouse.judgments": "verbs",
     "rankhouse.engine": "core",
     "rankhouse.ingest": "core",
     "rankhouse.measures": "core",

@@ -262,7 +262,7 @@ def tidy(command: Any) -> Any:
 # --- the commands -----------------------------------------------------------------------------
 
 # Each module defines ``register(app)``; this order is the order of ``rankhouse --help``.
-_MODULES = ("catalog", "evaluate", "compare", "regress", "report", "sql")
+_MODULES = ("catalog", "judgments", "evaluate", "compare", "regress", "report", "sql")
 
 
 def register_all(app: typer.Typer) -> None:
