@@ -79,6 +79,10 @@ def _v9_and_v10_iprec_agree(recall: float, num_rel: int) -> bool:
 def test_agrees_with_pytrec_eval(shared_any_warehouse, file_twin, pytrec, level, data, ranking):
     """Within 1e-9 of pytrec_eval; on a server, identical to a DuckDB file (checked against
     pytrec_eval by the file's run of this test)."""
+    if shared_any_warehouse.dialect == "postgresql" and level != 1:
+        # the server computes with the same engine as the file: level 1 holds the two paths
+        # identical, the file's runs hold both levels to pytrec_eval (30 s saved)
+        pytest.skip("a server at level 1 only")
     qrels, run = data
     # trec_eval 9's behaviour is undefined on a query with only negative judgments (10 aborts:
     # spec section 4, edge cases C22/C23 test ours), so the comparison leaves them out.
