@@ -49,6 +49,7 @@ from __future__ import annotations
 import shlex
 from collections.abc import Iterator
 from contextlib import contextmanager
+from functools import cache
 from pathlib import Path
 from typing import Any, NamedTuple
 
@@ -121,7 +122,7 @@ def open_checked(path: str, read_only: bool, config: dict):
     duck = open_file(path, read_only, config)
     try:
         conn = DuckDBConnection(duck)
-        conn.execute_raw(_WHOLE_SCHEMA)
+        conn.execute_raw(_whole_schema())
         names = sorted(expected_objects("duckdb"))
         checked = _Checked(names, True, pending_migrations(conn, names))
     except Exception:
@@ -513,12 +514,13 @@ def recognise(conn: Connection) -> tuple[list[str], bool]:
     foreign database), the catalogue is listed.
     """
     try:
-        conn.execute_raw(_WHOLE_SCHEMA)
+        conn.execute_raw(_whole_schema())
     except duckdb.Error:
         return [row[0].lower() for row in conn.execute(OBJECTS_QUERY)], False
     return sorted(expected_objects("duckdb")), True
 
 
+@cache  # made at the first opening, not at import: the command line opens in a thread
 def _whole_schema() -> str:
     columns = ", ".join(
         f'"{table}"."{column}"'
@@ -526,9 +528,6 @@ def _whole_schema() -> str:
         for column in names
     )
     return f"SELECT {columns} FROM {', '.join(sorted(expected_objects('duckdb')))} LIMIT 0"
-
-
-_WHOLE_SCHEMA = _whole_schema()
 
 
 def check_whole(where: str, conn: Connection, names: list[str]) -> None:
