@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import re
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pandas as pd
@@ -128,6 +129,35 @@ def test_rows_that_hash_otherwise_are_refused(any_warehouse: Warehouse):
     assert _rows(wh, "night-1") == 0
     with wh.connect() as conn:
         assert conn.execute("SELECT id, name FROM runs ORDER BY id").all() == runs_before
+
+
+@pytest.mark.parametrize("backend_target", ["postgresql"], indirect=True)
+def test_two_writers_restore_a_run_once(backend_target: str):
+    """Two processes ingesting the file of a pruned run at once on a server: one restores
+    its rows, the other finds them restored (stored already, or restored meanwhile); the run
+    holds its rows once. The race is not forced: four runs give it four chances."""
+    nights = [EXAMPLES / "nights" / f"bm25.night{n}.txt" for n in (1, 2, 3, 4)]
+    with Warehouse(backend_target) as wh:
+        for n, night in enumerate(nights, start=1):
+            wh.ingest_run(night, name=f"night-{n}")
+        wh.prune(keep_last=0)
+    writers = [Warehouse(backend_target) for _ in range(2)]
+
+    def ingest(writer: Warehouse, night: Path) -> str:
+        try:
+            return writer.ingest_run(night)[0].describe()
+        except RankhouseError as exc:
+            return str(exc)
+
+    try:
+        with ThreadPoolExecutor(max_workers=2) as pool:
+            said = [list(pool.map(ingest, writers, [night] * 2)) for night in nights]
+        for n, both in enumerate(said, start=1):
+            assert sum(line.startswith("restored the pruned rows") for line in both) == 1
+            assert _rows(writers[0], f"night-{n}") == NIGHT_ROWS
+    finally:
+        for writer in writers:
+            writer.close()
 
 
 def test_each_pruned_tag_of_a_file_and_a_dataframe(warehouse: Warehouse, tmp_path: Path):

@@ -282,11 +282,13 @@ def put_back(store, runs: list[tuple[dict, dict, Any]], origin: str) -> list[int
             )
     ids = [int(run["id"]) for run, _, _ in runs]
     with store.transaction() as conn:
+        restored = [store.restore_run_rows(conn, int(run["id"]), rows) for run, _, rows in runs]
+        # read once the store holds the runs' rows against another restore (a server's lock):
+        # a restore that committed meanwhile is seen, and these rows rolled back
         still = pruned_runs(conn, ids)
         for run, _, _ in runs:
             if int(run["id"]) not in still:
                 raise NotFoundError(f"run {run['name']!r} was restored meanwhile")
-        restored = [store.restore_run_rows(conn, int(run["id"]), rows) for run, _, rows in runs]
         listed = ", ".join(str(run_id) for run_id in ids)  # integers: nothing to bind
         conn.execute(f"DELETE FROM pruned_runs WHERE run_id IN ({listed})")
     return restored
