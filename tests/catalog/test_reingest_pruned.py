@@ -75,6 +75,20 @@ def test_the_same_file_again_restores_and_recomputes_the_same_bits(any_warehouse
     assert same.describe() == f"already stored as run 'night-1' (id {same.id}), nothing new"
 
 
+def test_evaluating_the_file_restores_its_run(warehouse: Warehouse):
+    """``eval QRELS FILE`` ingests the file as ``ingest run`` does: the values computed again
+    from the rows put back are the ones stored before the prune."""
+    before = _pruned_night(warehouse)
+
+    again = warehouse.evaluate("q", NIGHTS[0], ["AP", "P@5"], recompute=True)
+
+    assert warehouse.run("night-1")["pruned_at"] is None
+    stored = before.per_query[
+        (before.per_query["run"] == "night-1") & before.per_query["measure"].isin(["AP", "P@5"])
+    ]
+    assert again.per_query.values.tolist() == stored.values.tolist()  # the same doubles
+
+
 def test_other_bytes_or_other_options_are_other_content(warehouse: Warehouse, tmp_path: Path):
     _pruned_night(warehouse)
     altered = tmp_path / NIGHTS[0].name  # the same file name, one score changed
