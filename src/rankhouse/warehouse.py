@@ -330,7 +330,9 @@ class Warehouse:
         new_version: bool = False,
         progress: bool | None = None,
     ) -> list[IngestResult]:
-        """Ingest a run, one stored run per system tag (``rankhouse ingest run``).
+        """Ingest a run, one stored run per system tag (``rankhouse ingest run``). A run
+        stored already whose rows were pruned gets them back from the source, checked as
+        :meth:`restore` checks an archive (``restored_rows``; docs/retention.md).
 
         Args:
             source: as for :meth:`ingest_qrels`.

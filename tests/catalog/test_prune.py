@@ -236,13 +236,16 @@ def test_cli_prune_asks_lists_and_marks(tmp_path: Path):
     assert new.stderr == (
         f"Error: the rows of run 'bm25-1' were pruned on {listed[0]['pruned'][:10]} (160 rows "
         "removed; its stored values stay), so P@5 (not stored for it) cannot be computed for "
-        "it; they were pruned without an archive and are gone from the warehouse (--archive "
-        "keeps a pruned run restorable)\n"
+        "it; they were pruned without an archive (--archive keeps a pruned run restorable): "
+        "ingesting the run's file again brings them back\n"
     )
     recompute = _cli(db, "eval", "q", "bm25-1", "-m", "AP", "--recompute")
     assert "AP (--recompute) cannot be computed" in recompute.stderr
     restore = _cli(db, "runs", "restore", "bm25-1")
     assert restore.returncode == 1
-    assert restore.stderr.startswith("Error: run 'bm25-1' was pruned without an archive")
+    assert restore.stderr == (
+        "Error: run 'bm25-1' was pruned without an archive: no archive holds its rows; "
+        f"ingesting its file again ({NIGHTS[0]}) brings them back\n"
+    )
     for error in (refused, new, restore):
         assert re.match(ERROR_LINE, error.stderr)

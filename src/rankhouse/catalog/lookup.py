@@ -336,9 +336,9 @@ def pruned_message(name: str, pruned: dict, what: str | Message) -> Message:
     if pruned["archive"] is None:
         return Message(
             said,
-            "they were pruned without an archive and are gone from the warehouse (",
+            "they were pruned without an archive (",
             Option("archive"),
-            " keeps a pruned run restorable)",
+            " keeps a pruned run restorable): ingesting the run's file again brings them back",
         )
     return Message(
         said,

@@ -24,7 +24,9 @@ own hash: the runs of one file's tags share the first. The file is written besid
 flushed to the disk and renamed into it, so an archive file is whole or absent; the rows are
 deleted only after that. ``runs restore`` reads it back, checks that its rows hash to what
 the catalogue recorded when they were pruned (:func:`rows_sha256`; the content hash names a
-file's bytes, which one run's rows cannot give back), and inserts them.
+file's bytes, which one run's rows cannot give back), and inserts them. The run's own file,
+ingested again, gives its rows back the same way (:func:`put_back`, the one place a restore
+writes).
 
 **Whole or not at all.** Each run is pruned in one transaction: its rows deleted (counted:
 they must be the rows hashed) and its mark written; a restore likewise. The store moves the
@@ -247,28 +249,57 @@ def restore(wh, name_or_id: str | int, archive: str | os.PathLike[str] | None = 
         if pruned is None:
             raise NotFoundError(f"run {run['name']!r} is not pruned: its rows are in the warehouse")
         path = _archive_file(run, pruned, archive)
-        rows = read_archive(path)
+        [restored] = put_back(store, [(run, pruned, read_archive(path))], f"the archive {path}")
+    return {**run, "pruned_at": None, "restored_rows": restored, "archive": str(path)}
+
+
+def put_back(store, runs: list[tuple[dict, dict, Any]], origin: str) -> list[int]:
+    """Put rows back as the rows of pruned runs and clear their marks, in one transaction:
+    the one place a restore writes (``runs restore`` from an archive, an ingest of the file
+    of a pruned run: :func:`rankhouse.ingest.reuse.pruned_back`).
+
+    Args:
+        store: the warehouse's store.
+        runs: (catalogue row, ``pruned_runs`` row, the rows as an Arrow table as
+            :meth:`~rankhouse.backends.base.Backend.run_rows_table` gives) of each run.
+        origin: how messages name where the rows come from (``the archive PATH``).
+
+    Returns:
+        The rows put back, per run.
+
+    Raises:
+        RankhouseError: rows that do not hash to what the catalogue recorded when they were
+            pruned (:func:`rows_sha256`); nothing is restored.
+        NotFoundError: a run was restored meanwhile (by another process).
+    """
+    for run, pruned, rows in runs:
         found = rows_sha256(rows)
         if found != pruned["rows_sha256"]:
             raise RankhouseError(
-                f"the archive {path} does not hold the rows of run {run['name']!r}: they hash to "
+                f"{origin} does not hold the rows of run {run['name']!r}: they hash to "
                 f"sha256 {found}, and the catalogue recorded sha256 {pruned['rows_sha256']} "
                 "when they were pruned; nothing restored"
             )
-        with store.transaction() as conn:
-            if not pruned_runs(conn, [run["id"]]):
+    ids = [int(run["id"]) for run, _, _ in runs]
+    with store.transaction() as conn:
+        restored = [store.restore_run_rows(conn, int(run["id"]), rows) for run, _, rows in runs]
+        # read once the store holds the runs' rows against another restore (a server's lock):
+        # a restore that committed meanwhile is seen, and these rows rolled back
+        still = pruned_runs(conn, ids)
+        for run, _, _ in runs:
+            if int(run["id"]) not in still:
                 raise NotFoundError(f"run {run['name']!r} was restored meanwhile")
-            restored = store.restore_run_rows(conn, int(run["id"]), rows)
-            conn.execute("DELETE FROM pruned_runs WHERE run_id = :id", {"id": int(run["id"])})
-    return {**run, "pruned_at": None, "restored_rows": restored, "archive": str(path)}
+        listed = ", ".join(str(run_id) for run_id in ids)  # integers: nothing to bind
+        conn.execute(f"DELETE FROM pruned_runs WHERE run_id IN ({listed})")
+    return restored
 
 
 def _archive_file(run: dict, pruned: dict, archive) -> Path:
     """The archive file of a pruned run: the one recorded, or its name in ``archive``."""
     if pruned["archive"] is None and archive is None:
         raise NotFoundError(
-            f"run {run['name']!r} was pruned without an archive: its rows are gone from the "
-            "warehouse and cannot be restored"
+            f"run {run['name']!r} was pruned without an archive: no archive holds its rows; "
+            f"ingesting its file again ({run['source']}) brings them back"
         )
     recorded = Path(pruned["archive"]) if pruned["archive"] else None
     name = recorded.name if recorded else archive_name(run["content_sha256"], pruned["rows_sha256"])

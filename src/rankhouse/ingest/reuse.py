@@ -14,6 +14,9 @@ is still there with the bytes it had).
 Given again under a new name (``--name``), the stored content takes that name too, as an
 alias (:func:`named_too`).
 
+The stored content may have lost its rows to ``runs prune``: the source given again brings
+them back (:func:`pruned_back`), checked as ``runs restore`` checks an archive.
+
 A store that stages an ingest elsewhere (a server: parsed and checked in a local DuckDB
 warehouse) is given what was staged by :func:`publish`, and each qrels set or run lands where
 :func:`placed` puts it: on content the store holds already, on the same rows under other
@@ -25,6 +28,8 @@ from __future__ import annotations
 import codecs
 import os
 import warnings
+from collections.abc import Callable
+from contextlib import contextmanager
 from dataclasses import dataclass
 from dataclasses import replace as with_changes
 from functools import partial
@@ -32,8 +37,17 @@ from pathlib import Path
 from typing import Any
 
 from ..backends.base import Backend, Connection, store_of
+from ..backends.duckdb_file import DuckDBFile
 from ..catalog import removed_on_failure, writes
-from ..catalog.lookup import COLUMNS, TREC_EVAL_COPY, Incoming, how_they_differ, same_rows
+from ..catalog.lookup import (
+    COLUMNS,
+    TREC_EVAL_COPY,
+    Incoming,
+    how_they_differ,
+    pruned_runs,
+    same_rows,
+)
+from ..catalog.retention import put_back
 from ..errors import RankhouseError, RankhouseWarning
 from .files import file_sha256, open_decompressed
 from .sources import IngestResult, Source, already_stored, base_name, open_source, parse_options
@@ -136,6 +150,71 @@ def named_too(
         else r
         for r in results
     ]
+
+
+# --- the rows of a pruned run, from its source again ----------------------------------------------
+
+
+def pruned_back(
+    store: Backend,
+    staged: Backend,
+    results: list[IngestResult],
+    read_again: Callable[[Backend], object],
+) -> list[IngestResult]:
+    """``results`` of an ingest, with the rows of each run among them whose content was found
+    stored but whose rows were pruned put back from the source (``restored_rows``).
+
+    The rows are the ingest's own reading of the source: a server's stage holds them (the
+    ingest read the source there before it found the content stored); a file's ingest found
+    the run stored and wrote nothing, so ``read_again(scratch)`` ingests the source into an
+    empty warehouse in memory. They are checked against the rows' hash recorded when they
+    were pruned and put back, the marks cleared, in one transaction, as ``runs restore``
+    does (:func:`rankhouse.catalog.retention.put_back`); refused, the runs this ingest
+    stored are removed again, so that nothing changes.
+
+    Raises:
+        RankhouseError: the source's rows of a pruned run hash to other than was recorded.
+    """
+    found = [r.id for r in results if not r.created]
+    if not found:
+        return results
+    with store.connect() as conn:
+        marks = pruned_runs(conn, found)
+        if not marks:
+            return results
+        runs = conn.execute(
+            "SELECT id, name, system_tag, content_sha256, parse_options FROM runs "
+            f"WHERE id IN ({', '.join(str(run_id) for run_id in sorted(marks))}) ORDER BY id"
+        ).mappings()
+    with removed_on_failure(store) as ingested:
+        for result in results:
+            ingested.note(result.kind, result.id, result.created)
+        with _read(store, staged, read_again) as holder, holder.connect() as conn:
+            back = [(dict(run), marks[run["id"]], _rows_read(holder, conn, run)) for run in runs]
+        label = results[0].source
+        origin = "the DataFrame" if label == "DataFrame" else f"the file {label}"
+        restored = dict(zip(sorted(marks), put_back(store, back, origin), strict=True))
+    return [with_changes(r, restored_rows=restored.get(r.id, 0)) for r in results]
+
+
+@contextmanager
+def _read(store: Backend, staged: Backend, read_again: Callable[[Backend], object]):
+    """The DuckDB warehouse that holds the source's runs as the ingest read them."""
+    if staged is not store:
+        yield staged
+        return
+    scratch = DuckDBFile(":memory:")
+    try:
+        read_again(scratch)
+        yield scratch
+    finally:
+        scratch.close()
+
+
+def _rows_read(holder: Backend, conn: Connection, run: dict):
+    """The rows of the stored ``run`` as ``holder`` read them: its run of the same content."""
+    same = writes.same_run(conn, run["content_sha256"], run["parse_options"], run["system_tag"])
+    return holder.run_rows_table(conn, same["id"])
 
 
 # --- publishing what was staged -----------------------------------------------------------------

@@ -338,6 +338,8 @@ class IngestResult:
         source: the path as given, or ``'DataFrame'``.
         alias: the name asked for, when the content was stored under another name
             (``name``): it names the stored qrels set or run too, as an alias.
+        restored_rows: the rows put back from the source into a stored run whose rows
+            were pruned (0: none; docs/retention.md).
     """
 
     kind: str
@@ -349,11 +351,18 @@ class IngestResult:
     num_rows: int
     source: str
     alias: str | None = None
+    restored_rows: int = 0
 
     def describe(self) -> str:
         """One line for people: ``stored run 'x' (id 3): 43 queries, 1,500 rows``."""
         what = "qrels set" if self.kind == "qrels" else "run"
         unit = "judgment" if self.kind == "qrels" else "row"
+        if self.restored_rows:
+            said = (
+                f"restored the pruned rows of run {self.name!r} from {self.source} "
+                f"({count(self.restored_rows, unit)})"
+            )
+            return said if self.alias is None else f"{said}; {self.alias!r} now names it too"
         if not self.created and self.alias is not None:
             return f"already stored as {what} {self.name!r}: {self.alias!r} now names it too"
         if not self.created:

@@ -22,6 +22,7 @@ import dataclasses
 import json
 import os
 from dataclasses import dataclass
+from functools import partial
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from ..backends.base import Backend, Connection, store_of
@@ -135,11 +136,14 @@ def ingest_run(
     store = store_of(wh)
     request = dataclasses.replace(request, columns=parse_columns(request.columns))  # a dict
     # read and stored where the store stages an ingest (the file itself), then published
+    replace, new_version = request.replace, request.new_version
     with store.staging() as staged:
         with opened(open_source(source, request.format, request.delimiter)) as src:
             results = _ingest_source(staged, src, request)
-        replace, new_version = request.replace, request.new_version
-        results = reuse.publish(store, staged, results, replace, new_version)
+            results = reuse.publish(store, staged, results, replace, new_version)
+            # content found stored whose rows were pruned: its rows come back from src
+            read_again = partial(_ingest_source, src=src, request=request)
+            results = reuse.pruned_back(store, staged, results, read_again)
         results = named_too(store, results, request.name, replace=replace, new_version=new_version)
     if request.order == "score":
         with store.connect() as conn:
@@ -437,10 +441,15 @@ def _store(
     return IngestResult("run", run_id, run_name, tag, True, repeats.num_queries, written, src.label)
 
 
-def _stored(conn: Connection, sha: str, run: DirectRun) -> IngestResult | None:
-    """The run already holding this content, if any."""
+def _stored(conn: Connection, sha: str, run: DirectRun) -> IngestResult | Fallback | None:
+    """The run already holding this content, if any; content stored as the runs of several
+    tags is the stage's to read, which reports each of them."""
     existing = writes.same_run(conn, sha, run.options, run.tag)
-    return None if existing is None else already_stored("run", existing, run.src, run.tag)
+    if existing is None:
+        return None
+    if len(writes.content_ids(conn, "run", sha, run.options)) > 1:
+        return Fallback.LINE_REFUSED
+    return already_stored("run", existing, run.src, run.tag)
 
 
 # --- qrels ----------------------------------------------------------------------------------------
