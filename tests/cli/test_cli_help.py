@@ -203,3 +203,28 @@ def test_an_option_states_its_default_once(run_cli, path, command):
     for entry in re.split(r"\n  (?=-)", text):
         if "[default:" in entry:
             assert "default" not in entry.split("[default:")[0].lower(), entry
+
+
+def test_each_command_is_attached_by_its_own_modules():
+    """A command line imports only its command's modules (cli/app.py's map): each top-level
+    command of the whole app is made by the modules the map names for it, with the same
+    subcommands and parameters, and the map names no command the app lacks."""
+    import rankhouse.cli.app as app_module
+
+    whole = typer.main.get_command(app)
+    assert set(app_module._COMMAND_MODULES) == set(whole.commands)
+    single = typer.Typer()
+    single.callback()(lambda: None)  # a group even when it holds one command
+    for name, modules in app_module._COMMAND_MODULES.items():
+        app_module._register(single, modules)
+        alone = typer.main.get_command(single).commands[name]
+
+        def shape(command):
+            sub = getattr(command, "commands", {})
+            return (
+                sorted(p.name for p in command.params),
+                {key: shape(value) for key, value in sub.items()},
+            )
+
+        assert shape(alone) == shape(whole.commands[name]), name
+    app_module.register_all(app)  # the whole app again, for the tests after this one

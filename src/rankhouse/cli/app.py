@@ -42,6 +42,7 @@ from .process import failure_text, interrupted, leave_interrupted, split_command
 
 class _App(typer.Typer):
     def __call__(self, *args, **kwargs):
+        _attach(self, kwargs.get("args"))
         command = tidy(typer.main.get_command(self._narrowed(kwargs.get("args"))))
         warnings.showwarning = show_warning
         watch_interrupts()
@@ -81,7 +82,7 @@ def _command_name(info) -> str:
     return info.name or typer.main.get_command_name(info.callback.__name__)
 
 
-app = _App(
+_app = _App(
     name="rankhouse",
     help="An evaluation warehouse for ranked retrieval: ingest qrels and runs, evaluate, remember.",
     no_args_is_help=True,
@@ -96,7 +97,7 @@ def _version(value: bool) -> None:
         raise typer.Exit()
 
 
-@app.callback()
+@_app.callback()
 def main(
     ctx: typer.Context,
     db: str = typer.Option(
@@ -264,11 +265,62 @@ def tidy(command: Any) -> Any:
 # Each module defines ``register(app)``; this order is the order of ``rankhouse --help``.
 _MODULES = ("catalog", "judgments", "evaluate", "compare", "regress", "report", "sql")
 
+#: The modules that define each command (``judgments`` adds to catalog's ``qrels`` group):
+#: a command line imports its command's modules only (tests/cli/test_cli_help.py holds this
+#: to what each module registers).
+_COMMAND_MODULES = {
+    "ingest": ("catalog",),
+    "runs": ("catalog",),
+    "qrels": ("catalog", "judgments"),
+    "compact": ("catalog",),
+    "eval": ("evaluate",),
+    "measures": ("evaluate",),
+    "trec-eval": ("evaluate",),
+    "history": ("evaluate",),
+    "compare": ("compare",),
+    "regress": ("regress",),
+    "gate": ("regress",),
+    "report": ("report",),
+    "sql": ("sql",),
+    "migrate": ("sql",),
+}
+
+_attached: tuple[str, ...] = ()
+
 
 def register_all(app: typer.Typer) -> None:
-    """Attach every command group to the root app."""
-    for name in _MODULES:
+    """Attach every command group to the root app, in ``--help`` order."""
+    _register(app, _MODULES)
+
+
+def _register(app: typer.Typer, modules: tuple[str, ...]) -> None:
+    global _attached
+    app.registered_commands.clear()
+    app.registered_groups.clear()
+    for name in modules:
         importlib.import_module(f"{__package__}.commands.{name}").register(app)
+    _attached = modules
 
 
-register_all(app)
+def _attach(app: typer.Typer, args: list[str] | None) -> None:
+    """Attach what the command line ``args`` runs: its command's modules, or every module
+    (the root's help, a name this does not know)."""
+    if _attached == _MODULES:
+        return
+    found = split_command(list(args or ()))
+    modules = _COMMAND_MODULES.get(args[found[2]]) if found is not None else None
+    if modules is None:
+        register_all(app)
+    elif modules != _attached:
+        _register(app, modules)
+
+
+def __getattr__(name: str) -> Any:
+    """``app``: the root app with every command attached (for Typer's tools and tests); the
+    console script calls it through :func:`rankhouse.cli.entry.main`, which attaches only the
+    command's modules."""
+    if name == "app":
+        if _attached != _MODULES:
+            register_all(_app)
+        return _app
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

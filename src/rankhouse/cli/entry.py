@@ -60,9 +60,9 @@ def _run(args: list[str], *, console: bool = False) -> None:
         from ..trec_eval import runner
 
         sys.exit(runner.main(rest, db=target))
-    from .app import app
+    from .app import _app  # its command's modules attached as it is called
 
-    app(args=args, prog_name="rankhouse")
+    _app(args=args, prog_name="rankhouse")
 
 
 #: Commands that open the warehouse before anything else that takes time.
