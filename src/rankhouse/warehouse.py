@@ -689,7 +689,7 @@ class Warehouse:
         is stored; run files are read, not ingested.
 
         Args:
-            runs: stored run names or ids, or run files (one or several).
+            runs: stored run names or ids, run files or DataFrames (one or several, a list).
             depth: each run's top ``depth`` documents of each query are pooled.
             qrels: a qrels set (stored name or id, or a file) whose judged documents are left
                 out; None leaves nothing out.

@@ -228,3 +228,13 @@ def test_a_pruned_run_is_refused_with_its_way_back(tmp_path, three_runs):
         with pytest.raises(NotFoundError, match="run 'old' were pruned .* a pool cannot be"):
             wh.pool(["new", "old"], depth=2)
         assert wh.pool(["new"], depth=1).documents[0][:2] == ("1", "d1")
+
+
+def test_a_dataframe_pools_as_its_file(three_runs):
+    pandas = pytest.importorskip("pandas")
+    frame = pandas.read_csv(
+        three_runs[1], sep=" ", header=None, names=["qid", "q0", "docno", "rank", "score", "tag"]
+    )
+    frame["qid"] = frame["qid"].astype(str)
+    from_frame = pool(None, [three_runs[0], frame, three_runs[2]], PoolOptions(2, order="rrf"))
+    assert from_frame.documents == pool(None, three_runs, PoolOptions(2, order="rrf")).documents

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import csv
 import json
+import os
 import warnings
 from dataclasses import dataclass
 from pathlib import Path
@@ -134,8 +135,9 @@ def pool(wh, runs: Any, options: PoolOptions) -> Pool:
     Args:
         wh: the warehouse (or its store) that holds the stored runs and qrels named; None
             when every run and the qrels are files.
-        runs: one run or several: stored names or ids, or run files (TREC or any format
-            ``rankhouse ingest`` reads; a file of several system tags is several runs).
+        runs: one run or several (a list): stored names or ids, run files (TREC or any
+            format ``rankhouse ingest`` reads), or DataFrames as ``ingest_run`` takes them; a
+            file or frame of several system tags is several runs.
         options: the depth, qrels, order and budget (:class:`PoolOptions`).
 
     Returns:
@@ -184,6 +186,11 @@ def pool(wh, runs: Any, options: PoolOptions) -> Pool:
     return Pool(documents, sizes, list(names.values()), options)
 
 
+def _is_read(value: Any) -> bool:
+    """Whether ``value`` is read here (a file, or data such as a DataFrame), not looked up."""
+    return not isinstance(value, str | int | os.PathLike) or _is_file(value)
+
+
 def _is_file(value: Any) -> bool:
     if isinstance(value, int | bool):
         return False
@@ -200,7 +207,7 @@ def _load_runs(duck, store, given: list) -> dict[int, str]:
     stored: dict[int, int] = {}  # the store's run id -> the engine's
     next_id = 1
     for value in given:
-        if _is_file(value):
+        if _is_read(value):
             with warnings.catch_warnings():
                 # a file's rank column is not read (its scores rank it): its disagreeing is
                 # no news here, and the warning's `--order rank` is another option of pool's
