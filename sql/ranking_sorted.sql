@@ -13,6 +13,7 @@
 -- too: it is written once, in the fragment below, which reads this file's `positioned`.
 --
 -- Fragments:
+--   {{run_order}}     fragments/run_order.sql     every retrieved document's position
 --   {{ranking_tail}}  fragments/ranking_tail.sql  -M, -J, rank, pooled_upto, judged_upto
 --
 -- Parameters:
@@ -23,12 +24,7 @@
 
 CREATE OR REPLACE TEMP TABLE rh_ranking AS
 WITH sorted AS (
-    SELECT run_id, query_id, doc_id,
-           row_number() OVER (
-               PARTITION BY run_id, query_id ORDER BY score DESC, doc_id DESC
-           ) AS position
-    FROM run_rows
-    WHERE list_contains(CAST(:run_ids AS INTEGER[]), run_id)
+    {{run_order}}
 ),
 positioned AS (
     SELECT s.run_id, s.query_id, s.doc_id, s.position, j.grade

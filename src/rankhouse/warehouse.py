@@ -37,6 +37,7 @@ if TYPE_CHECKING:
     from .catalog.retention import PruneResult
     from .compare import AllPairs
     from .ingest.sources import IngestResult
+    from .judgments.pools import Pool
     from .regress import RegressResult
     from .results import EvaluationResult
 
@@ -673,6 +674,54 @@ class Warehouse:
             return drift(
                 self.backend, runs, baseline, k=k, p=p, queries=wanted, per_query=per_query
             )
+
+    def pool(
+        self,
+        runs: Any,
+        *,
+        depth: int,
+        qrels: str | int | None = None,
+        order: str = "depth",
+        rrf_k: float = 60.0,
+        budget: int | None = None,
+        budget_per_query: int | None = None,
+    ) -> Pool:
+        """The documents to judge next (``rankhouse pool``): the depth-``depth`` pool of
+        ``runs``, what ``qrels`` judges left out, in priority order, cut to a budget. Nothing
+        is stored; run files are read, not ingested.
+
+        Args:
+            runs: stored run names or ids, run files or DataFrames (one or several, a list).
+            depth: each run's top ``depth`` documents of each query are pooled.
+            qrels: a qrels set (stored name or id, or a file) whose judged documents are left
+                out; None leaves nothing out.
+            order: ``'depth'`` (best rank in any run, then how many runs have the document in
+                their top ``depth``, then doc id) or ``'rrf'`` (reciprocal-rank fusion of the
+                runs' rankings first).
+            rrf_k: RRF's constant: rank r of a run adds 1 / (rrf_k + r).
+            budget: at most this many documents in all, taken by priority across the
+                queries (every query's first, then every query's second, ...).
+            budget_per_query: at most this many documents of each query.
+
+        Returns:
+            A :class:`rankhouse.judgments.pools.Pool`: ``documents`` (``frame()``), the
+            per-query ``sizes`` (``sizes_frame()``); ``write_pool`` writes it as TREC, CSV or
+            JSONL.
+
+        See :func:`rankhouse.judgments.pools.pool` for the errors.
+        """
+        from .judgments.pools import PoolOptions, pool
+
+        options = PoolOptions(
+            depth,
+            qrels=qrels,
+            order=order,
+            rrf_k=rrf_k,
+            budget=budget,
+            budget_per_query=budget_per_query,
+        )
+        with self._call():
+            return pool(self.backend, runs, options)
 
     # --- over time: history, the gate, the report -----------------------------------------
     def history(
