@@ -273,6 +273,7 @@ _COMMAND_MODULES = {
     "runs": ("catalog",),
     "qrels": ("catalog", "judgments"),
     "compact": ("catalog",),
+    "pool": ("catalog", "judgments"),
     "eval": ("evaluate",),
     "measures": ("evaluate",),
     "trec-eval": ("evaluate",),
