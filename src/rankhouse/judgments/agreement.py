@@ -58,9 +58,10 @@ from itertools import combinations
 from typing import Any
 
 from ..backends.base import store_of
-from ..catalog import get_qrels
+from ..catalog import get_qrels, get_runs
 from ..defaults import DEFAULT_LEVEL, DEFAULT_SEED
 from ..errors import InputError, RankhouseError
+from ..evaluation.flow import EvaluateOptions, evaluate
 from ..lazy import numpy as np
 from ..measures.model import direction
 from ..stats import kendall_tau, tau_ap
@@ -449,10 +450,6 @@ def system_rankings(
         NotFoundError: a run that is not stored.
         RankhouseError: a level outside (0, 1) or negative resamples.
     """
-    from ..catalog import get_runs
-    from ..evaluation import evaluate
-    from ..evaluation.flow import EvaluateOptions
-
     options = options or RankingOptions()
     check_level(options.level)
     if options.resamples:
