@@ -94,7 +94,8 @@ def _register_agreement(qrels: typer.Typer) -> None:
         from ...errors import InputError
 
         chosen = [r.strip() for item in runs or [] for r in item.split(",") if r.strip()]
-        wh = open_warehouse(ctx, write=bool(chosen), create=False, reads=not chosen)
+        # --runs stores what it evaluates; --read-only serves evaluations already stored
+        wh = open_warehouse(ctx, write=False, create=False, reads=not chosen)
         found = wh.qrels_agreement(
             sets,
             runs=chosen or None,
