@@ -199,7 +199,7 @@ def test_refusals(stored):
     with pytest.raises(NotFoundError, match="no run named 'nope'"):
         wh.qrels_agreement(["human", "lenient"], runs=["bm25", "nope"])
     with pytest.raises(InputError, match="at least two runs"):
-        wh.qrels_agreement(["human", "lenient"], runs=["bm25"])
+        wh.qrels_agreement(["human", "lenient"], runs="bm25")
 
 
 # --- the command line -------------------------------------------------------------------------
@@ -216,6 +216,10 @@ CSV = ["human", "faithful", "--format", "csv"]
 JSON = ["human", "lenient", "--runs", "bm25,dense", "--runs", "hybrid", "-m", "P@5"]
 JSON += ["--resamples", "0", "--format", "json"]
 TSV = [*SETS, "--show", "queries", "--format", "tsv"]
+READ_ONLY = [
+    ["human", "lenient", "--runs", "bm25,dense,hybrid", "-m", "P@5", "--format", "csv"],
+    ["human", "lenient", "--runs", "bm25,dense,hybrid", "-m", "AP", "--format", "csv"],
+]
 
 
 @pytest.fixture(scope="module")
@@ -238,6 +242,12 @@ def cli(tmp_path_factory):
     calls = [["--db", str(db), "qrels", "agreement", *args] for args in commands]
     done = run_many(calls[: len(writers)], cwd=folder, workers=1)
     done += run_many(calls[len(writers) :], cwd=folder)
+    # --read-only serves the evaluations JSON's command stored, and names those it lacks
+    read_only = [
+        ["--db", str(db), "--read-only", "qrels", "agreement", *args] for args in READ_ONLY
+    ]
+    done += run_many(read_only, cwd=folder)
+    commands += READ_ONLY
     return {tuple(args): result for args, result in zip(commands, done, strict=True)}, expected
 
 
@@ -261,6 +271,14 @@ def test_the_command_prints_what_the_library_finds(cli):
     assert len(document["shifts"]) == 3
     header = results[tuple(TSV)].stdout.splitlines()[0].split("\t")
     assert header == ["query", "pairs", "exact_agreement", "kappa"]
+
+
+def test_read_only_serves_stored_evaluations_alone(cli):
+    stored, missing = (cli[0][tuple(args)] for args in READ_ONLY)
+    assert stored.exit_code == 0, stored.stderr
+    assert stored.stdout.splitlines()[1].startswith("P@5,3,8,")
+    assert missing.exit_code == 1
+    assert "read-only and these values are not stored: AP of run 'bm25'" in missing.stderr
 
 
 @pytest.mark.parametrize(("args", "message"), REFUSALS)

@@ -451,6 +451,7 @@ def system_rankings(
         RankhouseError: a level outside (0, 1) or negative resamples.
     """
     options = options or RankingOptions()
+    runs = [runs] if isinstance(runs, str | int) else runs
     check_level(options.level)
     if options.resamples:
         check_resampling(options.resamples, options.seed, name="resamples")
