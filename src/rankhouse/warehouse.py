@@ -11,6 +11,7 @@ from __future__ import annotations
 import os
 from collections.abc import Iterator
 from contextlib import contextmanager
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -37,6 +38,7 @@ if TYPE_CHECKING:
     from .catalog.retention import PruneResult
     from .compare import AllPairs
     from .ingest.sources import IngestResult
+    from .judgments.agreement import Agreement
     from .judgments.pools import Pool
     from .regress import RegressResult
     from .results import EvaluationResult
@@ -895,6 +897,49 @@ class Warehouse:
 
         with self._call():
             return accept_reference(self.backend, run, qrels=qrels, reason=reason)
+
+    def qrels_agreement(
+        self,
+        qrels: Any,
+        *,
+        runs: Any = None,
+        measures: Any = None,
+        level: float = DEFAULT_LEVEL,
+        resamples: int | None = None,
+        seed: int = DEFAULT_SEED,
+    ) -> Agreement:
+        """How stored qrels sets agree, each set a rater (``rankhouse qrels agreement``):
+        Cohen's kappa (unweighted, linear, quadratic) and Krippendorff's ordinal alpha per
+        two sets, Fleiss' kappa and alpha over all of them, the confusion matrix (two sets),
+        per-query agreement and each set's coverage; with ``runs``, how the two sets rank
+        them (Kendall's tau, tau_AP, Spearman's rho, the swaps, each run's mean shift).
+
+        Args:
+            qrels: two or more stored qrels sets (names or ids).
+            runs: stored runs to evaluate under both sets (exactly two sets then); the
+                evaluations are stored.
+            measures: the measures the runs are ranked by (default nDCG@10 and AP).
+            level: the confidence level of the correlations' bootstrap intervals.
+            resamples: the bootstrap's resamples of the queries (default 1000; 0: no
+                intervals).
+            seed: the bootstrap's seed.
+
+        Returns:
+            An :class:`~rankhouse.judgments.agreement.Agreement`.
+
+        See :func:`rankhouse.judgments.agreement.qrels_agreement` for the errors.
+        """
+        from .judgments.agreement import RankingOptions, qrels_agreement
+
+        options = RankingOptions(level=level, seed=seed)
+        if measures:
+            options = replace(
+                options, measures=(measures,) if isinstance(measures, str) else tuple(measures)
+            )
+        if resamples is not None:
+            options = replace(options, resamples=resamples)
+        with self._call():
+            return qrels_agreement(self.backend, qrels, runs=runs, options=options)
 
     def report(
         self,

@@ -179,6 +179,24 @@ def test_all_pairs_prints_without_pandas_or_scipy_stats(tmp_path, trec_files, sh
     assert _imported(tmp_path, *compare, probed=STATISTICS) == []
 
 
+@engine_module
+def test_qrels_agreement_needs_numpy_alone(tmp_path, trec_files):
+    """The agreement statistics are numpy's; the system rankings read stored values and take
+    the t-test computed here: no pandas, scipy.stats or statsmodels."""
+    db = str(tmp_path / "w.duckdb")
+    written = {"other.qrels": "1 0 a 1\n1 0 b 1\n2 0 c 1\n", "alt.txt": "1 Q0 b 1 2.0 alt\n"}
+    for name, text in written.items():
+        (tmp_path / name).write_text(text)
+    files = [str(path) for path in trec_files]
+    _imported(tmp_path, "--db", db, "eval", *files, str(tmp_path / "alt.txt"), "-m", "P@1")
+    _imported(tmp_path, "--db", db, "ingest", "qrels", "other.qrels", "--name", "other")
+    agreement = ["--db", db, "qrels", "agreement", "q", "other"]
+    probed = (*HEAVY, *STATISTICS)
+    assert _imported(tmp_path, *agreement, probed=probed) == ["_duckdb"]
+    runs = [*agreement, "--runs", "sys,alt", "-m", "P@1", "-f", "csv"]
+    assert _imported(tmp_path, *runs, probed=probed) == ["_duckdb"]
+
+
 def test_csv_ingest_in_a_fresh_process(tmp_path):
     """CSV rows reach DuckDB as Arrow tables: the package is loaded before they are scanned."""
     run = tmp_path / "run.csv"

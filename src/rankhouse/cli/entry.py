@@ -104,6 +104,8 @@ def _reads_only(command: str, rest: list[str]) -> bool:
     (:func:`.commands.common.open_warehouse` with ``reads=True``)."""
     if command == "sql":
         return "--write" not in rest
+    if command == "qrels" and rest[:1] == ["agreement"]:  # --runs stores evaluations
+        return not any(arg == "--runs" or arg.startswith("--runs=") for arg in rest)
     if command not in _READING:
         return False
     subcommands = _READING[command]

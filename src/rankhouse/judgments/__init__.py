@@ -3,7 +3,8 @@
 * :mod:`.versions`: a qrels set's versions and their lineage, and what changed between two
   sets (``rankhouse qrels diff``).
 * :mod:`.agreement`: how two qrels sets, or raters, agree on the pairs both judged (Cohen's
-  kappa, weighted and not, Krippendorff's alpha, Fleiss' kappa, the confusion matrix),
+  kappa, weighted and not, Krippendorff's alpha, Fleiss' kappa, the confusion matrix), and
+  how two sets rank the same runs (Kendall's tau, tau_AP, Spearman's rho),
   ``rankhouse qrels agreement``.
 * :mod:`.pools`: the documents to judge next, pooled from runs to a depth or a budget
   (``rankhouse pool``).

@@ -9,6 +9,10 @@ from enum import StrEnum
 
 import typer
 
+from ...cells import json_text, json_value
+from .common import SEED_OPTION, open_warehouse
+from .output import FORMAT_OPTION, OutputFormat, print_rows
+
 
 def register(app: typer.Typer) -> None:
     """Attach the judgment commands: two to the ``qrels`` group, ``pool`` to the root."""
@@ -28,8 +32,132 @@ def _register_versions(qrels: typer.Typer) -> None:
 # --- agreement ---------------------------------------------------------------------------------
 
 
+class AgreementPart(StrEnum):
+    summary = "summary"
+    coverage = "coverage"
+    confusion = "confusion"
+    queries = "queries"
+    rankings = "rankings"
+    swaps = "swaps"
+    shifts = "shifts"
+
+
 def _register_agreement(qrels: typer.Typer) -> None:
     """``qrels agreement``."""
+
+    @qrels.command("agreement")
+    def qrels_agreement(
+        ctx: typer.Context,
+        sets: list[str] = typer.Argument(
+            ..., metavar="QRELS...", help="Two or more stored qrels sets (names or ids)."
+        ),
+        runs: list[str] = typer.Option(
+            None,
+            "--runs",
+            help="Stored runs to evaluate under both sets and rank (two sets): R1,R2,R3 or "
+            "repeated.",
+        ),
+        measures: list[str] = typer.Option(
+            None,
+            "--measure",
+            "-m",
+            metavar="MEASURE",
+            help="Measures the runs are ranked by, repeatable or comma-separated (default "
+            "nDCG@10 and AP).",
+        ),
+        show: AgreementPart = typer.Option(
+            None,
+            "--show",
+            help="One part only: summary, coverage, confusion, queries (per query), rankings, "
+            "swaps, shifts. Default: every part in a table or JSON; the summary (the rankings "
+            "with --runs) in CSV and TSV.",
+        ),
+        level: float = typer.Option(
+            0.95, "--level", help="Confidence level of the correlations' bootstrap intervals."
+        ),
+        resamples: int = typer.Option(
+            1000,
+            "--resamples",
+            min=0,
+            help="Bootstrap resamples of the queries for the correlations' intervals (0: none).",
+        ),
+        seed: int = SEED_OPTION,
+        fmt: OutputFormat = FORMAT_OPTION,
+    ) -> None:
+        """How qrels sets agree, each set a rater, on the (query, document) pairs they all
+        judged: exact agreement, Cohen's kappa (unweighted, linear, quadratic) and
+        Krippendorff's ordinal alpha per two sets; Fleiss' kappa and alpha over three or
+        more; the confusion matrix of grades (two sets), per-query agreement, and the pairs
+        judged by one set only. With --runs, the runs evaluated under both sets (stored) and
+        ranked: Kendall's tau, tau_AP and Spearman's rho between the two rankings per
+        measure with bootstrap intervals over the queries, the pairs of runs that swap (with
+        each set's paired t-test p-value), and each run's mean shift."""
+        from ...errors import InputError
+
+        chosen = [r.strip() for item in runs or [] for r in item.split(",") if r.strip()]
+        # --runs stores what it evaluates; --read-only serves evaluations already stored
+        wh = open_warehouse(ctx, write=False, create=False, reads=not chosen)
+        found = wh.qrels_agreement(
+            sets,
+            runs=chosen or None,
+            measures=measures or None,
+            level=level,
+            resamples=resamples,
+            seed=seed,
+        )
+        parts = _agreement_parts(found)
+        if show is not None and show.value not in parts:
+            raise InputError(f"--show {show.value}: there is no such part here ({_why(show)})")
+        if fmt == OutputFormat.json and show is None:
+            document = {
+                name: [{c: json_value(v) for c, v in zip(cols, row, strict=True)} for row in rows]
+                for name, (cols, rows) in parts.items()
+            }
+            print(json_text({"sets": list(found.sets), **document}))
+            return
+        if show is not None:
+            wanted = [show.value]
+        elif fmt == OutputFormat.table:
+            wanted = list(parts)
+        else:
+            wanted = ["rankings" if chosen else "summary"]
+        for name in wanted:
+            columns, rows = parts[name]
+            keys = [c for c in columns if c in ("sets", "set", "query", "measure", "run", "other")]
+            print_rows(columns, rows, fmt, title=f"qrels agreement: {name}", keys=keys[:2] or None)
+
+
+def _agreement_parts(found) -> dict[str, tuple[list[str], list[list]]]:
+    """Each part of an agreement as (columns, rows), in the order a table prints them."""
+    from ...judgments import agreement
+
+    def part(columns, rows):
+        return list(columns), [[row[c] for c in columns] for row in rows]
+
+    parts = {
+        "summary": part(agreement.SUMMARY_COLUMNS, found.summary),
+        "coverage": part(agreement.COVERAGE_COLUMNS, found.coverage),
+    }
+    if found.confusion is not None:
+        first, second = found.sets
+        columns = [f"{first} \\ {second}", *(str(g) for g in found.grades)]
+        rows = [
+            [grade, *counts] for grade, counts in zip(found.grades, found.confusion, strict=True)
+        ]
+        parts["confusion"] = (columns, rows)
+    parts["queries"] = part(agreement.QUERY_COLUMNS, found.queries)
+    if found.rankings:
+        intervals = agreement.INTERVAL_COLUMNS if "kendall_tau_low" in found.rankings[0] else ()
+        parts["rankings"] = part([*agreement.RANKING_COLUMNS, *intervals], found.rankings)
+        parts["swaps"] = part(agreement.SWAP_COLUMNS, found.swaps)
+        parts["shifts"] = part(agreement.SHIFT_COLUMNS, found.shifts)
+    return parts
+
+
+def _why(show) -> str:
+    if show.value == "confusion":
+        return "the confusion matrix is of two sets"
+    return "rankings, swaps and shifts come with --runs"
 
 
 # --- pools -------------------------------------------------------------------------------------
