@@ -200,10 +200,9 @@ def qrels_diff(wh, a: str | int, b: str | int) -> QrelsDiff:
         key=lambda row: (_byte_order(row[0]), _byte_order(row[1])),
     )
     evaluations = sorted(
-        ((run, measure, value, num_q, int(affected), value_b) for run, measure, value, num_q,
-         affected, value_b in evaluations),
+        (row[:4] + (int(row[4]), row[5]) for row in evaluations),
         key=lambda row: (_byte_order(row[0]), row[1]),
-    )  # fmt: skip
+    )
     return QrelsDiff(
         first["name"],
         second["name"],
