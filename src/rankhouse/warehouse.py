@@ -216,6 +216,29 @@ class Warehouse:
         with self._call():
             remove_qrels(self.backend, name_or_id)
 
+    def qrels_diff(self, a: str | int, b: str | int):
+        """What changed from the qrels set ``a`` to ``b`` (``rankhouse qrels diff``): per
+        query, the judgments added, removed and changed; the totals; the grade transitions;
+        and the stored evaluations that used ``a``, with what ``b`` may change
+        (docs/judgments.md).
+
+        Args:
+            a: the qrels set compared from (name, alias or id; ``dl19`` is the first version
+                of a name, ``dl19@2`` the second...).
+            b: the qrels set compared to.
+
+        Returns:
+            A :class:`rankhouse.judgments.versions.QrelsDiff`: ``queries``, ``transitions``,
+            ``evaluations`` and ``changes`` as DataFrames, ``totals`` as a dict.
+
+        Raises:
+            NotFoundError: no such qrels set.
+        """
+        from .judgments.versions import qrels_diff
+
+        with self._call():
+            return qrels_diff(self.backend, a, b)
+
     def prune(
         self,
         *,

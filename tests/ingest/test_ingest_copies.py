@@ -114,11 +114,19 @@ def test_a_crlf_copy_of_stored_qrels_is_that_qrels_set(backend_target, files):
         "differ (CRLF line ends instead of LF): reusing it\n"
         "already stored as qrels set 'q' (id 1), nothing new\n"
     )
+    # other judgments under the name are its next version (docs/judgments.md)
     changed = _cli(backend_target, files, "ingest", "qrels", "changed.qrels", "--name", "q")
-    assert changed.stderr == (
-        "Error: qrels set name 'q' is already used by different content (id 1: 1 judgment "
-        "differs, in 1 query, first at query '2', document 'd3'); pass --replace to overwrite "
-        "it, or --name to choose another name\n"
+    assert (changed.exit_code, changed.stderr) == (
+        0,
+        "stored qrels set 'q@2' (id 2): 2 queries, 2 judgments\n",
+    )
+    # a CRLF copy of the second version is that version
+    crlf = files / "crlf-changed.qrels"
+    crlf.write_bytes((files / "changed.qrels").read_bytes().replace(b"\n", b"\r\n"))
+    again = _cli(backend_target, files, "ingest", "qrels", crlf.name, "--name", "q")
+    assert (again.exit_code, again.stderr.splitlines()[-1]) == (
+        0,
+        "already stored as qrels set 'q@2' (id 2), nothing new",
     )
 
 

@@ -213,8 +213,7 @@ def test_stored_qrels_given_again_are_found_by_hash_without_a_parse(
     warehouse, tmp_path, monkeypatch
 ):
     """The same qrels file under its stored name is recognised by its hash; other content
-    under that name is still read (and refused as a conflict)."""
-    from rankhouse.errors import ConflictError
+    under that name is still read (and stored as the name's next version)."""
     from rankhouse.ingest import trec
 
     path = tmp_path / "judged.txt"
@@ -230,5 +229,5 @@ def test_stored_qrels_given_again_are_found_by_hash_without_a_parse(
     assert (again.id, again.name, again.created) == (first.id, "judged", False)
     assert (again.num_queries, again.num_rows) == (2, 3)
     path.write_text("1 0 a 1\n1 0 b 1\n")
-    with pytest.raises(ConflictError, match="judged"):
-        warehouse.ingest_qrels(path)
+    newer = warehouse.ingest_qrels(path)  # read, and stored as the name's next version
+    assert (newer.name, newer.created, newer.num_rows) == ("judged@2", True, 2)

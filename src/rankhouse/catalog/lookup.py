@@ -121,7 +121,9 @@ def list_runs(wh, limit: int | None = None) -> pd.DataFrame:
 
 def list_qrels(wh) -> pd.DataFrame:
     """All stored qrels sets, oldest first (id, name, num_queries, num_judgments, ...,
-    ``aliases``: the set's other names joined by ``', '``, empty when none)."""
+    ``version`` and ``follows``: its version number and the version it follows when it is a
+    later version of a name, ``aliases``: the set's other names joined by ``', '``, empty when
+    none)."""
     return qrels_rows(wh).frame()
 
 
@@ -132,7 +134,19 @@ def run_rows(wh, limit: int | None = None) -> Rows:
 
 def qrels_rows(wh) -> Rows:
     """:func:`list_qrels` as plain rows."""
-    return _catalogue_rows(wh, "qrels", _QRELS_COLUMNS)
+    return _catalogue_rows(wh, "qrels", f"{_QRELS_COLUMNS}, {_LINEAGE}")
+
+
+#: A qrels set's place among the versions of its name (``qrels_lineage``, migration 0017):
+#: ``version`` (N of ``name@N``; 1 for a first version that others follow, else NULL) and
+#: ``follows`` (the name of the version it follows, ``(removed)`` after it when that is gone).
+_LINEAGE = (
+    "coalesce((SELECT CAST(substr(qrels_sets.name, length(l.base_name) + 2) AS INTEGER) "
+    "FROM qrels_lineage l WHERE l.qrels_id = qrels_sets.id), (SELECT min(1) FROM "
+    "qrels_lineage l WHERE l.base_name = qrels_sets.name)) AS version, "
+    "(SELECT coalesce(f.name, l.follows_name || ' (removed)') FROM qrels_lineage l "
+    "LEFT JOIN qrels_sets f ON f.id = l.follows_id WHERE l.qrels_id = qrels_sets.id) AS follows"
+)
 
 
 def _catalogue_rows(wh, kind: str, columns: str, limit: int | None = None) -> Rows:
@@ -441,7 +455,7 @@ def difference(conn: Connection, incoming: Incoming, stored_id: int) -> Differen
 
 
 def same_rows(conn: Connection, name: str, incoming: Incoming) -> dict | None:
-    """The stored run (``name`` or one of its versions, ``name@2``...) or qrels set (``name``)
+    """The stored run or qrels set (``name`` or one of its versions, ``name@2``...)
     holding exactly the rows of ``incoming``, if any (``name`` may be an alias: then of the
     run or qrels set it names); its catalogue row
     (``id, name, num_queries, num_rows`` or ``num_judgments``, ``source``, ``content_sha256``,
@@ -499,8 +513,9 @@ def _candidates(conn: Connection, name: str, incoming: Incoming) -> list[dict]:
     if incoming.kind == "qrels":
         sql = (
             "SELECT id, name, num_queries, num_judgments, source, content_sha256, "
-            "parse_options FROM qrels_sets WHERE name = :name AND num_judgments = :rows "
-            "AND num_queries = :queries"
+            "parse_options FROM qrels_sets WHERE (name = :name OR (substr(name, 1, :length) "
+            "= :prefix AND parse_options <> :trec_eval_copy)) AND num_judgments = :rows "
+            "AND num_queries = :queries ORDER BY id DESC"
         )
     else:
         sql = (

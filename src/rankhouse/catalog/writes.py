@@ -100,8 +100,9 @@ def claim_name(
     """Make ``name`` free for a new qrels set or run; returns the name to store it under.
 
     A name held by other content is deleted with its holder when ``replace`` (a name that is
-    an alias: the alias alone); with ``new_version`` (runs only) the new run takes the next
-    version name (:func:`next_version`). ``differs``, given the holder's id, says in a few
+    an alias: the alias alone); with ``new_version`` the new run or qrels set takes the next
+    version name (:func:`next_version`; a qrels set records the version it follows with
+    :func:`record_lineage`). ``differs``, given the holder's id, says in a few
     words how the new content differs from it, for the error, after the holder's id
     (:func:`.lookup.how_they_differ`).
 
@@ -115,8 +116,8 @@ def claim_name(
     alias_of = None if holder is not None else alias_target(conn, kind, name)
     if holder is None and alias_of is None:
         return name
-    if new_version and kind == "run" and not replace:
-        return next_version(conn, name)
+    if new_version and not replace:
+        return next_version(conn, name, kind)
     if not replace:
         if alias_of is not None:
             holder = alias_of
@@ -179,19 +180,27 @@ def add_alias(conn: Connection, kind: str, name: str, target: int) -> None:
     )
 
 
-def next_version(conn: Connection, name: str) -> str:
+def next_version(conn: Connection, name: str, kind: str = "run") -> str:
     """``name`` when free, else ``name@N``: one more than its highest stored version.
 
-    The run stored as ``name`` is version 1; ``name@2``, ``name@3``... follow. A version
-    number is never reused while a later version is stored; an alias counts as a stored
-    version. trec-eval's copies, named ``<tag>@<sha8>``, are not versions (eight hex digits
-    may all be decimal).
+    The run (``kind`` ``"run"``) or qrels set (``"qrels"``) stored as ``name`` is version 1;
+    ``name@2``, ``name@3``... follow. A version number is never reused while a later version
+    is stored; an alias counts as a stored version. trec-eval's copies, named
+    ``<tag>@<sha8>``, are not versions (eight hex digits may all be decimal).
     """
-    prefix = f"{name}@"
+    versions = [number for number, _ in stored_versions(conn, name, kind)]
+    return f"{name}@{max(versions) + 1}" if versions else name
+
+
+def stored_versions(conn: Connection, name: str, kind: str = "run") -> list[tuple[int, str]]:
+    """(version, name) of each stored version of ``name`` (``name`` itself is 1, ``name@N``
+    is N; own names and aliases), by version."""
+    tables, prefix = TABLES[kind], f"{name}@"
     taken = conn.execute(
         (
-            "SELECT name FROM runs WHERE name = :name OR (substr(name, 1, :length) = :prefix "
-            "AND parse_options <> :trec_eval_copy) UNION ALL SELECT name FROM run_aliases "
+            f"SELECT name FROM {tables.named} WHERE name = :name OR "
+            "(substr(name, 1, :length) = :prefix AND parse_options <> :trec_eval_copy) "
+            f"UNION ALL SELECT name FROM {tables.aliases} "
             "WHERE name = :name OR substr(name, 1, :length) = :prefix"
         ),
         {
@@ -201,9 +210,27 @@ def next_version(conn: Connection, name: str) -> str:
             "trec_eval_copy": TREC_EVAL_COPY,
         },
     ).scalars()
-    versions = [1 if found == name else _version(found[len(prefix) :]) for found in taken]
-    versions = [v for v in versions if v is not None]
-    return f"{prefix}{max(versions) + 1}" if versions else name
+    found = [(1 if each == name else _version(each[len(prefix) :]), each) for each in taken]
+    return sorted((number, each) for number, each in found if number is not None)
+
+
+def record_lineage(conn: Connection, qrels_id: int, asked: str, stored: str) -> None:
+    """Record that the qrels set ``qrels_id``, stored as ``stored`` when ``asked`` was asked
+    for, follows the newest earlier version of ``asked`` (nothing when it took the name asked
+    for: it is no new version)."""
+    if stored == asked:
+        return
+    earlier = [name for _, name in stored_versions(conn, asked, "qrels") if name != stored]
+    follows = conn.execute(
+        "SELECT id FROM qrels_sets WHERE name = :name UNION ALL "
+        "SELECT qrels_id FROM qrels_aliases WHERE name = :name",
+        {"name": earlier[-1]},
+    ).scalar_one()
+    conn.execute(
+        "INSERT INTO qrels_lineage (qrels_id, follows_id, follows_name, base_name) "
+        "VALUES (:id, :follows, :follows_name, :base)",
+        {"id": int(qrels_id), "follows": int(follows), "follows_name": earlier[-1], "base": asked},
+    )
 
 
 def _version(suffix: str) -> int | None:
@@ -336,6 +363,8 @@ def delete_qrels(conn: Connection, qrels_id: int) -> None:
     conn.execute("DELETE FROM gate_references WHERE qrels_id = :id", {"id": qrels_id})
     _delete_evaluations(conn, "qrels_id", qrels_id)
     drop_aliases_of(conn, "qrels", qrels_id)
+    # the versions that follow it keep its name in their lineage (follows_name)
+    conn.execute("DELETE FROM qrels_lineage WHERE qrels_id = :id", {"id": qrels_id})
     conn.execute("DELETE FROM judgments WHERE qrels_id = :id", {"id": qrels_id})
     conn.execute("DELETE FROM qrels_sets WHERE id = :id", {"id": qrels_id})
 

@@ -96,7 +96,7 @@ def _open_ahead(args: list[str]) -> None:
 
 
 #: Commands that only ever read (their sub-command): they open the warehouse read-only.
-_READING = {"runs": ("list", "show"), "qrels": ("list",), "history": None}
+_READING = {"runs": ("list", "show"), "qrels": ("list", "diff"), "history": None}
 
 
 def _reads_only(command: str, rest: list[str]) -> bool:

@@ -227,8 +227,8 @@ def publish(
     holds them: a file wrote them itself; a server copies them in one transaction, each where
     :func:`placed` puts it.
 
-    With ``new_version``, a run whose name holds other content takes the next version name
-    (``<name>@2``, ...; :func:`rankhouse.catalog.writes.next_version`).
+    With ``new_version``, a run or qrels set whose name holds other content takes the next
+    version name (``<name>@2``, ...; :func:`rankhouse.catalog.writes.next_version`).
 
     Raises:
         ConflictError: a name is taken by different content and ``replace`` is false.
@@ -280,8 +280,11 @@ def placed(
             differs=incoming and (lambda holder, i=incoming: how_they_differ(conn, holder, i)),
         )
     values = {k: v for k, v in row.items() if k != "id"} | {"name": name}
-    insert = writes.insert_qrels_set if kind == "qrels" else writes.insert_run
-    return with_changes(result, id=insert(conn, values), name=name), True
+    if kind == "run":
+        return with_changes(result, id=writes.insert_run(conn, values), name=name), True
+    qrels_id = writes.insert_qrels_set(conn, values)
+    writes.record_lineage(conn, qrels_id, row["name"], name)
+    return with_changes(result, id=qrels_id, name=name), True
 
 
 def _stored_content(conn: Connection, kind: str, row: dict) -> dict | None:

@@ -489,8 +489,9 @@ def ingest_qrels(
         result = stored_trec_qrels(staged, src, name, mapping)
         if result is None:
             result = _ingest_qrels(staged, src, name, mapping, replace, options.progress)
-        [result] = reuse.publish(store, staged, [result], replace)
-        return named_too(store, [result], name, replace=replace)[0]
+        # a name holding other judgments takes them as its next version (docs/judgments.md)
+        [result] = reuse.publish(store, staged, [result], replace, new_version=True)
+        return named_too(store, [result], name, replace=replace, new_version=True)[0]
 
 
 def _ingest_qrels(
@@ -520,12 +521,17 @@ def _ingest_qrels(
                             "qrels", src.label, reuse.path_of(src), parsed.sha256, same
                         )
                         return already_stored("qrels", same, src)
-                writes.claim_name(
-                    conn,
-                    "qrels",
+                asked, qrels_name = (
                     qrels_name,
-                    replace=replace,
-                    differs=incoming and (lambda holder: how_they_differ(conn, holder, incoming)),
+                    writes.claim_name(
+                        conn,
+                        "qrels",
+                        qrels_name,
+                        replace=replace,
+                        new_version=True,
+                        differs=incoming
+                        and (lambda holder: how_they_differ(conn, holder, incoming)),
+                    ),
                 )
                 bar.phase("writing judgments")
                 qrels_id = writes.insert_qrels_set(
@@ -541,6 +547,7 @@ def _ingest_qrels(
                         **staging.qrels_statistics(duck),
                     },
                 )
+                writes.record_lineage(conn, qrels_id, asked, qrels_name)
                 staging.copy_judgments(duck, qrels_id)
                 bar.phase("committing")
         finally:

@@ -147,6 +147,8 @@ _QRELS_LIST = [
     "max_grade",
     "ingested_at",
     "aliases",
+    "version",
+    "follows",
 ]
 
 
@@ -259,7 +261,8 @@ def _register_lists(app: typer.Typer) -> None:
     @qrels.command("list")
     def qrels_list(ctx: typer.Context, fmt: OutputFormat = FORMAT_OPTION) -> None:
         """Every stored qrels set: id, name, queries, judgments, grades, ingested_at (UTC),
-        aliases (its other names)."""
+        aliases (its other names), version and follows (its lineage: the version it
+        follows)."""
         from ...catalog import qrels_rows
 
         wh = open_warehouse(ctx, write=False, reads=True)
