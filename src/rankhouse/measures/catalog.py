@@ -325,6 +325,7 @@ for _definition in (
     _of_the_set(
         "SetAP", "set_map", "(a * a) / (n * R): SetP times SetR (@k: of the top min(k, n))"
     ),
+    # it shares set.sql, whose :cutoff each measure of the file gives, so it takes @k too
     MeasureDef(
         "NumNonRelJudgedRet",
         "set",
