@@ -1,4 +1,4 @@
--- Set measures over the whole retrieved list, and the judged non-relevant count.
+-- Set measures over the retrieved list (or its top k), and the judged non-relevant count.
 --                      trec_eval set_P, set_relative_P, set_recall, set_map, num_nonrel_judged_ret
 --
 --   SetP               = a / n
@@ -8,18 +8,34 @@
 --   NumNonRelJudgedRet = retrieved documents judged below the level (0 <= grade < rel)
 --   a = relevant retrieved, n = retrieved (trec_eval's n: its -c dummy ranking counts), R =
 --   relevant judged. Each ratio is 0 when its denominator is 0.
+--   With a cutoff k (SetP@k, ir_measures' grammar; not in trec_eval) the retrieved list is
+--   its top k: n = min(k, n) and a, the judged counts, over ranks <= k, as trec_eval -M k
+--   computes set_P; R stays all the relevant judged. A run with fewer than k documents keeps
+--   n = its length (unlike P@k, whose denominator is k).
 --
 -- Rows for every evaluated query; key = the measure's registry name.
 --
 -- Parameters:
---   :rel    INTEGER    relevance level
---   :names  VARCHAR[]  the measures requested, e.g. ['SetP', 'SetR']
+--   :rel     INTEGER    relevance level
+--   :cutoff  INTEGER    the rank cutoff k; NULL: the whole retrieved list
+--   :names   VARCHAR[]  the measures requested, e.g. ['SetP', 'SetR']
 
-WITH judged AS (
-    SELECT run_id, query_id, count(*) AS judged_ret
+WITH top AS (
+    SELECT run_id, query_id,
+           count(*) FILTER (WHERE grade >= :rel) AS a,
+           count(*) FILTER (WHERE grade >= 0) AS judged_ret
     FROM rh_ranking
-    WHERE grade >= 0
+    WHERE CAST(:cutoff AS INTEGER) IS NULL OR rank <= CAST(:cutoff AS INTEGER)
     GROUP BY run_id, query_id
+),
+s AS (
+    SELECT st.run_id, st.query_id, st.num_rel,
+           least(st.eval_n, coalesce(CAST(:cutoff AS INTEGER), st.eval_n)) AS eval_n,
+           coalesce(t.a, 0) AS num_rel_ret,
+           coalesce(t.judged_ret, 0) AS judged_ret
+    FROM rh_stats AS st
+    LEFT JOIN top AS t ON t.run_id = st.run_id AND t.query_id = st.query_id
+    WHERE st.level = :rel
 )
 SELECT
     s.run_id,
@@ -44,9 +60,7 @@ SELECT
                       / CAST(CAST(s.eval_n AS BIGINT) * s.num_rel AS DOUBLE)
                  ELSE CAST(0 AS DOUBLE) END
         WHEN 'NumNonRelJudgedRet' THEN
-            CAST(coalesce(j.judged_ret, 0) - s.num_rel_ret AS DOUBLE)
+            CAST(s.judged_ret - s.num_rel_ret AS DOUBLE)
     END AS value
-FROM rh_stats AS s
+FROM s
 CROSS JOIN (SELECT unnest(CAST(:names AS VARCHAR[])) AS key) AS m
-LEFT JOIN judged AS j ON j.run_id = s.run_id AND j.query_id = s.query_id
-WHERE s.level = :rel

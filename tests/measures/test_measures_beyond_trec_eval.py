@@ -1,7 +1,8 @@
-"""The measures trec_eval lacks (ERR, Judged, DCG, CG, RBP, nDCG with exponential gain, RR@k,
-AP@k, their own relevance levels) against a golden table: values worked out by hand, the arithmetic
-beside them, or computed by ir_measures (tests/golden/measures_beyond_trec_eval.tsv; the
-script scripts/golden_beyond_trec_eval.py writes ir_measures' rows, the test only reads them).
+"""The measures trec_eval lacks (ERR, Judged, DCG, CG, RBP, ranx's Hits, nDCG with exponential
+gain, RR@k, AP@k, SetP@k, their own relevance levels) against a golden table: values worked out
+by hand, the arithmetic beside them, or computed by ir_measures
+(tests/golden/measures_beyond_trec_eval.tsv; the script scripts/golden_beyond_trec_eval.py
+writes ir_measures' rows, the test only reads them).
 """
 
 from __future__ import annotations
@@ -100,12 +101,13 @@ def test_every_measure_trec_eval_lacks_has_golden_values():
     reached |= {t.gain_table for d in REGISTRY for t in d.trec if t.gain_table}
     beyond = {d.name for d in REGISTRY} - reached
     measures = [parse_measure(row.measure) for row in ROWS]
-    assert beyond == {"Judged", "ERR", "DCG", "CG", "RBP"}
+    assert beyond == {"Judged", "ERR", "DCG", "CG", "RBP", "Hits"}
     assert beyond <= {m.definition.name for m in measures}
     variants = {
         "exponential nDCG": lambda m: m.family == "ndcg" and m.params["dcg"] == "exp-log2",
         "RR@k": lambda m: m.definition.name == "RR" and m.params["cutoff"] is not None,
         "AP@k": lambda m: m.definition.name == "AP" and m.params["cutoff"] is not None,
+        "SetP@k": lambda m: m.family == "set" and m.params["cutoff"] is not None,
         "a level of its own": lambda m: m.relevance_level is not None,
         "ERR's maximum grade": lambda m: m.name.startswith("ERR(max_grade="),
     }

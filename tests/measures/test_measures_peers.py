@@ -44,6 +44,17 @@ def test_rbp_is_ir_measures_and_rbp_gains_trec_evals():
     assert _peer("cwl_eval", qrels, run, "RBP(rel=1)") == [pytest.approx(0.36)]
 
 
+def test_set_measures_at_k_are_of_the_top_k():
+    qrels, run = _qrels([("a", 1), ("b", 1), ("x", 0)]), _run(["a", "x", "b"])
+    assert _ours(qrels, run, "SetP@2") == [0.5]
+    with pytest.raises(AssertionError, match="unsupported params found: \\['cutoff'\\]"):
+        ir_measures.calc_aggregate([ir_measures.parse_measure("SetP@2")], qrels, run)
+    # its pytrec_eval provider, called directly, leaves the cutoff out: a, b of 3
+    assert _peer("pytrec_eval", qrels, run, "SetP@2") == [pytest.approx(2 / 3)]
+    assert _ours(qrels, run, "SetP@10") == [pytest.approx(2 / 3)]
+    assert _ours(qrels, run, "P@10") == [pytest.approx(0.2)]
+
+
 def _peer(provider, qrels, run, name):
     """The values of ir_measures' ``provider`` (skips when its package is not installed)."""
     pytest.importorskip({"cwl_eval": "cwl"}.get(provider, provider))

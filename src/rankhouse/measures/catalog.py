@@ -1,6 +1,6 @@
 """Every declared measure: the core (counts, precision and recall, AP, RR, nDCG, DCG, CG,
 Rprec, bpref, ERR, RBP...), then the rest of trec_eval's all_trec catalogue (set measures,
-utility, 11pt_avg, the gain-table measures, trec_eval's RBP...).
+utility, 11pt_avg, the gain-table measures, trec_eval's RBP...) and ranx's Hits.
 
 Each family is one file under ``sql/measures/``; each measure says which family computes it.
 Importing this module declares them all into :data:`~rankhouse.measures.model.REGISTRY`, in
@@ -66,9 +66,11 @@ def _count(
 
 
 def _of_the_set(name: str, trec: str, doc: str) -> MeasureDef:
-    """A share in [0, 1] over the whole retrieved list at the relevance level (the ``set``
-    family's)."""
-    return MeasureDef(name, "set", (REL,), bounds=UNIT, doc=doc, trec=(TrecName(trec),))
+    """A share in [0, 1] over the whole retrieved list, or its top k (``SetP@5``, ir_measures'
+    grammar), at the relevance level (the ``set`` family's)."""
+    return MeasureDef(
+        name, "set", (CUTOFF, REL), at="cutoff", bounds=UNIT, doc=doc, trec=(TrecName(trec),)
+    )
 
 
 # --- the core measures ----------------------------------------------------------------------------
@@ -290,6 +292,7 @@ for _family in (
     Family("bing", "measures/bing.sql"),
     Family("unj", "measures/unj.sql", key="cutoff", list_bind="cutoffs"),
     Family("iprec_avg", "measures/iprec_avg.sql"),
+    Family("hits", "measures/hits.sql", key="cutoff", list_bind="cutoffs"),
     Family(
         "gains",
         "measures/gains.sql",
@@ -312,18 +315,26 @@ for _definition in (
         doc="Bpref aggregated as exp(mean(ln(max(Bpref, 1e-5))))",
         trec=(TrecName("gm_bpref"),),
     ),
-    _of_the_set("SetP", "set_P", "a / n: precision of the whole retrieved list"),
+    _of_the_set("SetP", "set_P", "a / n: precision of the retrieved list (@k: its top min(k, n))"),
     _of_the_set(
-        "SetRelP", "set_relative_P", "a / min(n, R): set precision relative to the best possible"
+        "SetRelP",
+        "set_relative_P",
+        "a / min(n, R): set precision relative to the best possible (@k: n = min(k, n))",
     ),
-    _of_the_set("SetR", "set_recall", "a / R: recall of the whole retrieved list"),
-    _of_the_set("SetAP", "set_map", "(a * a) / (n * R): SetP times SetR"),
-    _count(
+    _of_the_set("SetR", "set_recall", "a / R: recall of the retrieved list (@k: a in its top k)"),
+    _of_the_set(
+        "SetAP", "set_map", "(a * a) / (n * R): SetP times SetR (@k: of the top min(k, n))"
+    ),
+    # it shares set.sql, whose :cutoff each measure of the file gives, so it takes @k too
+    MeasureDef(
         "NumNonRelJudgedRet",
-        "num_nonrel_judged_ret",
-        "retrieved documents judged below the level (0 <= grade < rel)",
-        (REL,),
-        family="set",
+        "set",
+        (CUTOFF, REL),
+        aggregate="sum",
+        at="cutoff",
+        doc="retrieved documents (in the top k) judged below the level (0 <= grade < rel)",
+        trec=(TrecName("num_nonrel_judged_ret"),),
+        better="none",
     ),
     MeasureDef(
         "SetF",
@@ -335,10 +346,12 @@ for _definition in (
                 1.0,
                 "weight of recall (trec_eval's x, beta squared of F_beta)",
             ),
+            CUTOFF,
             REL,
         ),
+        at="cutoff",
         bounds=UNIT,
-        doc="((beta+1) P R) / (beta P + R) over the retrieved set; 0 if a = 0",
+        doc="((beta+1) P R) / (beta P + R) over the retrieved set (its top k); 0 if a = 0",
         trec=(TrecName("set_F", values=("beta",)),),
     ),
     MeasureDef(
@@ -449,6 +462,15 @@ for _definition in (
         doc="p^n + (1 - p) * sum over unjudged retrieved of p^(i-1); 0 if none is unjudged",
         trec=(TrecName("rbp_resid", fixed=(("p", 0.9),), pairs=True),),
         better="lower",
+    ),
+    MeasureDef(
+        "Hits",
+        "hits",
+        (CUTOFF, REL),
+        at="cutoff",
+        # ranx spells it hits@k; rankhouse's names begin with a capital, as ir_measures' do
+        aliases=("hits",),
+        doc="K(k): the number of relevant documents in the top k, averaged (ranx's hits@k)",
     ),
 ):
     REGISTRY.declare(_definition)

@@ -26,7 +26,8 @@ Generated from the registry by `python -m rankhouse.measures.docs > docs/measure
 (`MAP`, `MRR`, `NDCG`: ir_measures' own). `rel` defaults to the evaluation's relevance level
 (trec_eval `-l`, default 1), except RBP's: without it `RBP` is graded, as ir_measures' is.
 Values match trec_eval 10; the measures trec_eval lacks say whose definition they follow
-(`ERR`: gdeval's, with its default maximum grade 4; `RBP`: ir_measures'). trec_eval's `rbp`
+(`ERR`: gdeval's, with its default maximum grade 4; `RBP`: ir_measures'; `Hits`: ranx's
+`hits@k`, which parses as ranx spells it). trec_eval's `rbp`
 is `RBP_gains`; a warehouse that an older rankhouse wrote has its evaluations stored as
 `RBP` (trec_eval's) renamed `RBP_gains` when it is opened (migration 0012). `sql` is the file
 that computes the measure; its header gives the formula, the reference and the parameters.
@@ -157,6 +158,15 @@ with a note. |
 ir_measures gives 0.03548 where rankhouse gives 0.0354817708. |
 | `NumRet(rel=1)` | ir_measures | ir_measures' `NumRelRet` prints as `NumRet(rel=1)`: it is \
 rankhouse's `NumRelRet(rel=1)`, the same number. |
+| `SetP@k` (`SetR@k`, `SetF@k`, `SetAP@k`, `SetP(relative=True)@k`) | ir_measures | \
+ir_measures reads the cutoff but computes none: its validation refuses it (unsupported params \
+found: ['cutoff']) and its providers called directly leave it out. rankhouse computes the set \
+measure of the top min(k, n), as trec_eval -M k does: relevant a and b ranked a, x, b give \
+`SetP@2` = 1/2 (ir_measures' pytrec_eval provider called directly: 2/3); a run of 3 \
+documents, 2 relevant, gives `SetP@10` = 2/3 where `P@10` is 2/10. |
+| `hits@k` | ranx, ir_measures | the same number as ranx's `hits@k` per query and averaged \
+(`hits@k-l2` is `Hits(rel=2)@k`); ir_measures reads ranx's `hits` as `NumRet(rel=1)`, the \
+same count per query summed over the queries: rankhouse's `NumRelRet`, which has no cutoff. |
 """
 
 
