@@ -40,7 +40,7 @@ def test_ingest_list_show_rm(run_cli, tmp_path):
     assert run_cli("runs", "list", "--format", "csv").stdout.startswith("id,name,tag,queries,rows")
     assert "mine" in run_cli("runs", "list").stdout
     assert run_cli("qrels", "list", "--format", "csv").stdout.startswith(
-        "id,name,queries,judgments,relevant,min_grade,max_grade,ingested_at,aliases\n"
+        "id,name,queries,judgments,relevant,min_grade,max_grade,ingested_at,aliases,version,follows\n"
     )
     assert "judgments" in run_cli("qrels", "list").stdout
     show = json.loads(run_cli("runs", "show", "mine", "--format", "json").stdout)
