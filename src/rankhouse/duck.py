@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import os
 import re
-import tempfile
 from collections.abc import Callable, Hashable
 from functools import lru_cache
 from typing import Any
@@ -34,6 +33,7 @@ except ImportError:  # duckdb before 1.4: the package holds the engine itself
 
 from .defaults import DUCKDB_CONFIG
 from .errors import RankhouseError, first_line
+from .lazy import tempfile
 
 __all__ = [
     "duckdb",

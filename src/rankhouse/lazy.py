@@ -58,6 +58,13 @@ pandas = LazyModule("pandas")
 pyarrow = LazyModule("pyarrow")
 pyarrow_compute = LazyModule("pyarrow.compute")
 pyarrow_parquet = LazyModule("pyarrow.parquet")
+# Standard modules that cost a command 1-8 ms where it does not use them: hashlib loads
+# OpenSSL, statistics pulls in fractions and decimal, shutil and tempfile the compression
+# modules and random.
+hashlib = LazyModule("hashlib")
+shutil = LazyModule("shutil")
+statistics = LazyModule("statistics")
+tempfile = LazyModule("tempfile")
 scipy_stats = LazyModule("scipy.stats")
 scipy_special = LazyModule("scipy.special")
 multitest = LazyModule("statsmodels.stats.multitest")

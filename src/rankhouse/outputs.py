@@ -18,10 +18,10 @@ from __future__ import annotations
 
 import os
 import stat
-import tempfile
 from pathlib import Path
 
 from .errors import OutputError
+from .lazy import tempfile
 
 
 def check_output_path(path: str | os.PathLike[str], what: str, example: str) -> Path:

@@ -65,6 +65,13 @@ def test_each_evaluation_stores_its_signature(files, any_warehouse):
     assert dict(map(tuple, latest)) == stored  # queryable beside the values
 
 
+def test_the_empty_query_set_is_the_md5_of_nothing():
+    from rankhouse.evaluation.stored import EMPTY_QUERY_SET, query_set_hash
+
+    assert EMPTY_QUERY_SET == hashlib.md5(b"").hexdigest()
+    assert query_set_hash([]) == EMPTY_QUERY_SET
+
+
 def test_migration_0011_gives_older_evaluations_the_same_signature(backend_target):
     db = RawDatabase(resolve_target(backend_target))
     with db.transaction() as con:

@@ -49,7 +49,6 @@ queries the row's means are over; the largest when its labels differ, as ``AP`` 
 
 from __future__ import annotations
 
-import hashlib
 import json
 import math
 from collections.abc import Iterable, Mapping, Sequence
@@ -57,6 +56,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..columns import INTERVAL_SUFFIXES, Rows
+from ..lazy import hashlib
 from ..results import PerQueryValues, QueryCounts
 from ..stats import Summary, check_level, summarize, t_interval
 
@@ -218,7 +218,7 @@ def stored_values(store, rows: list[dict[str, Any]]) -> PerQueryValues:
 SHORT = 8
 """Hex digits of the short id ``history`` shows (``inputs``)."""
 
-EMPTY_QUERY_SET = hashlib.md5(b"").hexdigest()
+EMPTY_QUERY_SET = "d41d8cd98f00b204e9800998ecf8427e"
 """md5 of no query id (an evaluation without per-query rows)."""
 
 

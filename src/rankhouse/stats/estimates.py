@@ -82,11 +82,11 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
-from statistics import NormalDist
 
 from ..defaults import DEFAULT_LEVEL, DEFAULT_PERMUTATIONS, DEFAULT_SEED, MAX_PERMUTATIONS
 from ..errors import Message, Option, RankhouseError
 from ..lazy import numpy as np
+from ..lazy import statistics
 
 
 @dataclass(frozen=True)
@@ -377,7 +377,7 @@ def t_quantile(df: float, probability: float) -> float:
     if probability <= 0.0:
         return -math.inf
     log_scale = math.lgamma((df + 1) / 2) - math.lgamma(df / 2) - 0.5 * math.log(df * math.pi)
-    t = NormalDist().inv_cdf(probability)
+    t = statistics.NormalDist().inv_cdf(probability)
     for _ in range(200):
         density = math.exp(log_scale - (df + 1) / 2 * math.log1p(t * t / df))
         step = (_lower_tail(t, df) - probability) / density

@@ -23,12 +23,12 @@ file is not touched until the rename, which replaces it whole or not at all:
 from __future__ import annotations
 
 import os
-import shutil
 from pathlib import Path
 
 from ...duck import load_package, register
 from ...errors import RankhouseError
 from ...lazy import pyarrow as pa
+from ...lazy import shutil
 from ...outputs import flush_to_disk
 
 #: Bytes a run row takes in a DuckDB file (a DL19 night: 43,000 rows), measured by
