@@ -16,6 +16,7 @@ from schema_helpers import RawDatabase, insert_run_and_qrels, migrate_by_hand
 
 from rankhouse import Warehouse
 from rankhouse.backends import resolve_target
+from rankhouse.evaluation.stored import EMPTY_QUERY_SET, query_set_hash
 
 QRELS = "q1 0 a 1\nq1 0 b 0\nq2 0 c 2\nq3 0 d 1\n"
 FULL = "q1 Q0 a 1 3 sys\nq1 Q0 b 2 2 sys\nq2 Q0 c 1 1 sys\nq3 Q0 x 1 1 sys\n"
@@ -66,9 +67,7 @@ def test_each_evaluation_stores_its_signature(files, any_warehouse):
 
 
 def test_the_empty_query_set_is_the_md5_of_nothing():
-    from rankhouse.evaluation.stored import EMPTY_QUERY_SET, query_set_hash
-
-    assert EMPTY_QUERY_SET == hashlib.md5(b"").hexdigest()
+    assert hashlib.md5(b"").hexdigest() == EMPTY_QUERY_SET
     assert query_set_hash([]) == EMPTY_QUERY_SET
 
 
