@@ -15,7 +15,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from .backends import open_backend, resolve_target
+from .backends import Opening, open_backend, resolve_target
 from .backends.schema import SchemaUpgrade, upgrade
 from .catalog import get_qrels, get_run, list_qrels, list_runs, remove_qrels, remove_run
 from .defaults import (
@@ -90,9 +90,7 @@ class Warehouse:
     ):
         self.url = resolve_target(target)
         self.read_only = read_only
-        self.backend: Backend = open_backend(
-            self.url, read_only=read_only, create=create, hold=hold
-        )
+        self.backend: Backend = open_backend(self.url, Opening(read_only, create, hold))
 
     @classmethod
     def migrate(
@@ -116,7 +114,9 @@ class Warehouse:
                 may not change the schema (a server's owner migrates); a failed migration
                 (rolled back).
         """
-        store = open_backend(resolve_target(target), create=False, hold=True, upgrade=False)
+        store = open_backend(
+            resolve_target(target), Opening(create=False, hold=True, upgrade=False)
+        )
         try:
             return upgrade(store, dry_run=dry_run)
         finally:

@@ -17,6 +17,7 @@ import pytest
 from cli_helpers import ERROR_LINE, finish, run_many, start
 
 from rankhouse import MeasureError, NoWarehouseError, SchemaError, Warehouse
+from rankhouse.backends import Opening
 from rankhouse.backends.duckdb_file import DuckDBFile
 from rankhouse.backends.duckdb_file.connection import DuckDBConnection
 from rankhouse.backends.duckdb_file.locking import lock_timeout
@@ -491,7 +492,7 @@ def test_has_table_names_the_warehouse_schemas_tables_and_views(tmp_path):
     """Asked outside a transaction, DuckDB's has_table probes the name; inside one it reads the
     catalogue. Both say yes to a table or view of the warehouse's schema, and no to a missing
     name, a temporary table or a table of another schema."""
-    db = DuckDBFile(str(tmp_path / "w.duckdb"), hold=True)
+    db = DuckDBFile(str(tmp_path / "w.duckdb"), Opening(hold=True))
     try:
         db.duck.execute("CREATE TABLE plain (x INTEGER)")
         db.duck.execute('CREATE VIEW "odd ""name""" AS SELECT 1 AS x')

@@ -22,6 +22,7 @@ import pytest
 from cli_helpers import ERROR_LINE
 
 from rankhouse import SchemaError, Warehouse
+from rankhouse.backends import Opening
 from rankhouse.backends.duckdb_file import DuckDBFile
 from rankhouse.cli.process import warehouse_file
 from rankhouse.engine.values import scratch_cursor, scratch_database
@@ -107,10 +108,10 @@ def _extension_settings(duck) -> tuple:
 def _connections(tmp_path):
     """(what, a DuckDB connection rankhouse opened) for every kind it opens."""
     path = tmp_path / "w.duckdb"
-    writer = DuckDBFile(str(path), hold=True)
+    writer = DuckDBFile(str(path), Opening(hold=True))
     yield "a warehouse file", writer.duck
     writer.close()
-    reader = DuckDBFile(str(path), read_only=True, hold=True)
+    reader = DuckDBFile(str(path), Opening(read_only=True, hold=True))
     yield "a read-only warehouse file", reader.duck
     reader.close()
     memory = DuckDBFile(":memory:")

@@ -13,7 +13,7 @@ from pathlib import Path
 
 from ..defaults import DB_ENV_VAR
 from ..errors import RankhouseError
-from .base import Backend, store_of
+from .base import Backend, Opening, store_of
 from .duckdb_file import DUCKDB_PREFIX, DuckDBFile
 
 #: The default warehouse file.
@@ -26,7 +26,15 @@ SCHEMES = {
     "postgresql+psycopg": ("rankhouse.backends.postgresql", "PostgreSQL"),
 }
 
-__all__ = ["Backend", "DEFAULT_DB", "SCHEMES", "open_backend", "resolve_target", "store_of"]
+__all__ = [
+    "Backend",
+    "DEFAULT_DB",
+    "Opening",
+    "SCHEMES",
+    "open_backend",
+    "resolve_target",
+    "store_of",
+]
 
 
 def resolve_target(target: str | os.PathLike[str] | None) -> str:
@@ -65,19 +73,9 @@ def duckdb_path(url: str) -> str | None:
     return None
 
 
-def open_backend(
-    url: str,
-    *,
-    read_only: bool = False,
-    create: bool = True,
-    hold: bool = False,
-    upgrade: bool | None = None,
-) -> Backend:
-    """The store ``url`` (from :func:`resolve_target`) names, opened, checked and migrated.
-    ``hold``: a DuckDB file stays open until the store is closed, not only during each unit
-    of work (:mod:`rankhouse.backends.duckdb_file.store`). ``upgrade``: None, each store's
-    rule for a warehouse at an older schema (a DuckDB file upgrades on opening, a server
-    refuses); False opens it as it is, for :meth:`~.base.Backend.upgrade`.
+def open_backend(url: str, opening: Opening = Opening()) -> Backend:
+    """The store ``url`` (from :func:`resolve_target`) names, opened as ``opening`` says
+    (:class:`~.base.Opening`), checked and migrated.
 
     Raises:
         RankhouseError: a scheme no backend reads, or the store cannot be opened (see each
@@ -85,10 +83,9 @@ def open_backend(
     """
     path = duckdb_path(url)
     if path is not None:
-        return DuckDBFile(path, read_only=read_only, create=create, hold=hold, upgrade=upgrade)
+        return DuckDBFile(path, opening)
     module, name = SCHEMES[_scheme(url)]
-    backend = getattr(importlib.import_module(module), name)
-    return backend(url, read_only=read_only, create=create, upgrade=upgrade)
+    return getattr(importlib.import_module(module), name)(url, opening)
 
 
 def is_server(target) -> bool:

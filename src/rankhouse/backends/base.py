@@ -44,6 +44,25 @@ from typing import Any, NamedTuple, Protocol
 from ..errors import DatabaseError, RankhouseError, first_line
 
 
+class Opening(NamedTuple):
+    """How a store is opened (:func:`rankhouse.backends.open_backend`, each store's constructor).
+
+    Attributes:
+        read_only: serve what is stored, change nothing.
+        create: make the warehouse when there is none.
+        hold: a DuckDB file stays open until the store is closed, not only during each unit of
+            work (:mod:`rankhouse.backends.duckdb_file.store`).
+        upgrade: None, each store's rule for a warehouse at an older schema (a DuckDB file
+            upgrades on opening, a server refuses); False opens it as it is, for
+            :meth:`Backend.upgrade`; True upgrades it on opening.
+    """
+
+    read_only: bool = False
+    create: bool = True
+    hold: bool = False
+    upgrade: bool | None = None
+
+
 class Backend(Protocol):
     """A warehouse's store, opened, checked and migrated by :func:`rankhouse.backends.open_backend`.
 

@@ -36,7 +36,7 @@ from typer.core import TyperArgument, TyperCommand, TyperGroup, TyperOption
 
 from ..defaults import __version__
 from ..errors import show_warning
-from .commands.common import CliState
+from .commands.common import CliState, flag_option
 from .process import failure_text, interrupted, leave_interrupted, split_command, watch_interrupts
 
 
@@ -108,8 +108,7 @@ def main(
         help="Warehouse: a DuckDB file or postgresql://USER@HOST:PORT/DB (default: "
         "./rankhouse.duckdb).",
     ),
-    read_only: bool = typer.Option(
-        False,
+    read_only: bool = flag_option(
         "--read-only",
         help="Open the warehouse read-only: stored values are served, nothing is computed.",
     ),

@@ -32,7 +32,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
 
-from ..backends import open_backend, resolve_target
+from ..backends import Opening, open_backend, resolve_target
 from ..catalog.lookup import TREC_EVAL_COPY
 from ..catalog.writes import (
     first_dict,
@@ -110,7 +110,7 @@ def evaluate(options, requests, out, db: str) -> int:
     checked_line_measures(options, requests)  # a command that fails changes nothing
     # a store that computes elsewhere (a server): evaluated in its local staging warehouse,
     # then what that stored is published
-    target = open_backend(resolve_target(db), hold=True)  # a file held for the whole run
+    target = open_backend(resolve_target(db), Opening(hold=True))  # a file held for the whole run
     try:
         with target.staging() as wh:
             return _evaluate_in(options, requests, out, target, wh)

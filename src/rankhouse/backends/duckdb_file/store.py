@@ -62,7 +62,7 @@ from ...errors import (
     SchemaError,
     first_line,
 )
-from ..base import Backend, Connection, Reclaimed, translated
+from ..base import Backend, Connection, Opening, Reclaimed, translated
 from ..schema import (
     COLUMNS_QUERY,
     OBJECTS_QUERY,
@@ -164,14 +164,13 @@ class DuckDBFile:
 
     Args:
         path: the file, or ``":memory:"``.
-        read_only: open without the right to write (the file must exist at the newest schema).
-        create: a missing file may be created (with its folder); False raises
-            NoWarehouseError.
-        hold: keep the file open (and locked) until :meth:`close`; by default it is open
-            only during a unit of work (a :meth:`session`; see the module).
-        upgrade: False opens a file at an older schema as it is, for :meth:`upgrade`
-            (``rankhouse migrate``); otherwise opening upgrades it (one user, embedded: the
-            upgrade is implicit, docs/cli.md).
+        opening: how (:class:`~..base.Opening`). ``read_only`` needs the file at the newest
+            schema; ``create``: a missing file may be created (with its folder), else
+            NoWarehouseError; ``hold``: keep the file open (and locked) until :meth:`close`,
+            by default it is open only during a unit of work (a :meth:`session`; see the
+            module); ``upgrade``: False opens a file at an older schema as it is, for
+            :meth:`upgrade` (``rankhouse migrate``), otherwise opening upgrades it (one user,
+            embedded: the upgrade is implicit, docs/cli.md).
 
     Raises:
         NoWarehouseError: no warehouse at ``path`` and it may not be created.
@@ -184,15 +183,8 @@ class DuckDBFile:
     many_writers = False
     enforces_unique = False
 
-    def __init__(
-        self,
-        path: str,
-        *,
-        read_only: bool = False,
-        create: bool = True,
-        hold: bool = False,
-        upgrade: bool | None = None,
-    ) -> None:
+    def __init__(self, path: str, opening: Opening = Opening()) -> None:
+        read_only, create, hold, upgrade = opening
         self.path = path
         self.url = DUCKDB_PREFIX + path
         self.where = path

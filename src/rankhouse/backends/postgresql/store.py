@@ -44,7 +44,7 @@ from ...errors import (
 )
 from ...lazy import psycopg
 from ...lazy import sqlalchemy as sa
-from ..base import Reclaimed, translated
+from ..base import Opening, Reclaimed, translated
 from ..duckdb_file import DuckDBFile
 from ..schema import (
     MIGRATION_LOCK,
@@ -103,11 +103,11 @@ class PostgreSQL:
         url: an SQLAlchemy URL (``postgresql+psycopg://...``); ``?iceberg=LOCATION`` on the
             command that creates the warehouse keeps its run rows in an Apache Iceberg table
             there (:mod:`.iceberg`).
-        read_only: every transaction of the sessions is read-only.
-        create: an empty schema may get the warehouse's tables.
-        hold: accepted for a DuckDB file's sake; a server's connections are pooled per call.
-        upgrade: None refuses a warehouse at an older schema; False opens it as it is, for
-            :meth:`upgrade` (``rankhouse migrate``); True upgrades it on opening.
+        opening: how (:class:`~..base.Opening`). ``read_only``: every transaction of the
+            sessions is read-only; ``create``: an empty schema may get the warehouse's tables;
+            ``hold`` is for a DuckDB file's sake (a server's connections are pooled per call);
+            ``upgrade``: None refuses a warehouse at an older schema, False opens it as it is,
+            for :meth:`upgrade` (``rankhouse migrate``), True upgrades it on opening.
     """
 
     dialect = "postgresql"
@@ -115,15 +115,8 @@ class PostgreSQL:
     many_writers = True
     enforces_unique = True
 
-    def __init__(
-        self,
-        url: str,
-        *,
-        read_only: bool = False,
-        create: bool = True,
-        hold: bool = False,
-        upgrade: bool | None = None,
-    ) -> None:
+    def __init__(self, url: str, opening: Opening = Opening()) -> None:
+        read_only, create, _, upgrade = opening
         require_postgres_drivers()
         url, location = split_url(url)
         parsed = parse_url(url)

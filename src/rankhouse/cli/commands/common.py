@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import typer
 
@@ -85,6 +85,11 @@ def all_files(*sources: str | None) -> bool:
 
     given = [source for source in sources if source is not None]
     return bool(given) and all(Path(source).is_file() for source in given)
+
+
+def flag_option(*names: str, help: str) -> Any:
+    """A boolean option, off unless given (``--drift``): Typer's ``Option(False, ...)``."""
+    return typer.Option(False, *names, help=help)
 
 
 META_OPTION = typer.Option(

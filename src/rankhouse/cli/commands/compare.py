@@ -27,6 +27,7 @@ from .common import (
     Highlight,
     MissingQueries,
     all_files,
+    flag_option,
     open_warehouse,
     parse_round,
 )
@@ -90,8 +91,7 @@ def compare_command(
         "-b",
         help="Test every other run against this one (its name, shown name, id or file).",
     ),
-    all_pairs: bool = typer.Option(
-        False,
+    all_pairs: bool = flag_option(
         "--all-pairs",
         help="Compare every pair of runs: two-way ANOVA, a p-value for every pair with the "
         "family-wise error controlled, and letter groups.",
@@ -117,8 +117,7 @@ def compare_command(
         "baseline's mean), or MEASURE=VALUE (repeatable). None by default: better and worse "
         "then mean significant, and nothing is shown equivalent.",
     ),
-    drift: bool = typer.Option(
-        False,
+    drift: bool = flag_option(
         "--drift",
         help="Also the order drift of each run from --baseline: RBO, Kendall's tau, tau_AP "
         "and overlap over the top --drift-depth (stored).",

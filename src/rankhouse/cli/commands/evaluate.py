@@ -31,6 +31,7 @@ from .common import (
     RUNS_ARGUMENT,
     MissingQueries,
     all_files,
+    flag_option,
     open_warehouse,
     parse_meta,
 )
@@ -90,8 +91,7 @@ def eval_command(
         "gets NAME@2, NAME@3...).",
     ),
     meta: list[str] = META_OPTION,
-    allow_no_overlap: bool = typer.Option(
-        False,
+    allow_no_overlap: bool = flag_option(
         "--allow-no-overlap",
         help="Evaluate a run that has no query in common with the qrels (otherwise an error: "
         "it is almost always the wrong file).",
@@ -287,8 +287,7 @@ def history_command(
         help="Measure columns, repeatable (default: those eval, compare, regress or trec-eval "
         "asked for).",
     ),
-    all_measures: bool = typer.Option(
-        False,
+    all_measures: bool = flag_option(
         "--all-measures",
         "-a",
         help="Without -m: every stored label, also the precision-recall points a report "
@@ -309,8 +308,7 @@ def history_command(
         help="The missing-query policy the measures were evaluated with.",
     ),
     level: float = LEVEL_OPTION,
-    drift: bool = typer.Option(
-        False,
+    drift: bool = flag_option(
         "--drift",
         help="Also each run's newest stored order drift (compare --drift, regress "
         "--max-drift): its baseline, RBO, Kendall's tau, tau_AP and overlap.",

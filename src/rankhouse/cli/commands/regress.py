@@ -20,6 +20,7 @@ from .common import (
     MissingQueries,
     Test,
     all_files,
+    flag_option,
     open_warehouse,
 )
 from .output import FORMAT_OPTION, OutputFormat, print_rows
@@ -128,8 +129,7 @@ def regress_command(
     seed: int = SEED_OPTION,
     relevance_level: int = RELEVANCE_LEVEL_OPTION,
     missing_queries: MissingQueries = MISSING_QUERIES_OPTION,
-    allow_missing_baseline: bool = typer.Option(
-        False,
+    allow_missing_baseline: bool = flag_option(
         "--allow-missing-baseline",
         help="With a baseline rule: pass (exit 0) when the run is the first of its system; "
         "history shows its gate as 'first run'.",
@@ -141,8 +141,7 @@ def regress_command(
         "(a renamed run tag?): warn and pass it with --allow-missing-baseline, or fail (exit "
         "2), naming the nearest known system.",
     ),
-    allow_input_change: bool = typer.Option(
-        False,
+    allow_input_change: bool = flag_option(
         "--allow-input-change",
         help="Gate against a baseline judged on other inputs (qrels content, queries, "
         "settings) instead of stopping with exit 2.",
@@ -420,8 +419,7 @@ def _register_gate(app: typer.Typer) -> None:
     def gate_status(
         ctx: typer.Context,
         system: str = typer.Option(None, "--system", "-s", help="Only this system tag."),
-        history: bool = typer.Option(
-            False,
+        history: bool = flag_option(
             "--history",
             help="Every reference accepted (when, which run, why, by whom) instead.",
         ),

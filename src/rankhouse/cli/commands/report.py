@@ -15,6 +15,7 @@ from .common import (
     Highlight,
     Test,
     all_files,
+    flag_option,
     open_warehouse,
     parse_round,
 )
@@ -58,8 +59,7 @@ def report_command(
         min=1,
         help="Only the newest N runs of each system (the baseline stays), trends included.",
     ),
-    brief: bool = typer.Option(
-        False,
+    brief: bool = flag_option(
         "--brief",
         help="A short page for a nightly job: the trends, and only the newest run against "
         "the baseline (runs table, comparison, per-query pictures, precision-recall).",

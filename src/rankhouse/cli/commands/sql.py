@@ -14,7 +14,7 @@ import typer
 
 from ...defaults import __version__, release_of_schema
 from ...errors import DatabaseError, RankhouseError, count
-from .common import CliState, open_warehouse
+from .common import CliState, flag_option, open_warehouse
 from .output import FORMAT_OPTION, OutputFormat, print_stream
 
 READ_ONLY_HINT = (
@@ -38,8 +38,7 @@ def sql_command(
     query: str = typer.Argument(
         ..., help="One SQL statement, e.g. \"SELECT * FROM latest_evaluations\"; '-' reads stdin."
     ),
-    write: bool = typer.Option(
-        False,
+    write: bool = flag_option(
         "--write",
         help="Open the warehouse for writing, with all of DuckDB: changes, files, settings "
         "(default: read the warehouse only).",
