@@ -140,8 +140,15 @@ def test_compare_prints_the_golden_latex(run_cli):
     assert result.stdout == (GOLDEN / "papers_compare.tex").read_text()
 
 
-def test_the_api_gives_the_cli_table(compared):
-    assert compared.paper_table("latex") == (GOLDEN / "papers_compare.tex").read_text()
+def test_the_api_gives_the_cli_table_on_every_backend(any_warehouse):
+    frame = any_warehouse.compare(
+        str(DATA / "papers.qrels"),
+        [str(DATA / f) for f in FILES],
+        MEASURES,
+        baseline="bm25",
+        correction="holm",
+    )
+    assert frame.paper_table("latex") == (GOLDEN / "papers_compare.tex").read_text()
 
 
 def test_caption_names_the_test_and_correction_as_the_comparison_made_them(tmp_path):
