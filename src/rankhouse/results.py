@@ -213,6 +213,43 @@ class EvaluationResult:
     def _repr_html_(self) -> str:
         return self.styled().html
 
+    def paper_table(
+        self,
+        format: str = "latex",  # noqa: A002 (the command line's --format)
+        *,
+        round: int | dict[str, int] = 4,  # noqa: A002 (PyTerrier's name)
+        intervals: bool = False,
+        caption: str | None = None,
+        label: str | None = None,
+    ) -> str:
+        """The means as a table for a paper: one row per run, one column per measure, the
+        best mean of each measure in bold (``rankhouse eval --format latex|markdown``).
+
+        Args:
+            format: ``'latex'`` (booktabs, with a caption and a label) or ``'markdown'``
+                (a GitHub pipe table, its caption in a line under it).
+            round: decimals, one number or a dict measure -> decimals.
+            intervals: show each mean's confidence interval (:attr:`level`) in brackets.
+            caption: the caption instead of the one that says what the table shows.
+            label: the LaTeX label instead of ``tab:evaluation``.
+
+        Returns:
+            The table's text (:mod:`rankhouse.present.papers`).
+
+        Raises:
+            RankhouseError: an unknown format, or ``round`` outside 0 to 15.
+        """
+        from .present.papers import evaluation_table, render
+
+        return render(
+            evaluation_table(self),
+            format,
+            round=round,
+            intervals=intervals,
+            caption=caption,
+            label=label,
+        )
+
     @property
     def num_reused(self) -> int:
         """Number of (run, measure) aggregates taken from storage rather than computed."""

@@ -62,7 +62,7 @@ def test_help_shows_words_not_types(run_cli, path, command):
                 "-l, --relevance-level LEVEL Grade",
                 "-q, --per-query One row per run and query.",
                 "--meta KEY=VALUE Metadata",
-                "-f, --format table|tsv|csv|json Output format",
+                "-f, --format table|tsv|csv|json|markdown|latex Output format",
                 "--allow-no-overlap Evaluate a run",
                 "--help Show this message and exit.",
             ],

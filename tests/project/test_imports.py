@@ -149,7 +149,7 @@ def test_the_t_test_and_no_correction_need_neither_scipy_stats_nor_statsmodels(
 @engine_module
 @pytest.mark.parametrize(
     "shape",
-    [[], ["--long"], ["--wide"], ["--per-query"], ["-f", "json"], ["--drift"]],
+    [[], ["--long"], ["--wide"], ["--per-query"], ["-f", "json"], ["--drift"], ["-f", "latex"]],
     ids=lambda s: " ".join(s) or "compact",
 )
 def test_compare_prints_its_rows_without_pandas(tmp_path, trec_files, shape):

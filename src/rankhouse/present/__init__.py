@@ -4,6 +4,7 @@ The package's map: this root writes the HTML tables that the notebook and the re
 :mod:`.frames` gives a notebook its DataFrames (``ComparisonFrame``, ``HistoryFrame``,
 ``ExperimentFrame``) and PyTerrier's wide Experiment table; :mod:`.panels` draws compare's
 compact panels, all pairs and order drift as text cells for the terminal and as HTML;
+:mod:`.papers` writes the means as a paper's table, Markdown or LaTeX;
 :mod:`.report` makes ``rankhouse report``'s self-contained page from what :mod:`.gather` reads
 from the warehouse, each system's series (:mod:`.trends`) and the other pictures
 (:mod:`.figures`). Only :mod:`.gather` and :mod:`.trends` read the warehouse.

@@ -39,6 +39,7 @@ from . import (
     table,
 )
 from .panels import comparison_panels_html, drift_html, frame_rows
+from .papers import comparison_table, render
 
 _FRAMES = ("ComparisonFrame", "ExperimentFrame", "HistoryFrame")
 
@@ -128,6 +129,42 @@ def _frame_classes() -> dict[str, type]:
         def experiment_table(self) -> pd.DataFrame:
             """The wide table, one row per run (:func:`experiment_table`)."""
             return experiment_table(self)
+
+        def paper_table(
+            self,
+            format: str = "latex",  # noqa: A002 (the command line's --format)
+            *,
+            round: int | Mapping[str, int] | None = None,  # noqa: A002 (PyTerrier's name)
+            intervals: bool = False,
+            caption: str | None = None,
+            label: str | None = None,
+        ) -> str:
+            """The means as a table for a paper: one row per run, one column per measure,
+            the best mean of each measure in bold and, against a baseline, a dagger on the
+            means significantly different from it, with the test and the correction named
+            in the caption (``rankhouse compare --format latex|markdown``).
+
+            Args:
+                format: ``'latex'`` (booktabs, with a caption and a label) or
+                    ``'markdown'`` (a GitHub pipe table, its caption in a line under it).
+                round: decimals, one number or a dict measure -> decimals (default: the
+                    frame's ``round``, else 4).
+                intervals: show each mean's confidence interval in brackets.
+                caption: the caption instead of the one made from the settings.
+                label: the LaTeX label instead of ``tab:comparison``.
+
+            Returns:
+                The table's text (:mod:`rankhouse.present.papers`).
+
+            Raises:
+                RankhouseError: an unknown format, or ``round`` outside 0 to 15.
+            """
+            settings = {**DEFAULT_SETTINGS, **self.attrs.get("comparison", {})}
+            table = comparison_table(frame_rows(pd.DataFrame(self)), settings)
+            digits = self._display_options(round, None)["round"]
+            return render(
+                table, format, round=digits, intervals=intervals, caption=caption, label=label
+            )
 
     class HistoryFrame(_DisplayFrame):
         """:func:`rankhouse.history.history`'s result: the best value per measure and qrels

@@ -26,6 +26,7 @@ from ..present import (
     digits_for,
     measure_table,
     number,
+    papers,
     signed,
     table,
 )
@@ -36,6 +37,8 @@ from .gather import QrelsSection, ReportData, gather
 from .trends import DETAIL, MIN_FRACTION, MIN_SPAN, trend_figure
 
 WORST_LISTED = 10
+
+PAPER_SUMMARY = "for a paper: the means as Markdown and LaTeX (compare --format markdown|latex)"
 
 OPEN_PAIRS = 3
 """The per-query sections (a run against the baseline) shown open and drawn: the newest
@@ -70,6 +73,8 @@ nav ul{margin:4px 0;padding-left:20px}
 .note{color:#57606a;font-style:italic}
 .legend-fail{color:#c0182a;font-weight:700}.legend-pass{color:#1a7f37;font-weight:700}
 details{margin:6px 0}details>summary{cursor:pointer}details>summary h4{display:inline;margin:0}
+pre{font:12px ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;background:#f6f8fa;
+ padding:8px;overflow-x:auto}
 details.pair{border-top:1px solid #d8dee4;padding-top:6px;margin-top:14px}
 """
 STYLE += PANELS_STYLE
@@ -403,6 +408,7 @@ def _comparison(section: QrelsSection, anchor: str, *, round, highlight) -> str:
         f'<details class="wide"><summary>{html.escape(EVERY_COLUMN)}</summary>'
         f'<div class="scroll">{experiment}</div></details>'
     )
+    parts.append(_paper_tables(section, round=round))
     # newest first: the runs a nightly reader asks about are at the top, open and drawn
     for index, (run, pairs) in enumerate(reversed(section.pairs.items())):
         title = f"{html.escape(run)} vs {html.escape(section.baseline)}"
@@ -420,6 +426,17 @@ def _comparison(section: QrelsSection, anchor: str, *, round, highlight) -> str:
             "it).</p>"
         )
     return "\n".join(parts)
+
+
+def _paper_tables(section: QrelsSection, *, round) -> str:  # noqa: A002
+    """The means as a paper prints them (``compare --format markdown|latex``), to copy."""
+    table = papers.comparison_table(section.rows, section.settings)
+    parts = [f'<details class="paper"><summary>{PAPER_SUMMARY}</summary>']
+    for form in papers.FORMATS:
+        text = papers.render(table, form, round=round)
+        parts.append(f'<pre class="paper-{form}">{html.escape(text)}</pre>')
+    parts.append("</details>")
+    return "".join(parts)
 
 
 def _drift_table(section: QrelsSection, *, round) -> str:  # noqa: A002

@@ -31,7 +31,7 @@ from .common import (
     open_warehouse,
     parse_round,
 )
-from .output import FORMAT_OPTION, OutputFormat, print_rows
+from .output import INTERVALS_OPTION, RESULT_FORMAT_OPTION, ResultFormat, paper_format, print_rows
 
 
 class CompareTest(StrEnum):
@@ -146,10 +146,11 @@ def compare_command(
         None,
         "--round",
         help="Decimals shown in a table: N for all, or MEASURE=N (repeatable); 3 in the "
-        "compact tables, 4 in --long and --wide, when not given.",
+        "compact tables, 4 in --long, --wide and --format markdown|latex, when not given.",
     ),
     highlight: Highlight = HIGHLIGHT_OPTION,
-    fmt: OutputFormat = FORMAT_OPTION,
+    fmt: ResultFormat = RESULT_FORMAT_OPTION,
+    intervals: bool = INTERVALS_OPTION,
 ) -> None:
     """Compare RUNS on QRELS: means with their intervals and, with --baseline, each run's
     difference with its interval, effect size (Hedges' g_z) and verdict.
@@ -163,6 +164,11 @@ def compare_command(
     Per-query values are paired by query id. The correction applies per measure over the
     runs tested against the baseline. --all-pairs compares every pair of runs instead.
     --round and --highlight shape the table output; CSV and JSON keep every digit.
+
+    --format markdown or latex prints the means as a paper's table: one row per run, the
+    best mean of each measure in bold, a dagger on the means significantly different from
+    the baseline (the test and correction in the caption), --intervals in brackets, --round
+    decimals (4 when not given).
     """
     from ...compare import COLUMNS as LONG_COLUMNS
     from ...compare import CompareOptions
@@ -178,6 +184,8 @@ def compare_command(
         raise RankhouseError(f"{' and '.join(shapes)} are different tables; choose one")
     if all_pairs and (wide or per_query or drift):
         raise RankhouseError("--all-pairs prints its own tables: drop --wide, --per-query, --drift")
+    given = {"--all-pairs": all_pairs, "--drift": drift}
+    paper = paper_format(fmt, intervals, shapes + [flag for flag, on in given.items() if on])
     check_argument_order(qrels, runs)  # before a missing warehouse is reported
     # --read-only serves stored values; only files may create the warehouse
     wh = open_warehouse(ctx, write=False, create=all_files(qrels, *runs))
@@ -221,10 +229,12 @@ def compare_command(
             keys=["run", "query"],
             numeric=[False, False, False, True],
         )
+    elif paper:
+        print_paper(found, paper, rounding, intervals)
     elif wide:
         digits = _column_digits(rounding, wide_columns(found))
         print_wide(found, fmt, digits, highlight.value)
-    elif long or fmt != OutputFormat.table:
+    elif long or fmt != ResultFormat.table:
         print_long(found, fmt, _column_digits(rounding, LONG_COLUMNS))
     else:
         print_compact(found, rounding, highlight.value)
@@ -281,7 +291,7 @@ def print_panels(panels, style: str = "bold") -> None:
         print_rows(
             panel.columns,
             panel.rows,
-            OutputFormat.table,
+            ResultFormat.table,
             title=panel.title,
             numeric=panel.numeric,
             emphasis=panel.emphasis or None,
@@ -289,7 +299,17 @@ def print_panels(panels, style: str = "bold") -> None:
         )
 
 
-def print_long(found, fmt: OutputFormat, digits) -> None:
+def print_paper(found, fmt: str, digits: Mapping[str | None, int], intervals: bool) -> None:
+    """The means as a paper's table (markdown or latex), significance against the baseline
+    marked (:mod:`rankhouse.present.papers`)."""
+    from ...compare.comparing import settings_shown
+    from ...present.papers import comparison_table, render
+
+    table = comparison_table(found.rows, settings_shown(found))
+    sys.stdout.write(render(table, fmt, round=dict(digits) or 4, intervals=intervals))
+
+
+def print_long(found, fmt: ResultFormat, digits) -> None:
     """One row per run and measure with every column (and each run's drift beside its rows
     when it was asked for)."""
     from ...compare import COLUMNS, NUMBER_COLUMNS
@@ -314,7 +334,7 @@ def print_long(found, fmt: OutputFormat, digits) -> None:
     )
 
 
-def print_wide(found, fmt: OutputFormat, digits, highlight: str) -> None:
+def print_wide(found, fmt: ResultFormat, digits, highlight: str) -> None:
     """PyTerrier's Experiment table: one row per run, every column."""
     from ...compare import experiment_rows
     from ...measures.model import best_positions
@@ -348,7 +368,7 @@ def wide_columns(found) -> list[str]:
     return experiment_rows(found.rows)[0]
 
 
-def print_all_pairs(found, fmt: OutputFormat, long: bool, digits: int | None) -> None:
+def print_all_pairs(found, fmt: ResultFormat, long: bool, digits: int | None) -> None:
     """All pairs: the tables (ANOVA, the matrix of differences and p-values, the groups), or
     the pairs one per row (``--long``, CSV, TSV), or the whole as one JSON document."""
     from ...cells import json_value
@@ -357,7 +377,7 @@ def print_all_pairs(found, fmt: OutputFormat, long: bool, digits: int | None) ->
 
     for measure, reason in found.skipped.items():
         print(f"note: {measure} left out of all pairs: {reason}", file=sys.stderr)
-    if fmt == OutputFormat.json:
+    if fmt == ResultFormat.json:
         document = {
             "alpha": found.alpha,
             "level": found.options.level,
@@ -369,7 +389,7 @@ def print_all_pairs(found, fmt: OutputFormat, long: bool, digits: int | None) ->
         for part in ("anova", "pairs", "groups"):
             document[part] = [{k: json_value(v) for k, v in r.items()} for r in document[part]]
         print(json.dumps(document, indent=2, ensure_ascii=False))
-    elif long or fmt != OutputFormat.table:
+    elif long or fmt != ResultFormat.table:
         numbers = ("difference", "p_value", "num_q", "permutations", "seed")
         print_rows(
             PAIR_COLUMNS,

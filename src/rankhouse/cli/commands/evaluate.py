@@ -34,8 +34,18 @@ from .common import (
     flag_option,
     open_warehouse,
     parse_meta,
+    parse_round,
 )
-from .output import FORMAT_OPTION, OutputFormat, print_rows, print_stream
+from .output import (
+    FORMAT_OPTION,
+    INTERVALS_OPTION,
+    RESULT_FORMAT_OPTION,
+    OutputFormat,
+    ResultFormat,
+    paper_format,
+    print_rows,
+    print_stream,
+)
 
 
 def register(app: typer.Typer) -> None:
@@ -120,7 +130,14 @@ def eval_command(
         "docid rel', each query's lines in rank order (stored as qrels and a run named "
         "after FILE).",
     ),
-    fmt: OutputFormat = FORMAT_OPTION,
+    fmt: ResultFormat = RESULT_FORMAT_OPTION,
+    intervals: bool = INTERVALS_OPTION,
+    round: list[str] = typer.Option(  # noqa: A002 (the option's name)
+        None,
+        "--round",
+        help="Decimals in --format markdown and latex: N for all, or MEASURE=N "
+        "(repeatable); 4 when not given, as trec_eval prints.",
+    ),
 ) -> None:
     """Evaluate RUNS against QRELS; every evaluation is stored and reused when asked again.
 
@@ -133,7 +150,12 @@ def eval_command(
 
     --ranked-labels FILE evaluates a ranking with its labels ('qid Q0 docid rel' lines, each
     query's lines in rank order) instead of QRELS and RUN.
+
+    --format markdown or latex prints the means as a paper's table: one row per run, the
+    best mean of each measure in bold, --intervals in brackets, --round decimals.
     """
+    paper = paper_format(fmt, intervals, ["--per-query"] if per_query else [])
+    rounding = parse_round(round)
     metadata = parse_meta(meta)
     common = {
         "relevance_level": relevance_level,
@@ -196,6 +218,8 @@ def eval_command(
             title=title,
             keys=["run", "query"],
         )
+    elif paper:
+        sys.stdout.write(result.paper_table(paper, round=rounding or 4, intervals=intervals))
     elif fmt == OutputFormat.table:
         columns, rows, numeric = folded(*result.interval_rows(), headers)
         title = f"qrels set {result.qrels!r}: {level_words(result.level)}"

@@ -391,3 +391,56 @@ def _render(
         markup=False,
     )
     console.print(table)
+
+
+# --- eval's and compare's formats: also the tables of a paper -------------------------------
+
+
+class ResultFormat(StrEnum):
+    table = "table"
+    tsv = "tsv"
+    csv = "csv"
+    json = "json"
+    markdown = "markdown"
+    latex = "latex"
+
+
+PAPER_FORMATS = frozenset({ResultFormat.markdown, ResultFormat.latex})
+"""The formats that print the means as a paper's table (:mod:`rankhouse.present.papers`)."""
+
+RESULT_FORMAT_OPTION = typer.Option(
+    ResultFormat.table,
+    "--format",
+    "-f",
+    help="Output format: a table that fits the terminal, every value exactly in tsv, csv or "
+    "json, or the means as a paper's table in markdown (GitHub) or latex (booktabs): runs "
+    "as rows, the best mean of each measure in bold.",
+)
+INTERVALS_OPTION = typer.Option(
+    False,
+    "--intervals",
+    help="With --format markdown or latex: each mean's confidence interval in brackets.",
+)
+
+
+def paper_format(fmt: str, intervals: bool, shapes: Sequence[str] = ()) -> str | None:
+    """``fmt`` when it is a paper's format (markdown, latex), else None.
+
+    Raises:
+        RankhouseError: --intervals without a paper's format, or a paper's format with
+            options (``shapes``) that ask for another table.
+    """
+    from ...errors import RankhouseError
+
+    if fmt not in PAPER_FORMATS:
+        if intervals:
+            raise RankhouseError(
+                "--intervals shapes --format markdown and latex (the table shows the "
+                "intervals already; csv, tsv and json give them as columns)"
+            )
+        return None
+    if shapes:
+        raise RankhouseError(
+            f"--format {fmt} prints the means, one row per run: drop {', '.join(shapes)}"
+        )
+    return str(fmt)
