@@ -16,9 +16,16 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
+from conftest import BACKENDS
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from measure_helpers import RANKINGS, collections, ranking_path
+from measure_helpers import (
+    RANKINGS,
+    assert_same_numbers,
+    collections,
+    ranking_path,
+    stored_values,
+)
 
 import rankhouse
 from rankhouse.errors import MeasureError
@@ -58,12 +65,16 @@ def _frame(pairs, columns) -> pd.DataFrame:
     return pd.DataFrame(pairs, columns=columns)
 
 
-def test_ir_measures_cwl_eval_cases():
-    ours = _per_query(GOLDEN / "cwl.qrels", GOLDEN / "cwl.run", list(CWL_EVAL_CASES))
-    for name, expected in CWL_EVAL_CASES.items():
-        canonical = parse_measure(name).name  # T=1.0 is the default: left out
-        found = tuple(ours[(canonical, query)] for query in ("T1", "T2", "T3"))
+@pytest.mark.parametrize("backend_target", BACKENDS, indirect=True)
+def test_ir_measures_cwl_eval_cases(any_warehouse, file_twin):
+    """On each backend (a server stores the same doubles as a DuckDB file)."""
+    qrels, run = GOLDEN / "cwl.qrels", GOLDEN / "cwl.run"
+    names = [parse_measure(name).name for name in CWL_EVAL_CASES]  # T=1.0, the default, left out
+    ours = stored_values(any_warehouse, qrels, run, names, "cwl")
+    for name, expected in zip(names, CWL_EVAL_CASES.values(), strict=True):
+        found = tuple(ours[(name, query)] for query in ("T1", "T2", "T3"))
         assert found == pytest.approx(expected, abs=1e-4), name
+    assert_same_numbers(any_warehouse, file_twin, qrels, run, names + ["Accuracy", "Compat"])
 
 
 # qrels a=2, b=1 (max_rel=2: gains 1 and 0.5); ranked x (unjudged), a, b

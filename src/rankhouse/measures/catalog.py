@@ -553,7 +553,7 @@ for _definition in (
         at="cutoff",
         bounds=UNIT,
         doc="ir_measures' accuracy: share of (relevant, non-relevant) pairs of the top k in "
-        "that order, 1 if none is non-relevant, 0 if none is relevant",
+        "that order (1 if no non-relevant, 0 if no relevant)",
     ),
 ):
     REGISTRY.declare(_definition)
@@ -568,7 +568,7 @@ REGISTRY.declare(
             Param("normalize", bool, True, "divide by the ideal ranking's own RBO"),
         ),
         bounds=UNIT,
-        doc="ir_measures' compat: rank-biased overlap of the run with the ideal ranking of "
-        "the documents judged > 0 by grade (Clarke et al. 2021), over the ideal's own",
+        doc="ir_measures' compat: RBO of the run with the ideal (judged > 0, by grade) over "
+        "the ideal's own RBO (Clarke et al. 2021)",
     )
 )
