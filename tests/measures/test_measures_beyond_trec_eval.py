@@ -1,8 +1,8 @@
 """The measures trec_eval lacks (ERR, Judged, DCG, CG, RBP, ranx's Hits, nDCG with exponential
 gain, RR@k, AP@k, SetP@k, their own relevance levels, the C/W/L measures, Accuracy, Compat)
 against a golden table: values worked out by hand, the arithmetic beside them, or computed by
-ir_measures (tests/golden/measures_beyond_trec_eval.tsv; the script scripts/golden_beyond_trec_eval.py
-writes ir_measures' rows, the test only reads them).
+ir_measures (tests/golden/measures_beyond_trec_eval.tsv; the script
+scripts/golden_beyond_trec_eval.py writes ir_measures' rows, the test only reads them).
 """
 
 from __future__ import annotations
