@@ -23,8 +23,8 @@ _SOURCE = re.compile(r"ir_measures \S+ \((?P<provider>\w+)\)")
 
 def tool_value(qrels: str, run: str, measure: str, query: str, provider: str) -> float:
     """The value ``provider`` (an ir_measures provider: gdeval, judged, msmarco, pytrec_eval,
-    trectools, cwl_eval) gives ``measure`` on ``query`` of the files ``qrels`` and ``run`` of
-    the golden folder."""
+    trectools, cwl_eval, accuracy, compat) gives ``measure`` on ``query`` of the files
+    ``qrels`` and ``run`` of the golden folder."""
     judgments = list(ir_measures.read_trec_qrels(str(GOLDEN / qrels)))
     ranking = list(ir_measures.read_trec_run(str(GOLDEN / run)))
     evaluator = getattr(ir_measures, provider)

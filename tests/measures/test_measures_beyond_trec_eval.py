@@ -1,8 +1,8 @@
 """The measures trec_eval lacks (ERR, Judged, DCG, CG, RBP, ranx's Hits, nDCG with exponential
-gain, RR@k, AP@k, SetP@k, their own relevance levels) against a golden table: values worked out
-by hand, the arithmetic beside them, or computed by ir_measures
-(tests/golden/measures_beyond_trec_eval.tsv; the script scripts/golden_beyond_trec_eval.py
-writes ir_measures' rows, the test only reads them).
+gain, RR@k, AP@k, SetP@k, their own relevance levels, the C/W/L measures, Accuracy, Compat)
+against a golden table: values worked out by hand, the arithmetic beside them, or computed by
+ir_measures (tests/golden/measures_beyond_trec_eval.tsv; the script
+scripts/golden_beyond_trec_eval.py writes ir_measures' rows, the test only reads them).
 """
 
 from __future__ import annotations
@@ -89,7 +89,7 @@ def test_the_table_is_well_formed():
         else:
             assert re.fullmatch(
                 r"ir_measures \d+(\.\d+)+ "
-                r"\((gdeval|judged|msmarco|pytrec_eval|trectools|cwl_eval)\)",
+                r"\((gdeval|judged|msmarco|pytrec_eval|trectools|cwl_eval|accuracy|compat)\)",
                 row.source,
             ), row.source
 
@@ -101,7 +101,11 @@ def test_every_measure_trec_eval_lacks_has_golden_values():
     reached |= {t.gain_table for d in REGISTRY for t in d.trec if t.gain_table}
     beyond = {d.name for d in REGISTRY} - reached
     measures = [parse_measure(row.measure) for row in ROWS]
-    assert beyond == {"Judged", "ERR", "DCG", "CG", "RBP", "Hits"}
+    assert beyond == {"Judged", "ERR", "DCG", "CG", "RBP", "Hits"} | {
+        # the C/W/L measures, Accuracy and Compat (test_measures_cwl.py has more)
+        *("INST", "INSQ", "BPM", "SDCG", "NERR8", "NERR9", "NERR10", "NERR11"),
+        *("Accuracy", "Compat"),
+    }
     assert beyond <= {m.definition.name for m in measures}
     variants = {
         "exponential nDCG": lambda m: m.family == "ndcg" and m.params["dcg"] == "exp-log2",

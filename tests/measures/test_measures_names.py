@@ -17,12 +17,14 @@ DOCS = ROOT / "docs" / "measures.md"
 
 def _examples(definition):
     """A few concrete measures of a definition: defaults, and each parameter set."""
-    samples = {int: 3, float: 0.25, str: None}
+    samples = {int: 3, float: 0.25, str: None, bool: False}
     base = {p.name: samples[p.type] for p in definition.params if p.required}
     yield make_measure(definition, **base)
     for param in definition.params:
         value = param.choices[-1] if param.choices else samples[param.type]
         if value is not None and value != param.default:
+            if definition.check is not None and param.name == "min_rel":
+                value = base["max_rel"] - 1  # C/W/L: min_rel must be below max_rel
             yield make_measure(definition, **(base | {param.name: value}))
 
 

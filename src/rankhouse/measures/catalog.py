@@ -1,6 +1,7 @@
 """Every declared measure: the core (counts, precision and recall, AP, RR, nDCG, DCG, CG,
 Rprec, bpref, ERR, RBP...), then the rest of trec_eval's all_trec catalogue (set measures,
-utility, 11pt_avg, the gain-table measures, trec_eval's RBP...) and ranx's Hits.
+utility, 11pt_avg, the gain-table measures, trec_eval's RBP...), ranx's Hits, and the rest of
+ir_measures' catalogue (cwl_eval's C/W/L measures, Accuracy, Compat).
 
 Each family is one file under ``sql/measures/``; each measure says which family computes it.
 Importing this module declares them all into :data:`~rankhouse.measures.model.REGISTRY`, in
@@ -11,6 +12,7 @@ a measure here (its value is text, not a number); ``rankhouse trec-eval`` prints
 
 from __future__ import annotations
 
+from ..errors import MeasureError
 from .gains import check_gains, prepare_gain_entries, prepare_rbp, prepare_weights
 from .model import REGISTRY, UNIT, Family, MeasureDef, Param, TrecName
 
@@ -474,3 +476,99 @@ for _definition in (
     ),
 ):
     REGISTRY.declare(_definition)
+
+# --- the C/W/L family (cwl_eval) and Accuracy -----------------------------------------------------
+
+
+def _cwl_check(name: str):
+    """The check of a C/W/L measure's parameters together: T > 0 (INST's continuation divides
+    by i + 2T - G(i)), and min_rel below max_rel (the gain divides by their difference)."""
+
+    def check(values: dict) -> None:
+        if values.get("T") is not None and values["T"] <= 0:
+            raise MeasureError(f"{name}: parameter T must be > 0, not {values['T']!r}")
+        if values["min_rel"] >= values["max_rel"]:
+            raise MeasureError(
+                f"{name}: min_rel must be below max_rel (the grades that gain 0 and 1), not "
+                f"min_rel={values['min_rel']!r}, max_rel={values['max_rel']!r}"
+            )
+
+    return check
+
+
+GOAL = Param("T", float, 1.0, "total desired gain (> 0), gains being in [0, 1]")
+MIN_REL = Param("min_rel", int, 0, "the grade that gains 0 (lower grades too)")
+MAX_REL = Param("max_rel", int, None, "the grade that gains 1 (higher grades too)", required=True)
+
+
+def _cwl(name: str, params: tuple[Param, ...], doc: str) -> MeasureDef:
+    """A C/W/L measure of cwl_eval, under ir_measures' name and parameters: gains scaled to
+    [0, 1] by min_rel and max_rel, the value the expected rate of gain per document read."""
+    at = "cutoff" if params and params[0].name == "cutoff" else None
+    return MeasureDef(
+        name,
+        "cwl",
+        (*params, MIN_REL, MAX_REL),
+        at=at,
+        bounds=UNIT,
+        doc=f"cwl_eval: {doc}",
+        check=_cwl_check(name),
+    )
+
+
+REGISTRY.family(
+    Family("cwl", "measures/cwl.sql", key="measure", list_bind="names", unset=("T", "p", "cutoff"))
+)
+REGISTRY.family(Family("accuracy", "measures/accuracy.sql", key="cutoff", list_bind="cutoffs"))
+
+for _definition in (
+    _cwl(
+        "INST",
+        (GOAL,),
+        "continue with ((i + 2T - G(i) - 1) / (i + 2T - G(i)))^2, G(i) the gain so far",
+    ),
+    _cwl("INSQ", (GOAL,), "continue with ((i + 2T - 1) / (i + 2T))^2"),
+    _cwl(
+        "BPM",
+        (CUTOFF_REQUIRED, GOAL),
+        "static Bejeweled Player: G(m) / m, m the first rank where k is reached or G >= T",
+    ),
+    _cwl(
+        "SDCG",
+        (CUTOFF_REQUIRED, Param("dcg", str, "log2", "discount: log2(i+1)", choices=("log2",))),
+        "sum_{i<=k} g_i / log2(i+1) over sum_{i<=k} 1 / log2(i+1) (DCG scaled, no ideal)",
+    ),
+    _cwl("NERR8", (CUTOFF_REQUIRED,), "continue with 1 - g_i before rank k (ERR's C/W/L twin)"),
+    _cwl("NERR9", (CUTOFF_REQUIRED,), "continue with i / (i + 1) * (1 - g_i) before rank k"),
+    _cwl(
+        "NERR10",
+        (Param("p", float, 0.9, "persistence in [0, 1]", minimum=0.0, maximum=1.0),),
+        "continue with p * (1 - g_i)",
+    ),
+    _cwl("NERR11", (GOAL,), "continue with ((i + 2T - 1) / (i + 2T))^2 * (1 - g_i)"),
+    MeasureDef(
+        "Accuracy",
+        "accuracy",
+        (CUTOFF, REL),
+        at="cutoff",
+        bounds=UNIT,
+        doc="ir_measures' accuracy: share of (relevant, non-relevant) pairs of the top k in "
+        "that order (1 if no non-relevant, 0 if no relevant)",
+    ),
+):
+    REGISTRY.declare(_definition)
+
+REGISTRY.family(Family("compat", "measures/compat.sql"))
+REGISTRY.declare(
+    MeasureDef(
+        "Compat",
+        "compat",
+        (
+            Param("p", float, 0.95, "persistence in [0, 1]", minimum=0.0, maximum=1.0),
+            Param("normalize", bool, True, "divide by the ideal ranking's own RBO"),
+        ),
+        bounds=UNIT,
+        doc="ir_measures' compat: RBO of the run with the ideal (judged > 0, by grade) over "
+        "the ideal's own RBO (Clarke et al. 2021)",
+    )
+)

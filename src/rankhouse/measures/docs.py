@@ -97,7 +97,7 @@ def markdown() -> str:
         cells[0] = f"`{cells[0]}`"
         cells[COLUMNS.index("sql")] = f"`{cells[COLUMNS.index('sql')]}`"
         lines.append("| " + " | ".join(cells) + " |")
-    return _HEADER + "\n".join(lines) + "\n" + _PEERS
+    return _HEADER + "\n".join(lines) + "\n" + _PEERS + _CWL
 
 
 _PEERS = """
@@ -169,6 +169,59 @@ documents, 2 relevant, gives `SetP@10` = 2/3 where `P@10` is 2/10. |
 same count per query summed over the queries: rankhouse's `NumRelRet`, which has no cutoff. |
 """
 
+_CWL = """
+## The C/W/L measures, Accuracy and Compat
+
+ir_measures' names and parameters, each computed as its home tool computes it (checked by
+`tests/measures/test_measures_cwl.py`: ir_measures' own test cases, values by hand, and the
+home tools' providers in ir_measures on generated qrels and runs with ties, unjudged documents
+and grades -1 to 3, to 1e-9: the providers compute in double precision and print nothing
+rounded; the test cases themselves carry 4 decimals for cwl_eval).
+
+| name | parameters (default) | home tool | sql |
+| --- | --- | --- | --- |
+| `INST(max_rel=m)`, `INSQ(max_rel=m)`, `NERR11(max_rel=m)` | T (1.0, > 0), min_rel (0), \
+max_rel (required) | cwl_eval 1.0.12 (ir_measures' cwl_eval provider) | `sql/measures/cwl.sql` |
+| `NERR10(max_rel=m)` | p (0.9), min_rel (0), max_rel (required) | cwl_eval | \
+`sql/measures/cwl.sql` |
+| `BPM(max_rel=m)@k` | @cutoff (required), T (1.0), min_rel (0), max_rel (required) | \
+cwl_eval | `sql/measures/cwl.sql` |
+| `SDCG(max_rel=m)@k`, `NERR8(max_rel=m)@k`, `NERR9(max_rel=m)@k` | @cutoff (required), \
+min_rel (0), max_rel (required); SDCG's dcg ('log2', the only one) | cwl_eval | \
+`sql/measures/cwl.sql` |
+| `Accuracy@k` | @cutoff (none: the whole ranking), rel (the evaluation's level, 1 by \
+default, as ir_measures' 1) | ir_measures' accuracy provider | `sql/measures/accuracy.sql` |
+| `Compat` | p (0.95), normalize (True) | ir_measures' compat provider (Clarke's \
+Compatibility) | `sql/measures/compat.sql` |
+
+- **C/W/L.** A grade g gains (clip(max(g, 0), min_rel, max_rel) - min_rel) / (max_rel - \
+min_rel), as ir_measures hands the grades to cwl_eval; an unjudged document gains 0. The \
+value is cwl_eval's expected utility (its first column), over exactly 1000 ranks: documents \
+past rank 1000 count for nothing and ranks past the run's end weigh as documents of no gain \
+(`INSQ` of a run of one relevant document is not 1). `min_rel` must be below `max_rel` and \
+`T` above 0 (cwl_eval would divide by zero). Each query folds 1000 ranks (k with a cutoff): \
+on 1000 queries of 1000 documents, `INST` took 1.3 s, `INSQ`, `NERR10` and `NERR11` together \
+2.5 s, and `nDCG@10` 0.9 s (`python benchmarks/bench_cwl.py`: `rankhouse.evaluate` on \
+DataFrames, ingest included, median of 3, on 2 cores shared with other work).
+- **Ties.** cwl_eval and ir_measures' accuracy provider keep tied documents in the order \
+they read them, the compat provider by doc id ascending; rankhouse ranks them as every \
+measure here, by doc id descending (trec_eval's order). a and b tie, b relevant: \
+`NERR8(max_rel=1)@1` is 1.0 here, 0.0 in cwl_eval given a before b; for `Compat(p=0.5)` \
+with b graded 2 and a 1, 1.0 here, 1/3 in the provider.
+- **Accuracy.** The share of (relevant, non-relevant) pairs of the top k ranked in that \
+order; unjudged documents count as non-relevant. Where the top k holds no non-relevant \
+document ir_measures' provider divides by zero (ZeroDivisionError, no value for any query); \
+rankhouse gives 1.0, the value of a perfect top k. Where it holds no relevant document the \
+provider reports nothing and leaves the query out of its mean; rankhouse gives 0, so that \
+every query counts in the mean as in every other measure (ir_measures' own test: \
+`Accuracy(rel=2)` of its query 2, which retrieves nothing of grade 2, is 0 here).
+- **Compat.** The ideal is the query's documents judged > 0 by grade (a graded ideal from \
+the qrels, whatever the relevance level; no preference judgments). Documents of one grade \
+take their ideal positions in the run's order, those it did not retrieve after; the provider \
+orders them by the run's score with an unretrieved document scoring 0, so a retrieved \
+document with a score below 0 goes after the unretrieved ones there. A query with no \
+document judged > 0 is 0, as in the provider.
+"""
 
 if __name__ == "__main__":
     print(markdown(), end="")

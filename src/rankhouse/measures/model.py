@@ -118,6 +118,8 @@ class Family:
             prepare step records in it what each table it built was built for, and leaves
             a table alone that an earlier group built for the same (nDCG's gain table is
             RBP_gains').
+        unset: parameters the file declares that not every measure of the family has (the
+            C/W/L file's ``T``, ``p`` and ``cutoff``): bound NULL for a measure without one.
     """
 
     name: str
@@ -125,6 +127,7 @@ class Family:
     key: str | None = None
     list_bind: str | None = None
     prepare: Callable[..., None] | None = field(default=None, compare=False)
+    unset: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -150,6 +153,9 @@ class MeasureDef:
         graded: whether the measure without its own ``rel`` uses the grades themselves
             (ir_measures' RBP), so that the evaluation's relevance level does not apply: its
             SQL gets ``:rel`` as given, NULL when not.
+        check: called with every parameter's value (defaults filled in) to refuse a
+            combination that no single parameter can (C/W/L's ``min_rel`` not below
+            ``max_rel``); raises MeasureError.
     """
 
     name: str
@@ -164,6 +170,7 @@ class MeasureDef:
     better: str = "higher"
     bounds: tuple[float, float] | None = None
     graded: bool = False
+    check: Callable[[dict[str, Any]], None] | None = field(default=None, compare=False)
 
     def param(self, name: str) -> Param | None:
         """The parameter called ``name``, or ``None``."""
@@ -328,6 +335,8 @@ def make_measure(definition: MeasureDef, **params: Any) -> Measure:
             f"{definition.name} has no parameter {sorted(params)[0]!r}; "
             f"it takes: {', '.join(p.name for p in definition.params) or 'none'}"
         )
+    if definition.check is not None and not _STORED.get():
+        definition.check(values)
     return Measure(
         name=format_name(definition, values),
         family=definition.family,
@@ -357,7 +366,11 @@ def check_value(definition: MeasureDef, param: Param, value: Any) -> Any:
     raises MeasureError naming what is wrong (missing, type, choice, minimum, range)."""
     if value is None:
         if param.required:
-            example = f"{definition.name}@10" if param.name == definition.at else definition.name
+            example = (
+                f"{definition.name}@10"
+                if param.name == definition.at
+                else f"{definition.name}({param.name}=...)"
+            )
             raise MeasureError(
                 f"{definition.name} needs its {param.name} parameter, e.g. {example}"
             )
