@@ -148,6 +148,25 @@ def test_the_documented_roles_write_and_read(team, run_cli):
     assert owners == [(team.names["rankhouse_owner"],)]
 
 
+def test_raters_and_their_judgments_follow_the_roles(team, tmp_path):
+    """Migration 0018's tables get the roles' rights from the default privileges: a writer
+    stores a rater's judgments and builds qrels from them; an analyst reads them, writes none."""
+    _stored(team)
+    with Warehouse(team.writer) as wh:
+        wh.ingest_judgments(EXAMPLES / "qrels.txt", rater="assessor", kind="human")
+        built = wh.build_qrels("panel", rule="rater:assessor")
+    assert built.created and built.num_judgments == 144
+    with Warehouse(team.analyst, read_only=True) as wh:
+        assert wh.raters()["judgments"].tolist() == [144]
+        assert wh.qrels_builds()["rater"].tolist() == ["assessor"]
+    with (
+        Warehouse(team.analyst) as wh,
+        pytest.raises(RankhouseError, match="the server refused: .*open the warehouse with "),
+    ):
+        (tmp_path / "mine.qrels").write_text("q1 0 doc068 1\n")
+        wh.ingest_judgments(tmp_path / "mine.qrels", rater="analyst")
+
+
 SCHEMA_CHANGES = [
     ("DROP TABLE runs", "must be owner of table runs"),
     ("TRUNCATE judgments", "permission denied for table judgments"),

@@ -33,7 +33,7 @@ DATA_EXTENSIONS = (".txt", ".tsv", ".csv", ".parquet", ".jsonl", ".json", ".trec
 # Logical fields and the column names recognised for each without a mapping (case-insensitive).
 FIELD_ALIASES: dict[str, tuple[str, ...]] = {
     "qid": ("qid", "query", "query_id", "q_id"),
-    "docid": ("docid", "docno", "doc_id", "doc"),
+    "docid": ("docid", "docno", "doc_id"),
     "rel": ("rel", "label", "relevance", "grade", "y_true"),
     "score": ("score", "sim", "predicted_relevance"),
     "rank": ("rank",),

@@ -11,9 +11,9 @@ ingest identifies its input) and whole or not at all. A rater's judgments are th
 sets; a pair judged again in a later set takes the later grade (a second round regrades).
 
 The source is read by the qrels readers (:func:`rankhouse.ingest.parse.parse`: the same
-formats, column mapping, value rules and errors naming line and field); a tabular source's
-``time`` and ``rationale`` columns (by those names or aliases, or mapped with
-``--columns time=T,rationale=R``) are then read beside them, record by record.
+formats, column mapping, value rules and errors naming line and field; a ``doc`` column is
+the document too); a tabular source's ``time`` and ``rationale`` columns (by those names or
+aliases, or ``--columns time=T,rationale=R``) are then read beside them, record by record.
 
 **Building a qrels set** reads the judgments of the raters asked (default: every rater) and
 gives each (query, document) pair that at least one of them judged one grade:
@@ -161,6 +161,10 @@ def ingest_judgments(
     check_meta(meta)
     mapping, extras = _split_columns(how.columns)
     with opened(open_source(source, how.format, how.delimiter)) as src:
+        if src.format != "trec" and "docid" not in mapping:  # a judgments file's 'doc' column
+            names = {name.lower(): name for name in _records(src)[0]}
+            if "doc" in names and not set(names) & {"docid", "docno", "doc_id"}:
+                mapping["docid"] = names["doc"]
         duck = duckdb.connect()
         try:
             with progress_for(src, False) as bar:
