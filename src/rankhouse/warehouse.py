@@ -28,7 +28,7 @@ from .defaults import (
     DEFAULT_PERSISTENCE,
     DEFAULT_SEED,
 )
-from .errors import warnings_at_caller
+from .errors import InputError, warnings_at_caller
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -40,6 +40,8 @@ if TYPE_CHECKING:
     from .ingest.sources import IngestResult
     from .judgments.agreement import Agreement
     from .judgments.pools import Pool
+    from .judgments.raters import BuildResult as JudgmentsBuild
+    from .judgments.raters import JudgmentsResult
     from .regress import RegressResult
     from .results import EvaluationResult
 
@@ -238,6 +240,79 @@ class Warehouse:
 
         with self._call():
             return qrels_diff(self.backend, a, b)
+
+    # --- raters and their judgments (docs/judgments.md, Raters and their judgments) -----
+    def ingest_judgments(
+        self,
+        source: str | os.PathLike[str] | pd.DataFrame,
+        *,
+        rater: str,
+        kind: str | None = None,
+        meta: dict[str, str] | None = None,
+        columns: str | dict[str, str] | None = None,
+        format: str | None = None,
+        delimiter: str | None = None,
+    ) -> JudgmentsResult:
+        """Store one rater's judgments (``rankhouse ingest judgments``), once per content.
+
+        Args:
+            source: a TREC qrels file, a csv/tsv/parquet/jsonl file (query, doc, grade and
+                optionally time and rationale columns), or a DataFrame.
+            rater: the rater's name.
+            kind: ``'human'`` or ``'llm'``, stored with a new rater.
+            meta: metadata pairs stored with a new rater (``{"model": ...}``).
+            columns: column mapping ``"qid=Q,docid=D,rel=R,time=T,rationale=W"``.
+            format: trec, csv, tsv, parquet or jsonl (default: from the extension).
+            delimiter: a csv/tsv file's delimiter (default: sniffed).
+
+        Returns:
+            A :class:`rankhouse.judgments.raters.JudgmentsResult`.
+
+        See :func:`rankhouse.judgments.raters.ingest_judgments` for the errors.
+        """
+        from .ingest.storing import IngestOptions
+        from .judgments.raters import ingest_judgments
+
+        how = IngestOptions(columns=columns, format=format, delimiter=delimiter, meta=meta)
+        with self._call():
+            return ingest_judgments(self.backend, source, rater, kind, how)
+
+    def raters(self):
+        """Every stored rater as a DataFrame (``rankhouse qrels raters``): kind, metadata,
+        judgment sets, judgments (each pair's newest), queries, newest set's time."""
+        from .judgments.raters import raters
+
+        with self._call():
+            return raters(self.backend).frame()
+
+    def build_qrels(self, name: str, *, rule: str, raters: Any = None) -> JudgmentsBuild:
+        """Aggregate raters' judgments into a qrels set ``name``, or its next version
+        (``rankhouse qrels build NAME --from-judgments``), recording the rule and the
+        judgment sets read.
+
+        Args:
+            name: the qrels set's name.
+            rule: ``'majority'`` (a tie: the lowest tied grade), ``'mean'`` (rounded to the
+                nearest grade, halfway down), ``'max'`` or ``'rater:NAME'``.
+            raters: the raters (a list or ``"A,B"``; default every stored rater).
+
+        Returns:
+            A :class:`rankhouse.judgments.raters.BuildResult`.
+
+        See :func:`rankhouse.judgments.raters.build_qrels` for the errors.
+        """
+        from .judgments.raters import build_qrels
+
+        with self._call():
+            return build_qrels(self.backend, name, rule=rule, raters=raters)
+
+    def qrels_builds(self):
+        """What each qrels set built from judgments read, as a DataFrame: ``qrels``,
+        ``rule``, ``rater``, ``set_id`` (one row per judgment set)."""
+        from .judgments.raters import builds
+
+        with self._call():
+            return builds(self.backend).frame()
 
     def prune(
         self,
@@ -923,8 +998,9 @@ class Warehouse:
 
     def qrels_agreement(
         self,
-        qrels: Any,
+        qrels: Any = None,
         *,
+        raters: Any = None,
         runs: Any = None,
         measures: Any = None,
         level: float = DEFAULT_LEVEL,
@@ -939,6 +1015,8 @@ class Warehouse:
 
         Args:
             qrels: two or more stored qrels sets (names or ids).
+            raters: instead of qrels sets, two or more stored raters (a list or ``"A,B"``),
+                each with its newest grade of each pair (no ``runs`` then).
             runs: stored runs to evaluate under both sets (exactly two sets then); the
                 evaluations are stored.
             measures: the measures the runs are ranked by (default nDCG@10 and AP).
@@ -954,6 +1032,14 @@ class Warehouse:
         """
         from .judgments.agreement import RankingOptions, qrels_agreement
 
+        if raters is not None:
+            from .judgments.raters import agreement_of_raters
+
+            if qrels is not None or runs:
+                raise InputError("agreement is of qrels sets or of raters: name one or the other")
+            with self._call():
+                return agreement_of_raters(self.backend, raters)
+        qrels = [] if qrels is None else qrels
         options = RankingOptions(level=level, seed=seed)
         if measures:
             options = replace(

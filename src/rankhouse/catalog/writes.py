@@ -365,6 +365,8 @@ def delete_qrels(conn: Connection, qrels_id: int) -> None:
     drop_aliases_of(conn, "qrels", qrels_id)
     # the versions that follow it keep its name in their lineage (follows_name)
     conn.execute("DELETE FROM qrels_lineage WHERE qrels_id = :id", {"id": qrels_id})
+    # the raters' judgments it was built from stay (migration 0018)
+    conn.execute("DELETE FROM qrels_builds WHERE qrels_id = :id", {"id": qrels_id})
     conn.execute("DELETE FROM judgments WHERE qrels_id = :id", {"id": qrels_id})
     conn.execute("DELETE FROM qrels_sets WHERE id = :id", {"id": qrels_id})
 

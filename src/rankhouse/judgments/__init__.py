@@ -6,6 +6,9 @@
   kappa, weighted and not, Krippendorff's alpha, Fleiss' kappa, the confusion matrix), and
   how two sets rank the same runs (Kendall's tau, tau_AP, Spearman's rho),
   ``rankhouse qrels agreement``.
+* :mod:`.raters`: raters and their individual judgments (``rankhouse ingest judgments``,
+  ``qrels raters``), the qrels sets built from them by a rule (``qrels build``), and their
+  agreement (``qrels agreement --raters``).
 * :mod:`.pools`: the documents to judge next, pooled from runs to a depth or a budget
   (``rankhouse pool``).
 """

@@ -318,7 +318,7 @@ def qrels_agreement(
         raise InputError(f"a qrels set is named twice: {', '.join(names)}")
     if runs and len(names) != 2:
         raise InputError("system rankings compare two qrels sets: name exactly two with runs")
-    units, grades = _judgments(wh, [int(row["id"]) for row in rows])
+    units, grades = _grades(_judgments(wh, [int(row["id"]) for row in rows]))
     found = _agreement(names, units, grades)
     if not runs:
         return found
@@ -326,9 +326,14 @@ def qrels_agreement(
     return Agreement(**{**found.__dict__, **compared})
 
 
-def _judgments(wh, ids: list[int]) -> tuple[list[tuple[str, str]], np.ndarray]:
-    """Every (query, document) pair any set judged, in byte order, and the sets x pairs grades
-    (NaN where a set has no judgment)."""
+def raters_agreement(names: Sequence[str], judged: list[dict[tuple[str, str], int]]) -> Agreement:
+    """How raters agree (the statistics of :func:`qrels_agreement`, its ``sets`` the raters'
+    names), from each rater's {(query, document): grade}, in ``names``' order."""
+    return _agreement(tuple(names), *_grades(judged))
+
+
+def _judgments(wh, ids: list[int]) -> list[dict[tuple[str, str], int]]:
+    """Each set's {(query, document): grade}."""
     judged: list[dict[tuple[str, str], int]] = []
     with store_of(wh).connect() as conn:
         for qrels_id in ids:
@@ -337,8 +342,14 @@ def _judgments(wh, ids: list[int]) -> tuple[list[tuple[str, str]], np.ndarray]:
                 {"id": qrels_id},
             ).all()
             judged.append({(str(q), str(d)): int(g) for q, d, g in rows})
+    return judged
+
+
+def _grades(judged: list[dict[tuple[str, str], int]]) -> tuple[list[tuple[str, str]], np.ndarray]:
+    """The pairs any rater judged, in byte order, and the raters x pairs grades (NaN: not
+    judged)."""
     units = sorted(set().union(*judged), key=lambda u: (_bytes(u[0]), _bytes(u[1])))
-    grades = np.full((len(ids), len(units)), np.nan)
+    grades = np.full((len(judged), len(units)), np.nan)
     for row, pairs in enumerate(judged):
         grades[row] = [pairs.get(unit, math.nan) for unit in units]
     return units, grades

@@ -69,7 +69,9 @@ _REPLACE = typer.Option(
 
 
 def _register_ingest(app: typer.Typer) -> None:
-    ingest = typer.Typer(help="Ingest qrels or runs (TREC text, CSV, TSV, Parquet, JSON lines).")
+    ingest = typer.Typer(
+        help="Ingest qrels, runs or a rater's judgments (TREC text, CSV, TSV, Parquet, JSON lines)."
+    )
     app.add_typer(ingest, name="ingest")
 
     @ingest.command("qrels")
@@ -123,6 +125,58 @@ def _register_ingest(app: typer.Typer) -> None:
         )
         for result in results:
             print(result.describe(), file=sys.stderr)
+
+    _register_ingest_judgments(ingest)
+
+
+class RaterKind(StrEnum):
+    human = "human"
+    llm = "llm"
+
+
+def _register_ingest_judgments(ingest: typer.Typer) -> None:
+    """``ingest judgments``: one rater's judgments (docs/judgments.md, Raters and their
+    judgments)."""
+
+    @ingest.command("judgments")
+    def ingest_judgments(
+        ctx: typer.Context,
+        file: str = typer.Argument(
+            ..., help="Judgments: TREC qrels, or csv/tsv/parquet/jsonl (plain or .gz)."
+        ),
+        rater: str = typer.Option(..., "--rater", help="The rater who made them."),
+        kind: RaterKind = typer.Option(
+            None, "--kind", help="The rater's kind, stored with a new rater."
+        ),
+        meta: list[str] = typer.Option(
+            None,
+            "--meta",
+            metavar="KEY=VALUE",
+            help="Metadata stored with a new rater (model=..., prompt=...), repeatable.",
+        ),
+        columns: str = typer.Option(
+            None,
+            "--columns",
+            help="Column mapping for tabular files, e.g. qid=Q,docid=D,rel=G,time=T,rationale=R.",
+        ),
+        format: QrelsFormat = _FORMAT,
+        delimiter: str = DELIMITER_OPTION,
+    ) -> None:
+        """Store a rater's judgments (query, document, grade, and a tabular file's time and
+        rationale columns), once per content; a rater's kind and metadata are fixed when
+        it is first stored."""
+        metadata = parse_meta(meta)
+        wh = open_warehouse(ctx)
+        result = wh.ingest_judgments(
+            file,
+            rater=rater,
+            kind=kind.value if kind else None,
+            meta=metadata,
+            columns=columns,
+            format=format.value if format else None,
+            delimiter=delimiter,
+        )
+        print(result.describe(), file=sys.stderr)
 
 
 # --- runs and qrels ---------------------------------------------------------------------------

@@ -1,6 +1,6 @@
-"""``rankhouse qrels diff``, ``rankhouse qrels agreement`` and ``rankhouse pool``: judgments as
-data (:mod:`rankhouse.judgments`). The first two join the ``qrels`` group that
-:mod:`.catalog` makes."""
+"""``rankhouse qrels diff``, ``qrels agreement``, ``qrels raters``, ``qrels build`` and
+``rankhouse pool``: judgments as data (:mod:`rankhouse.judgments`). The ``qrels`` commands
+join the group that :mod:`.catalog` makes (which also holds ``ingest judgments``)."""
 
 from __future__ import annotations
 
@@ -19,6 +19,7 @@ def register(app: typer.Typer) -> None:
     qrels = next(group.typer_instance for group in app.registered_groups if group.name == "qrels")
     _register_versions(qrels)
     _register_agreement(qrels)
+    _register_raters(qrels)
     _register_pool(app)
 
 
@@ -109,7 +110,13 @@ def _register_agreement(qrels: typer.Typer) -> None:
     def qrels_agreement(
         ctx: typer.Context,
         sets: list[str] = typer.Argument(
-            ..., metavar="QRELS...", help="Two or more stored qrels sets (names or ids)."
+            None, metavar="QRELS...", help="Two or more stored qrels sets (names or ids)."
+        ),
+        raters: str = typer.Option(
+            None,
+            "--raters",
+            help="Instead of qrels sets, two or more stored raters: A,B,C (each rater's "
+            "newest grade of each pair).",
         ),
         runs: list[str] = typer.Option(
             None,
@@ -144,8 +151,8 @@ def _register_agreement(qrels: typer.Typer) -> None:
         seed: int = SEED_OPTION,
         fmt: OutputFormat = FORMAT_OPTION,
     ) -> None:
-        """How qrels sets agree, each set a rater, on the (query, document) pairs they all
-        judged: exact agreement, Cohen's kappa (unweighted, linear, quadratic) and
+        """How qrels sets (or, with --raters, stored raters) agree on the (query, document)
+        pairs they all judged: exact agreement, Cohen's kappa (unweighted, linear, quadratic) and
         Krippendorff's ordinal alpha per two sets; Fleiss' kappa and alpha over three or
         more; the confusion matrix of grades (two sets), per-query agreement, and the pairs
         judged by one set only. With --runs, the runs evaluated under both sets (stored) and
@@ -155,10 +162,13 @@ def _register_agreement(qrels: typer.Typer) -> None:
         from ...errors import InputError
 
         chosen = [r.strip() for item in runs or [] for r in item.split(",") if r.strip()]
+        if raters is not None and (sets or chosen):
+            raise InputError("--raters compares raters: name no qrels set and no --runs with it")
         # --runs stores what it evaluates; --read-only serves evaluations already stored
         wh = open_warehouse(ctx, write=False, create=False, reads=not chosen)
         found = wh.qrels_agreement(
-            sets,
+            sets or None,
+            raters=raters,
             runs=chosen or None,
             measures=measures or None,
             level=level,
@@ -218,6 +228,62 @@ def _why(show) -> str:
     if show.value == "confusion":
         return "the confusion matrix is of two sets"
     return "rankings, swaps and shifts come with --runs"
+
+
+# --- raters and the qrels built from them ------------------------------------------------------
+
+
+def _register_raters(qrels: typer.Typer) -> None:
+    """``qrels raters`` and ``qrels build``."""
+
+    @qrels.command("raters")
+    def qrels_raters(ctx: typer.Context, fmt: OutputFormat = FORMAT_OPTION) -> None:
+        """Every stored rater: kind, metadata, judgment sets, judgments (a pair judged again
+        counted once), queries, when its newest set was stored (UTC)."""
+        from ...judgments.raters import raters
+
+        wh = open_warehouse(ctx, write=False, reads=True)
+        found = raters(wh)
+        rows = [(*row[:-1], str(row[-1])) for row in found.rows]
+        print_rows(found.columns, rows, fmt, title="raters", keys=["rater"])
+
+    @qrels.command("build")
+    def qrels_build(
+        ctx: typer.Context,
+        name: str = typer.Argument(
+            ..., help="The qrels set to build (its next version when the name is taken)."
+        ),
+        from_judgments: bool = typer.Option(
+            False, "--from-judgments", help="Build it from the stored raters' judgments."
+        ),
+        raters: str = typer.Option(
+            None, "--raters", help="The raters read: A,B,C (default: every stored rater)."
+        ),
+        rule: str = typer.Option(
+            ...,
+            "--rule",
+            help="majority (a tie: the lowest tied grade), mean (rounded to the nearest "
+            "grade, halfway down), max, or rater:NAME (NAME's grades alone).",
+        ),
+    ) -> None:
+        """Aggregate raters' judgments into a qrels set, recording the rule and the judgment
+        sets read (docs/judgments.md, Raters and their judgments)."""
+        from ...errors import InputError
+
+        if not from_judgments:
+            raise InputError("qrels build reads the raters' judgments: pass --from-judgments")
+        wh = open_warehouse(ctx)
+        found = wh.build_qrels(name, rule=rule, raters=raters)
+        print(found.describe(), file=sys.stderr)
+
+    @qrels.command("builds")
+    def qrels_builds(ctx: typer.Context, fmt: OutputFormat = FORMAT_OPTION) -> None:
+        """What each qrels set built from judgments read: its rule, and each judgment set
+        with its rater."""
+        from ...judgments.raters import builds
+
+        found = builds(open_warehouse(ctx, write=False, reads=True))
+        print_rows(found.columns, found.rows, fmt, title="qrels built from judgments")
 
 
 # --- pools -------------------------------------------------------------------------------------
