@@ -366,6 +366,7 @@ def delete_qrels(conn: Connection, qrels_id: int) -> None:
     # the versions that follow it keep its name in their lineage (follows_name)
     conn.execute("DELETE FROM qrels_lineage WHERE qrels_id = :id", {"id": qrels_id})
     conn.execute("DELETE FROM judgments WHERE qrels_id = :id", {"id": qrels_id})
+    conn.execute("DELETE FROM judgment_intents WHERE qrels_id = :id", {"id": qrels_id})
     conn.execute("DELETE FROM qrels_sets WHERE id = :id", {"id": qrels_id})
 
 

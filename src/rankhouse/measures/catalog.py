@@ -11,6 +11,7 @@ a measure here (its value is text, not a number); ``rankhouse trec-eval`` prints
 
 from __future__ import annotations
 
+from ..errors import MeasureError
 from .gains import check_gains, prepare_gain_entries, prepare_rbp, prepare_weights
 from .model import REGISTRY, UNIT, Family, MeasureDef, Param, TrecName
 
@@ -471,6 +472,111 @@ for _definition in (
         # ranx spells it hits@k; rankhouse's names begin with a capital, as ir_measures' do
         aliases=("hits",),
         doc="K(k): the number of relevant documents in the top k, averaged (ranx's hits@k)",
+    ),
+):
+    REGISTRY.declare(_definition)
+
+
+# --- diversity ------------------------------------------------------------------------------------
+# ndeval's intent-aware measures (TREC Web 2009-2014), under ir_measures' names and parameters,
+# over a qrels set ingested with intents (`rankhouse ingest qrels FILE --intents`); one file,
+# sql/measures/diversity.sql, computes them all, the greedy ideal ranking of alpha-nDCG too.
+# ndeval's defaults: alpha = beta = 0.5, rel = 1 (any positive grade relevant to its intent).
+
+ALPHA = Param(
+    "alpha", float, 0.5, "redundancy intolerance (ndeval's 0.5)", minimum=0.0, maximum=1.0
+)
+BETA = Param("beta", float, 0.5, "patience (ndeval's 0.5)", minimum=0.0, maximum=1.0)
+
+
+def require_intents(duck, measures, binds: dict, built: dict) -> None:
+    """The diversity family's ``prepare`` hook: its measures need the qrels set's intents.
+
+    Raises:
+        MeasureError: the qrels set holds no intents, naming it and what to ingest.
+    """
+    qrels_id = int(binds["qrels_id"])
+    if built.get("intents") == qrels_id:
+        return
+    tables = {row[0] for row in duck.execute("SELECT table_name FROM duckdb_tables()").fetchall()}
+    held = (
+        "judgment_intents" in tables
+        and duck.execute(
+            "SELECT count(*) FROM judgment_intents WHERE qrels_id = ?", [qrels_id]
+        ).fetchone()[0]
+    )
+    if not held:
+        named = (
+            "qrels_sets" in tables
+            and duck.execute("SELECT name FROM qrels_sets WHERE id = ?", [qrels_id]).fetchone()
+        )
+        which = f"{named[0]!r}" if named else f"of id {qrels_id}"
+        raise MeasureError(
+            f"{', '.join(m.name for m in measures)}: the qrels set {which} has no intents; "
+            "ingest the diversity qrels (qid intent docid grade) with "
+            "`rankhouse ingest qrels FILE --intents` (Python: ingest_qrels(..., intents=True)) "
+            "and evaluate against that set"
+        )
+    built["intents"] = qrels_id
+
+
+REGISTRY.family(
+    Family(
+        "diversity",
+        "measures/diversity.sql",
+        key="measure",
+        list_bind="names",
+        prepare=require_intents,
+        absent=(("cutoff", None), ("alpha", 0.5), ("beta", 0.5)),
+    )
+)
+
+for _definition in (
+    MeasureDef(
+        "alpha_nDCG",
+        "diversity",
+        (CUTOFF_REQUIRED, ALPHA, REL),
+        at="cutoff",
+        aliases=("α_nDCG",),
+        bounds=UNIT,
+        doc="alpha-DCG@k over the alpha-DCG@k of ndeval's greedy ideal ranking (intents)",
+    ),
+    MeasureDef(
+        "ERR_IA",
+        "diversity",
+        (CUTOFF_REQUIRED, REL),
+        at="cutoff",
+        doc="sum G(i)/i over the top k, over S * sum (1-alpha)^(i-1)/i (ndeval; intents)",
+    ),
+    MeasureDef(
+        "NRBP",
+        "diversity",
+        (ALPHA, BETA, REL),
+        doc="(1 - (1-alpha) beta) / S * sum G(i) beta^(i-1) over all ranks (ndeval; intents)",
+    ),
+    MeasureDef(
+        "StRecall",
+        "diversity",
+        (CUTOFF_REQUIRED, REL),
+        at="cutoff",
+        bounds=UNIT,
+        doc="the intents with a relevant document in the top k, over S (ndeval's strec)",
+    ),
+    MeasureDef(
+        "P_IA",
+        "diversity",
+        (CUTOFF_REQUIRED, REL),
+        at="cutoff",
+        bounds=UNIT,
+        doc="(document, intent) relevant pairs in the top k, over k * S (ndeval; intents)",
+    ),
+    MeasureDef(
+        "AP_IA",
+        "diversity",
+        (REL,),
+        aliases=("MAP_IA",),
+        bounds=UNIT,
+        doc="AP of each intent (over R_s), averaged over the S intents (ndeval's MAP-IA)",
     ),
 ):
     REGISTRY.declare(_definition)

@@ -118,6 +118,9 @@ class Family:
             prepare step records in it what each table it built was built for, and leaves
             a table alone that an earlier group built for the same (nDCG's gain table is
             RBP_gains').
+        absent: binds offered, as ``(name, value)`` pairs, to a measure of the family that
+            has no such parameter (one file for measures of different parameters: ERR_IA
+            has no ``alpha``, and its file reads ndeval's 0.5).
     """
 
     name: str
@@ -125,6 +128,7 @@ class Family:
     key: str | None = None
     list_bind: str | None = None
     prepare: Callable[..., None] | None = field(default=None, compare=False)
+    absent: tuple[tuple[str, Any], ...] = ()
 
 
 @dataclass(frozen=True)

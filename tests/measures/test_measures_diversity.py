@@ -1,0 +1,154 @@
+"""The diversity measures (alpha_nDCG, ERR_IA, NRBP, StRecall, P_IA, AP_IA) against ndeval, as
+ir_measures' pyndeval provider runs it, on random qrels with intents and runs with ties; a
+hand-computed case; and the error for a qrels set without intents."""
+
+from __future__ import annotations
+
+import math
+import random
+
+import pandas as pd
+import pytest
+
+from rankhouse.errors import MeasureError
+
+pyndeval = pytest.importorskip("pyndeval")
+
+#: rankhouse's measure -> ndeval's name (pyndeval's), with the parameters pyndeval takes.
+CASES = [
+    ("alpha_nDCG@1", "alpha-nDCG@1", {}),
+    ("alpha_nDCG@5", "alpha-nDCG@5", {}),
+    ("alpha_nDCG@20", "alpha-nDCG@20", {}),
+    ("ERR_IA@1", "ERR-IA@1", {}),
+    ("ERR_IA@5", "ERR-IA@5", {}),
+    ("ERR_IA@20", "ERR-IA@20", {}),
+    ("NRBP", "NRBP", {}),
+    ("StRecall@5", "strec@5", {}),
+    ("StRecall@20", "strec@20", {}),
+    ("P_IA@5", "P-IA@5", {}),
+    ("P_IA@20", "P-IA@20", {}),
+    ("AP_IA", "MAP-IA", {}),
+    ("alpha_nDCG(alpha=0.3)@10", "alpha-nDCG@10", {"alpha": 0.3}),
+    ("NRBP(alpha=0.2,beta=0.8)", "NRBP", {"alpha": 0.2, "beta": 0.8}),
+    ("ERR_IA(rel=2)@10", "ERR-IA@10", {"relevance_level": 2}),
+    ("AP_IA(rel=2)", "MAP-IA", {"relevance_level": 2}),
+    ("alpha_nDCG(rel=2)@10", "alpha-nDCG@10", {"relevance_level": 2}),
+]
+
+
+def _random_case(seed: int):
+    """Qrels with intents (grades -1..3, documents judged for several intents or none) and a
+    run whose scores tie often (a few distinct values)."""
+    rng = random.Random(seed)
+    qrels, run = [], []
+    for q in range(rng.randint(2, 6)):
+        qid = f"q{q}"
+        docs = [f"d{rng.randint(0, 40)}" for _ in range(rng.randint(1, 25))]
+        for intent in range(rng.randint(1, 5)):
+            for doc in sorted(set(rng.sample(docs, rng.randint(1, len(docs))))):
+                qrels.append((qid, str(intent + 1), doc, rng.choice([-1, 0, 0, 1, 1, 2, 3])))
+        if rng.random() < 0.9:
+            retrieved = sorted({*docs[: rng.randint(0, len(docs))], *(f"u{i}" for i in range(3))})
+            for doc in rng.sample(retrieved, len(retrieved)):
+                run.append((qid, doc, float(rng.randint(0, 6))))
+    if not run:
+        run.append(("q0", "u0", 1.0))
+    return qrels, run
+
+
+def _trec_order(run):
+    """The run ranked as rankhouse (trec_eval, ndeval -traditional) ranks it: score descending,
+    then document id descending; scores replaced by -position, so that pyndeval (which breaks
+    ties by document id ascending) ranks it the same way."""
+    by_doc = sorted(run, key=lambda row: row[1].encode(), reverse=True)
+    ranked = sorted(by_doc, key=lambda row: (row[0], -row[2]))  # stable: doc ids stay descending
+    position: dict[str, int] = {}
+    out = []
+    for qid, doc, _ in ranked:
+        position[qid] = position.get(qid, 0) + 1
+        out.append((qid, doc, -float(position[qid])))
+    return out
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_agrees_with_ndeval(warehouse, seed):
+    qrels, run = _random_case(seed)
+    name = f"div{seed}"
+    warehouse.ingest_qrels(
+        pd.DataFrame(qrels, columns=["query_id", "subtopic", "doc_id", "relevance"]),
+        name=name,
+        intents=True,
+    )
+    frame = pd.DataFrame(run, columns=["query_id", "doc_id", "score"])
+    result = warehouse.evaluate(name, frame, [measure for measure, _, _ in CASES])
+    ours = {(row.query, str(row.measure)): row.value for row in result.per_query.itertuples()}
+    labels = dict(zip([m for m, _, _ in CASES], result.labels, strict=True))
+    answered = {qid for qid, _, _ in run} & {qid for qid, *_ in qrels}
+    for measure, theirs_name, params in CASES:
+        level = params.get("relevance_level", 1)
+        alpha, beta = params.get("alpha", 0.5), params.get("beta", 0.5)
+        evaluator = pyndeval.RelevanceEvaluator(
+            qrels, [theirs_name], relevance_level=level, alpha=alpha, beta=beta
+        )
+        theirs = evaluator.evaluate(_trec_order(run))
+        assert set(theirs) == answered
+        for qid in sorted(answered):
+            expected = theirs[qid][theirs_name]
+            got = ours[(qid, labels[measure])]
+            assert math.isclose(got, expected, rel_tol=0, abs_tol=1e-9), (measure, qid)
+
+
+def test_hand_computed(warehouse, tmp_path):
+    # query 1: intents a (d1, d2), b (d1), c (d3); d4 judged for no intent (grade 0)
+    path = tmp_path / "div.qrels"
+    path.write_text("1 a d1 1\n1 a d2 2\n1 b d1 1\n1 c d3 1\n1 c d4 0\n")
+    warehouse.ingest_qrels(path, intents=True)
+    run = pd.DataFrame(
+        [("1", "d2", 4.0), ("1", "d1", 3.0), ("1", "d4", 2.0), ("1", "d3", 1.0)],
+        columns=["query_id", "doc_id", "score"],
+    )
+    measures = ["alpha_nDCG@2", "ERR_IA@2", "StRecall@2", "P_IA@2", "AP_IA", "NRBP"]
+    values = warehouse.evaluate("div", run, measures).per_query.set_index("measure")["value"]
+    # gains: rank 1 d2 {a} = 1; rank 2 d1 {a, b} = 0.5 + 1 = 1.5; rank 4 d3 {c} = 1
+    # ideal: d1 {a, b} = 2, then d3 {c} = 1 (d2 {a} = 0.5): DCG@2 = 2 + 1/log2(3)
+    assert values["alpha_nDCG@2"] == pytest.approx(
+        (1 + 1.5 / math.log2(3)) / (2 + 1 / math.log2(3))
+    )
+    # S = 3: (1/1 + 1.5/2) / (3 * (1 + 0.5/2))
+    assert values["ERR_IA@2"] == pytest.approx(1.75 / 3.75)
+    assert values["StRecall@2"] == pytest.approx(2 / 3)
+    assert values["P_IA@2"] == pytest.approx(3 / (2 * 3))
+    # AP of a: (1/1 + 2/2)/2 = 1; of b: (1/2)/1; of c: (1/4)/1
+    assert values["AP_IA"] == pytest.approx((1 + 0.5 + 0.25) / 3)
+    # (1 - 0.25) / 3 * (1 + 1.5 * 0.5 + 1 * 0.125)
+    assert values["NRBP"] == pytest.approx(0.75 / 3 * 1.875)
+    # the ordinary measures read the highest grade over the intents (d1: 1, d2: 2, d4: 0)
+    ndcg = warehouse.evaluate("div", run, ["nDCG@1", "P@4"]).per_query.set_index("measure")
+    assert ndcg["value"].to_dict() == pytest.approx({"nDCG@1": 1.0, "P@4": 0.75})
+
+
+def test_no_intents_is_refused(warehouse, tmp_path):
+    path = tmp_path / "plain.qrels"
+    path.write_text("1 0 d1 1\n")
+    warehouse.ingest_qrels(path)
+    run = pd.DataFrame([("1", "d1", 1.0)], columns=["query_id", "doc_id", "score"])
+    with pytest.raises(MeasureError, match=r"the qrels set 'plain' has no intents; .*--intents"):
+        warehouse.evaluate("plain", run, ["alpha_nDCG@10"])
+
+
+def test_cli_ingest_and_errors(run_cli, tmp_path):
+    qrels = tmp_path / "web.qrels"
+    qrels.write_text("1 1 d1 1\n1 2 d1 0\n1 2 d2 1\n")
+    done = run_cli("ingest", "qrels", qrels, "--intents")
+    assert done.exit_code == 0, done.stderr
+    shown = run_cli("sql", "SELECT count(*) AS n FROM judgment_intents", "--format", "csv")
+    assert shown.stdout.splitlines()[-1] == "3"
+    twice = tmp_path / "twice.qrels"
+    twice.write_text("1 1 d1 1\n1 1 d1 2\n")
+    refused = run_cli("ingest", "qrels", twice, "--intents")
+    assert refused.exit_code == 1
+    assert "line 2" in refused.stderr and "judged twice for intent '1'" in refused.stderr
+    short = tmp_path / "short.qrels"
+    short.write_text("1 d1 1\n")
+    refused = run_cli("ingest", "qrels", short, "--intents")
+    assert refused.exit_code == 1 and "expected 4 fields" in refused.stderr
