@@ -2,7 +2,7 @@
 
 A warehouse is built at schema 14 (the last of the releases that all called themselves 0.1.0)
 from the migration files, as those releases left it; 0.15.0 brought schema 15, 0.16.0 schema 16,
-and this release (0.17.0) brings schema 17.
+0.17.0 schema 17, and this release (0.18.0) brings schema 18.
 A server's warehouse at an older schema is refused by every other command until the owner
 migrates it (the roles: tests/backends/test_postgres_roles.py); a DuckDB file is upgraded by any
 command that opens it, as before. A warehouse recorded at a schema newer than this release knows is
@@ -35,6 +35,8 @@ SUMMARY_16 = (
 )
 #: What migration 17 changes.
 SUMMARY_17 = "a qrels set stored as a new version of a named set records the set it follows."
+#: What migration 18 changes.
+SUMMARY_18 = "a qrels set ingested with intents keeps each judgment of each intent (subtopic)."
 
 
 def _old_warehouse(target: str, version: int = 14) -> str:
@@ -86,19 +88,22 @@ def _backup(url: str, version: int) -> str:
 def test_each_schema_version_belongs_to_a_release():
     for dialect in ("duckdb", "postgresql"):
         assert RELEASES[-1] == (rankhouse.__version__, len(known_migrations(dialect)))
-    assert [release_of_schema(v) for v in (1, 14, 15, 16, 17, 18)] == [
-        *("0.1.0", "0.1.0", "0.15.0", "0.16.0", "0.17.0"),
+    assert [release_of_schema(v) for v in (1, 14, 15, 16, 17, 18, 19)] == [
+        *("0.1.0", "0.1.0", "0.15.0", "0.16.0", "0.17.0", "0.18.0"),
         None,
     ]
-    assert [m.release for m in known_migrations()][13:] == ["0.1.0", "0.15.0", "0.16.0", "0.17.0"]
+    assert [m.release for m in known_migrations()][13:] == [
+        *("0.1.0", "0.15.0", "0.16.0", "0.17.0", "0.18.0")
+    ]
     assert known_migrations("postgresql")[14].summary == SUMMARY_15
     assert known_migrations("postgresql")[15].summary == SUMMARY_16
     assert known_migrations("postgresql")[16].summary == SUMMARY_17
+    assert known_migrations("postgresql")[17].summary == SUMMARY_18
 
 
 def test_the_version_is_the_release(run_cli):
     shown = run_cli("--version", db=False)
-    assert (shown.exit_code, shown.stdout) == (0, "rankhouse 0.17.0\n")
+    assert (shown.exit_code, shown.stdout) == (0, "rankhouse 0.18.0\n")
 
 
 def test_migrate_says_what_it_will_do_then_does_it(backend_target, run_cli):
@@ -106,10 +111,11 @@ def test_migrate_says_what_it_will_do_then_does_it(backend_target, run_cli):
     where = _where(url)
     plan = [
         f"The warehouse {where} is at schema 14 (rankhouse 0.1.0).",
-        "rankhouse 0.17.0 needs schema 17: 3 migrations to apply:",
+        "rankhouse 0.18.0 needs schema 18: 4 migrations to apply:",
         f"  0015_releases (rankhouse 0.15.0): {SUMMARY_15}",
         f"  0016_pruned_runs (rankhouse 0.16.0): {SUMMARY_16}",
         f"  0017_qrels_lineage (rankhouse 0.17.0): {SUMMARY_17}",
+        f"  0018_judgment_intents (rankhouse 0.18.0): {SUMMARY_18}",
         f"A backup of it as it is (rankhouse makes none): {_backup(url, 14)}",
     ]
     dry = run_cli("--db", url, "migrate", "--dry-run", db=False)
@@ -124,22 +130,23 @@ def test_migrate_says_what_it_will_do_then_does_it(backend_target, run_cli):
     assert (done.exit_code, done.stderr) == (0, "")
     assert done.stdout.splitlines() == [
         *plan,
-        "Applied 0015_releases, 0016_pruned_runs, 0017_qrels_lineage: the warehouse is at "
-        "schema 17.",
+        "Applied 0015_releases, 0016_pruned_runs, 0017_qrels_lineage, 0018_judgment_intents: "
+        "the warehouse is at schema 18.",
     ]
     recorded = _recorded(url)
-    assert [row[0] for row in recorded] == list(range(1, 18))
+    assert [row[0] for row in recorded] == list(range(1, 19))
     assert recorded[13:] == [
         (14, "aliases", None),
         (15, "releases", "0.15.0"),  # the release that brought it
         (16, "pruned_runs", "0.16.0"),
         (17, "qrels_lineage", "0.17.0"),
+        (18, "judgment_intents", "0.18.0"),
     ]
 
     again = run_cli("--db", url, "migrate", db=False)
     assert (again.exit_code, again.stdout) == (0, (
-        f"The warehouse {where} is at schema 17 (rankhouse 0.17.0), the schema rankhouse "
-        "0.17.0 needs: nothing to migrate.\n"
+        f"The warehouse {where} is at schema 18 (rankhouse 0.18.0), the schema rankhouse "
+        "0.18.0 needs: nothing to migrate.\n"
     ))  # fmt: skip
     listed = run_cli("--db", url, "runs", "list", "-f", "csv", db=False)
     assert listed.exit_code == 0 and listed.stdout.splitlines()[1].startswith("1,r,t,1,1,")
@@ -153,8 +160,8 @@ def test_a_server_warehouse_is_not_upgraded_by_other_commands(postgres_url, run_
         assert refused.exit_code == 1 and re.match(ERROR_LINE, refused.stderr), refused.stderr
         assert refused.stderr == (
             f"Error: the warehouse {where} is at schema 14 (rankhouse 0.1.0); this is rankhouse "
-            "0.17.0, which needs schema 17 (0015_releases, 0016_pruned_runs, 0017_qrels_lineage): "
-            "the role that owns the schema upgrades it with "
+            "0.18.0, which needs schema 18 (0015_releases, 0016_pruned_runs, 0017_qrels_lineage, "
+            "0018_judgment_intents): the role that owns the schema upgrades it with "
             f"`rankhouse --db postgresql://OWNER@{where} migrate` "
             f"after a backup (e.g. {_backup(url, 14)}); until then, keep to rankhouse 0.1.0 "
             "(docs/scaling.md, Upgrading)\n"
@@ -167,17 +174,17 @@ def test_a_duckdb_file_is_upgraded_by_any_command(db_path, run_cli):
     url = _old_warehouse(str(db_path))
     listed = run_cli("runs", "list", "-f", "csv")
     assert listed.exit_code == 0, listed.stderr
-    assert _recorded(url)[-1] == (17, "qrels_lineage", "0.17.0")
+    assert _recorded(url)[-1] == (18, "judgment_intents", "0.18.0")
 
 
-@pytest.mark.parametrize("release", ["0.18.0", None])
+@pytest.mark.parametrize("release", ["0.19.0", None])
 def test_a_newer_warehouse_names_the_release_it_needs(backend_target, run_cli, release):
     url = resolve_target(backend_target)
     with rankhouse.Warehouse(url):  # created at this release's schema
         pass
     db = RawDatabase(url)
     with db.transaction() as con:  # as a release after this one leaves it
-        con.execute("INSERT INTO schema_migrations VALUES (18, 'later', now(), :r)", {"r": release})
+        con.execute("INSERT INTO schema_migrations VALUES (19, 'later', now(), :r)", {"r": release})
     db.close()
     needed = f"rankhouse {release} or newer" if release else "a newer rankhouse"
     install = f"'rankhouse>={release}'" if release else "rankhouse"
@@ -185,8 +192,8 @@ def test_a_newer_warehouse_names_the_release_it_needs(backend_target, run_cli, r
         refused = run_cli("--db", url, *command, db=False)
         assert (refused.exit_code, refused.stdout) == (1, "")
         assert refused.stderr == (
-            f"Error: cannot open the warehouse {_where(url)}: this warehouse is at schema 18 "
-            f"({needed}); this is rankhouse 0.17.0, which knows schemas up to 17: upgrade "
+            f"Error: cannot open the warehouse {_where(url)}: this warehouse is at schema 19 "
+            f"({needed}); this is rankhouse 0.18.0, which knows schemas up to 18: upgrade "
             f"rankhouse (pip install -U {install})\n"
         ), command
 

@@ -208,7 +208,7 @@ def _columns_of(table, mapping, intent_column, label) -> pd.DataFrame:
         "doc_id": mapping.get("docid") or _recognised(lower, FIELD_ALIASES["docid"]),
         "grade": mapping.get("rel") or _recognised(lower, FIELD_ALIASES["rel"]),
     }
-    for (field, column), said in zip(wanted.items(), _FIELDS, strict=True):
+    for column, said in zip(wanted.values(), _FIELDS, strict=True):
         if column is None or column not in table.columns:
             raise InputError(
                 f"no {said} column" + (f" {column!r}" if column else ""),

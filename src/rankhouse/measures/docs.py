@@ -97,7 +97,7 @@ def markdown() -> str:
         cells[0] = f"`{cells[0]}`"
         cells[COLUMNS.index("sql")] = f"`{cells[COLUMNS.index('sql')]}`"
         lines.append("| " + " | ".join(cells) + " |")
-    return _HEADER + "\n".join(lines) + "\n" + _PEERS
+    return _HEADER + "\n".join(lines) + "\n" + _PEERS + _DIVERSITY
 
 
 _PEERS = """
@@ -167,6 +167,56 @@ documents, 2 relevant, gives `SetP@10` = 2/3 where `P@10` is 2/10. |
 | `hits@k` | ranx, ir_measures | the same number as ranx's `hits@k` per query and averaged \
 (`hits@k-l2` is `Hits(rel=2)@k`); ir_measures reads ranx's `hits` as `NumRet(rel=1)`, the \
 same count per query summed over the queries: rankhouse's `NumRelRet`, which has no cutoff. |
+"""
+
+_DIVERSITY = """
+## Diversity (qrels with intents)
+
+`alpha_nDCG@k`, `ERR_IA@k`, `NRBP`, `StRecall@k`, `P_IA@k` and `AP_IA` (alias `MAP_IA`) are
+ndeval's intent-aware measures (ndeval 4.5, the TREC Web track's tool; ir_measures runs it
+through its pyndeval provider), under ir_measures' names and parameters. They read a qrels
+set ingested with intents (`rankhouse ingest qrels FILE --intents`, docs/ingest.md); asked of
+a set without intents they stop with `the qrels set 'NAME' has no intents; ingest the
+diversity qrels (qid intent docid grade) with rankhouse ingest qrels FILE --intents ...`.
+One file computes them all: `sql/measures/diversity.sql` (its header has the formulas).
+
+A document is relevant to an intent when its grade for it is >= `rel` (default 1: ndeval
+reads every positive grade as 1); S is the number of the query's intents with a relevant
+document (an intent nobody judged relevant is ignored, as a document judged for no intent
+only fills a rank). The gain at rank i is the sum, over the intents of its document, of
+(1 - alpha)^c, c the documents above it relevant to that intent. ndeval's defaults: alpha =
+0.5, beta = 0.5 (`alpha_nDCG(alpha=0.3)@10`, `NRBP(alpha=0.2,beta=0.8)`); ERR_IA, P_IA,
+StRecall and AP_IA take no alpha (ERR_IA computes with ndeval's 0.5).
+
+Where ndeval's rules matter:
+
+* alpha-nDCG's ideal ranking is ndeval's greedy one (the best ranking is NP-hard): each rank
+  takes the document of the highest gain given the documents above, a tie going to the
+  greatest document id in byte order (ndeval's strcmp). It is computed in SQL, by a recursive
+  query that adds one document a step up to rank k (DuckDB's `WITH RECURSIVE` and a lateral
+  join), so no Python module computes a measure.
+* ERR_IA@k is normalised by the "ideal ideal", S times sum (1 - alpha)^(i-1)/i over i <= k,
+  not by an ideal ranking; at k = 1 ndeval does not divide (its normalisation starts at rank
+  2), so `ERR_IA@1` is the number of intents the first document is relevant to, up to S.
+  rankhouse gives the same numbers.
+* P_IA@k divides by k even when fewer documents are retrieved; NRBP and AP_IA read the whole
+  ranking; a query with S = 0 scores 0 on each (ndeval's nNRBP would be 0/0 there).
+* The cutoff is required (ndeval computes only at a cutoff, up to 20, and ir_measures'
+  provider fails without one); rankhouse takes any k >= 1, with the same definitions.
+* Order: rankhouse ranks by score, then document id descending (trec_eval's order, ndeval's
+  `-traditional`). pyndeval breaks ties by document id ascending instead, so on tied scores
+  ir_measures' numbers can differ; tests/measures/test_measures_diversity.py checks every
+  measure against pyndeval per query to 1e-9 on random qrels with intents and runs with ties,
+  ranked for pyndeval in rankhouse's order.
+* ndeval evaluates only the queries the run answered; rankhouse scores a query of the qrels
+  the run did not answer as 0 (trec_eval's -c), as for every measure (`missing_queries`).
+
+The ordinary measures (nDCG, AP, P...) on a qrels set with intents read each document once,
+with its highest grade over the intents: a document relevant to any intent is relevant to the
+query, ndeval's own rule for its non-intent-aware MAP. ir_measures hands pytrec_eval the last
+line of a document in file order instead (`QrelsConverter.as_dict_of_dict`), which equals the
+highest grade only when that line comes last. ndeval's nERR-IA, alpha-DCG and nNRBP are not
+declared yet.
 """
 
 
