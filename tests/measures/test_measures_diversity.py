@@ -10,7 +10,7 @@ import random
 import pandas as pd
 import pytest
 
-from rankhouse.errors import MeasureError
+from rankhouse.errors import InputError, MeasureError
 
 pyndeval = pytest.importorskip("pyndeval")
 
@@ -143,6 +143,12 @@ def test_cli_ingest_and_errors(run_cli, tmp_path):
     assert done.exit_code == 0, done.stderr
     shown = run_cli("sql", "SELECT count(*) AS n FROM judgment_intents", "--format", "csv")
     assert shown.stdout.splitlines()[-1] == "3"
+    listed = run_cli("qrels", "list", "--format", "csv")
+    # d1 (grades 1 and 0: 1) and d2 (1), both relevant
+    assert listed.stdout.splitlines()[1].startswith("1,web,1,2,2,")
+    assert run_cli("qrels", "rm", "web", "--yes").exit_code == 0
+    shown = run_cli("sql", "SELECT count(*) AS n FROM judgment_intents", "--format", "csv")
+    assert shown.stdout.splitlines()[-1] == "0"
     twice = tmp_path / "twice.qrels"
     twice.write_text("1 1 d1 1\n1 1 d1 2\n")
     refused = run_cli("ingest", "qrels", twice, "--intents")
@@ -152,3 +158,24 @@ def test_cli_ingest_and_errors(run_cli, tmp_path):
     short.write_text("1 d1 1\n")
     refused = run_cli("ingest", "qrels", short, "--intents")
     assert refused.exit_code == 1 and "expected 4 fields" in refused.stderr
+
+
+def test_tables_name_or_map_the_intent(warehouse, tmp_path):
+    frame = pd.DataFrame(
+        {
+            "qid": ["1", "1", "1"],
+            "aspect": ["x", "y", "y"],
+            "docno": ["a", "a", "b"],
+            "label": [1, 2, 0],
+        }
+    )
+    mapped = warehouse.ingest_qrels(frame, columns={"intent": "aspect"}, intents=True, name="m")
+    csv = tmp_path / "div.csv"
+    csv.write_text("query_id,subtopic,doc_id,relevance\n1,x,a,1\n1,y,a,2\n1,y,b,0\n")
+    named = warehouse.ingest_qrels(csv, intents=True)
+    assert (mapped.num_rows, named.num_rows, named.name) == (2, 2, "div")
+    with warehouse.connect() as conn:
+        rows = conn.execute("SELECT qrels_id, doc_id, grade FROM judgments ORDER BY ALL").fetchall()
+    assert rows == [(1, "a", 2), (1, "b", 0), (2, "a", 2), (2, "b", 0)]
+    with pytest.raises(InputError, match=r"no intent column.*--columns intent="):
+        warehouse.ingest_qrels(frame.drop(columns="aspect"), intents=True)

@@ -28,7 +28,7 @@ from __future__ import annotations
 import hashlib
 import json
 import re
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from ..backends.base import store_of
 from ..catalog import writes
@@ -48,9 +48,6 @@ from .sources import (
 )
 from .staging import INTEGER_PATTERN
 
-if TYPE_CHECKING:
-    from .storing import IngestOptions
-
 #: The names an intent column is recognised by without a mapping (case-insensitive).
 INTENT_ALIASES = ("intent", "subtopic", "subtopic_id", "iteration")
 #: The columns of the rows read: a query, an intent, a document, a grade.
@@ -59,14 +56,15 @@ _INTEGER = re.compile(INTEGER_PATTERN)
 _FIELDS = ("query id", "intent", "document id", "grade")
 
 
-def ingest_intent_qrels(wh, source, options: IngestOptions) -> IngestResult:
+def ingest_intent_qrels(wh, source, options) -> IngestResult:
     """Store diversity qrels (``qid intent docid grade``) as a qrels set with intents.
 
     Args:
         wh: the warehouse (or its store).
         source: a path (plain or compressed) or a DataFrame.
-        options: ``name``, ``columns`` (``intent=COL`` among them), ``format``,
-            ``delimiter``, ``replace`` as for any qrels set.
+        options: the ingest's :class:`~rankhouse.ingest.storing.IngestOptions`: ``name``,
+            ``columns`` (``intent=COL`` among them), ``format``, ``delimiter``, ``replace``
+            as for any qrels set.
 
     Returns:
         An IngestResult (``created`` False when the same content was already stored).

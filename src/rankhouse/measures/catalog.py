@@ -537,7 +537,6 @@ for _definition in (
         "diversity",
         (CUTOFF_REQUIRED, ALPHA, REL),
         at="cutoff",
-        aliases=("α_nDCG",),
         bounds=UNIT,
         doc="alpha-DCG@k over the alpha-DCG@k of ndeval's greedy ideal ranking (intents)",
     ),
