@@ -98,7 +98,8 @@ def test_agrees_with_ndeval(warehouse, seed):
             assert math.isclose(got, expected, rel_tol=0, abs_tol=1e-9), (measure, qid)
 
 
-def test_hand_computed(warehouse, tmp_path):
+def test_hand_computed(any_warehouse, tmp_path):
+    warehouse = any_warehouse
     # query 1: intents a (d1, d2), b (d1), c (d3); d4 judged for no intent (grade 0)
     path = tmp_path / "div.qrels"
     path.write_text("1 a d1 1\n1 a d2 2\n1 b d1 1\n1 c d3 1\n1 c d4 0\n")
@@ -127,7 +128,8 @@ def test_hand_computed(warehouse, tmp_path):
     assert ndcg["value"].to_dict() == pytest.approx({"nDCG@1": 1.0, "P@4": 0.75})
 
 
-def test_no_intents_is_refused(warehouse, tmp_path):
+def test_no_intents_is_refused(any_warehouse, tmp_path):
+    warehouse = any_warehouse
     path = tmp_path / "plain.qrels"
     path.write_text("1 0 d1 1\n")
     warehouse.ingest_qrels(path)

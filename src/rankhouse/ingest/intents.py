@@ -19,8 +19,8 @@ A document judged twice for one intent is refused (ndeval would count it twice i
 intent's number of relevant documents). The qrels set's identity is the hash of the file's
 decompressed bytes (of the four columns' rows for a DataFrame) with the parse options
 ``{"format": ..., "intents": true}``: the same file ingested without ``--intents`` is another
-set. Only a warehouse that computes where its rows are kept (a DuckDB file) stores intents
-in this release; a server is refused before anything is read.
+set. A server (PostgreSQL) stages the set in its local DuckDB and publishes both tables' rows
+(``backends/postgresql/publish.py``); its workspace fetches the intents with the judgments.
 """
 
 from __future__ import annotations
@@ -35,6 +35,7 @@ from ..catalog import writes
 from ..duck import register
 from ..errors import InputError
 from ..lazy import pandas as pd
+from . import reuse
 from .files import open_decompressed
 from .reuse import named_too
 from .sources import (
@@ -71,15 +72,10 @@ def ingest_intent_qrels(wh, source, options) -> IngestResult:
 
     Raises:
         InputError: the source is malformed (the line and field named), judges a document
-            twice for one intent, or the warehouse is a server.
+            twice for one intent.
         ConflictError: the name is taken by different content and ``replace`` is false.
     """
     store = store_of(wh)
-    if not store.local_compute:
-        raise InputError(
-            "qrels with intents are stored in a DuckDB warehouse in this release, not on a server",
-            hint="evaluate the diversity measures in a local warehouse file",
-        )
     mapping = parse_columns(_without_intent(options.columns))
     intent_column = _intent_column(options.columns)
     src = open_source(source, options.format, options.delimiter)
@@ -90,7 +86,10 @@ def ingest_intent_qrels(wh, source, options) -> IngestResult:
     if options.columns is not None:
         recorded["columns"] = dict(sorted(_as_dict(options.columns).items()))
     parse_options = json.dumps(recorded, sort_keys=True)
-    result = _store(store, src, frame, collapsed, sha256, parse_options, options)
+    # stored where the store stages an ingest (the warehouse itself for a file), then published
+    with store.staging() as staged:
+        result = _store(staged, src, frame, collapsed, sha256, parse_options, options)
+        [result] = reuse.publish(store, staged, [result], options.replace, new_version=True)
     return named_too(store, [result], options.name, replace=options.replace, new_version=True)[0]
 
 

@@ -486,14 +486,30 @@ for _definition in (
 ALPHA = Param(
     "alpha", float, 0.5, "redundancy intolerance (ndeval's 0.5)", minimum=0.0, maximum=1.0
 )
+#: The family of the measures that read a qrels set's intents.
+DIVERSITY = "diversity"
 BETA = Param("beta", float, 0.5, "patience (ndeval's 0.5)", minimum=0.0, maximum=1.0)
+
+
+def no_intents(measures, which: str) -> MeasureError:
+    """The error of diversity ``measures`` asked of a qrels set without intents (``which``:
+    its name, quoted), saying what to ingest. The evaluation raises it before any work
+    (:func:`rankhouse.evaluation.computing.refuse_without_intents`); the engine's hook below
+    again, for a caller of the engine that did not ask."""
+    return MeasureError(
+        f"{', '.join(m.name for m in measures)}: the qrels set {which} has no intents; "
+        "ingest the diversity qrels (qid intent docid grade) with "
+        "`rankhouse ingest qrels FILE --intents` (Python: ingest_qrels(..., intents=True)) "
+        "and evaluate against that set"
+    )
 
 
 def require_intents(duck, measures, binds: dict, built: dict) -> None:
     """The diversity family's ``prepare`` hook: its measures need the qrels set's intents.
 
     Raises:
-        MeasureError: the qrels set holds no intents, naming it and what to ingest.
+        MeasureError: the qrels set holds no intents, naming it (or its id, where the
+            engine's database holds no catalogue) and what to ingest.
     """
     qrels_id = int(binds["qrels_id"])
     if built.get("intents") == qrels_id:
@@ -510,19 +526,13 @@ def require_intents(duck, measures, binds: dict, built: dict) -> None:
             "qrels_sets" in tables
             and duck.execute("SELECT name FROM qrels_sets WHERE id = ?", [qrels_id]).fetchone()
         )
-        which = f"{named[0]!r}" if named else f"of id {qrels_id}"
-        raise MeasureError(
-            f"{', '.join(m.name for m in measures)}: the qrels set {which} has no intents; "
-            "ingest the diversity qrels (qid intent docid grade) with "
-            "`rankhouse ingest qrels FILE --intents` (Python: ingest_qrels(..., intents=True)) "
-            "and evaluate against that set"
-        )
+        raise no_intents(measures, f"{named[0]!r}" if named else f"of id {qrels_id}")
     built["intents"] = qrels_id
 
 
 REGISTRY.family(
     Family(
-        "diversity",
+        DIVERSITY,
         "measures/diversity.sql",
         key="measure",
         list_bind="names",
@@ -534,7 +544,7 @@ REGISTRY.family(
 for _definition in (
     MeasureDef(
         "alpha_nDCG",
-        "diversity",
+        DIVERSITY,
         (CUTOFF_REQUIRED, ALPHA, REL),
         at="cutoff",
         bounds=UNIT,
@@ -542,20 +552,20 @@ for _definition in (
     ),
     MeasureDef(
         "ERR_IA",
-        "diversity",
+        DIVERSITY,
         (CUTOFF_REQUIRED, REL),
         at="cutoff",
         doc="sum G(i)/i over the top k, over S * sum (1-alpha)^(i-1)/i (ndeval; intents)",
     ),
     MeasureDef(
         "NRBP",
-        "diversity",
+        DIVERSITY,
         (ALPHA, BETA, REL),
         doc="(1 - (1-alpha) beta) / S * sum G(i) beta^(i-1) over all ranks (ndeval; intents)",
     ),
     MeasureDef(
         "StRecall",
-        "diversity",
+        DIVERSITY,
         (CUTOFF_REQUIRED, REL),
         at="cutoff",
         bounds=UNIT,
@@ -563,7 +573,7 @@ for _definition in (
     ),
     MeasureDef(
         "P_IA",
-        "diversity",
+        DIVERSITY,
         (CUTOFF_REQUIRED, REL),
         at="cutoff",
         bounds=UNIT,
@@ -571,7 +581,7 @@ for _definition in (
     ),
     MeasureDef(
         "AP_IA",
-        "diversity",
+        DIVERSITY,
         (REL,),
         aliases=("MAP_IA",),
         bounds=UNIT,

@@ -396,7 +396,10 @@ class PostgreSQL:
 
 
 #: What a staging warehouse may hold after an ingest or a trec-eval, children first.
-_STAGED_TABLES = ("evaluation_values", "evaluations", "judgments", "qrels_sets", "run_rows", "runs")
+_STAGED_TABLES = (
+    *("evaluation_values", "evaluations", "judgments", "judgment_intents", "qrels_sets"),
+    *("run_rows", "runs"),
+)
 
 
 def _waited(reason: BaseException) -> RankhouseError | None:
