@@ -10,9 +10,12 @@
 --   alpha_nDCG@k [alpha-nDCG@k] = sum_{i<=k} G(i)/log2(i+1) / the same sum over the ideal
 --       ranking: ndeval's greedy one, each rank the document of the highest gain given those
 --       above it, a tie to the greatest document id (byte order); 0 when the run's sum is 0
---   ERR_IA@k [ERR-IA@k] = sum_{i<=k} G(i)/i / sum_{i<=k} S (1 - alpha)^(i-1)/i, ndeval's
---       collection-independent ("ideal ideal") normalisation, alpha 0.5; at k = 1 ndeval does
---       not divide (its normalisation starts at rank 2): ERR_IA@1 = G(1), up to S
+--   alpha_DCG@k [alpha-DCG@k] = sum_{i<=k} G(i)/log2(i+1) / sum_{i<=k} S (1 - alpha)^(i-1)
+--       / log2(i+1), ndeval's collection-independent ("ideal ideal") normalisation
+--   ERR_IA@k [ERR-IA@k] = sum_{i<=k} G(i)/i / sum_{i<=k} S (1 - alpha)^(i-1)/i, the same
+--       normalisation, alpha 0.5. At k = 1 ndeval divides neither (its normalisation starts at
+--       rank 2): ERR_IA@1 = alpha_DCG@1 = G(1), up to S
+--   nERR_IA@k [nERR-IA@k] = sum_{i<=k} G(i)/i / the same sum over the greedy ideal ranking
 --   NRBP [NRBP]  = (1 - (1 - alpha) beta) / S * sum over all ranks i of G(i) beta^(i-1)
 --   StRecall@k [strec@k] = the intents with a relevant document in the top k / S
 --   P_IA@k [P-IA@k] = sum_{i<=k} (intents d_i is relevant to) / (k S)
@@ -23,7 +26,9 @@
 -- ndeval's -traditional; after -M and -J). Reference: ndeval 4.5 (TREC Web track), as
 -- ir_measures' pyndeval provider runs it (docs/measures.md, Diversity, for how they differ).
 --
--- Rows only for queries with a relevant document retrieved; key = the measure's name.
+-- Rows only for queries with a relevant document retrieved; key = the measure's name. The
+-- recursive query runs only when alpha_nDCG or nERR_IA is asked (k steps, each ranking the
+-- query's relevant documents not chosen yet).
 --
 -- Parameters:
 --   :qrels_id  INTEGER    the qrels set (its rows in judgment_intents)
@@ -70,7 +75,7 @@ docs AS (
     SELECT j.query_id, j.doc_id, list(n.i) AS its
     FROM relevant AS j
     JOIN numbered AS n ON n.query_id = j.query_id AND n.intent = j.intent
-    WHERE list_contains(CAST(:names AS VARCHAR[]), 'alpha_nDCG')
+    WHERE list_has_any(CAST(:names AS VARCHAR[]), ['alpha_nDCG', 'nERR_IA'])
     GROUP BY j.query_id, j.doc_id
 ),
 ideal(query_id, step, chosen, counts, g) AS (
@@ -80,27 +85,29 @@ ideal(query_id, step, chosen, counts, g) AS (
     SELECT query_id, 0, CAST([] AS VARCHAR[]), list_transform(range(any_value(s)), lambda x: 0),
            CAST(0 AS DOUBLE)
     FROM numbered
-    WHERE list_contains(CAST(:names AS VARCHAR[]), 'alpha_nDCG')
+    WHERE list_has_any(CAST(:names AS VARCHAR[]), ['alpha_nDCG', 'nERR_IA'])
     GROUP BY query_id
     UNION ALL
-    SELECT i.query_id, i.step + 1, list_append(i.chosen, b.doc_id),
-           list_transform(range(1, len(i.counts) + 1),
-                          lambda x: i.counts[x] + CAST(list_contains(b.its, x) AS INTEGER)),
-           b.g
-    FROM ideal AS i
-    JOIN LATERAL (
-        SELECT d.doc_id, d.its,
+    SELECT query_id, step + 1, list_append(chosen, doc_id),
+           list_transform(range(1, len(counts) + 1),
+                          lambda x: counts[x] + CAST(list_contains(its, x) AS INTEGER)),
+           gain
+    FROM (
+        -- (named gain, not g: the window would read ideal's own g)
+        SELECT i.query_id, i.step, i.chosen, i.counts, d.doc_id, d.its,
                list_sum(list_sort(list_transform(
-                   d.its, lambda x: pow(1 - CAST(:alpha AS DOUBLE), i.counts[x])))) AS g
-        FROM docs AS d
-        WHERE d.query_id = i.query_id AND NOT list_contains(i.chosen, d.doc_id)
-        ORDER BY g DESC, d.doc_id DESC
-        LIMIT 1
-    ) AS b ON TRUE
-    WHERE i.step < CAST(:cutoff AS INTEGER)
+                   d.its, lambda x: pow(1 - CAST(:alpha AS DOUBLE), i.counts[x])))) AS gain
+        FROM ideal AS i
+        JOIN docs AS d ON d.query_id = i.query_id
+        WHERE i.step < CAST(:cutoff AS INTEGER) AND NOT list_contains(i.chosen, d.doc_id)
+        QUALIFY row_number() OVER (PARTITION BY i.query_id ORDER BY gain DESC, d.doc_id DESC) = 1
+    )
 ),
-ideal_dcg AS (
-    SELECT query_id, sum(g / log2(step + 1)) AS dcg FROM ideal WHERE step > 0 GROUP BY query_id
+ideal_sums AS (
+    SELECT query_id, sum(g / log2(step + 1)) AS dcg, sum(g / step) AS err
+    FROM ideal
+    WHERE step > 0
+    GROUP BY query_id
 ),
 top AS (
     SELECT run_id, query_id, any_value(s) AS s,
@@ -119,19 +126,31 @@ whole AS (
     FROM ranks
     GROUP BY run_id, query_id
 ),
-ideal_err AS (
-    -- the "ideal ideal" of ERR-IA@k over S: sum_{i<=k} (1 - alpha)^(i-1) / i; 1 at k = 1
+ideal_ideal AS (
+    -- ndeval's "ideal ideal" over S: sum_{i<=k} (1 - alpha)^(i-1) times 1/log2(i+1) (DCG) or
+    -- 1/i (ERR); NULL (not divided) at k = 1
     SELECT CASE WHEN CAST(:cutoff AS INTEGER) = 1 THEN NULL
-                ELSE sum(pow(1 - CAST(:alpha AS DOUBLE), i - 1) / i) END AS norm
+                ELSE sum(pow(1 - CAST(:alpha AS DOUBLE), i - 1) / log2(i + 1)) END AS dcg,
+           CASE WHEN CAST(:cutoff AS INTEGER) = 1 THEN NULL
+                ELSE sum(pow(1 - CAST(:alpha AS DOUBLE), i - 1) / i) END AS err
     FROM range(1, coalesce(CAST(:cutoff AS INTEGER), 0) + 1) AS t(i)
 )
 SELECT t.run_id, t.query_id, 'alpha_nDCG' AS key, t.dcg / d.dcg AS value
 FROM top AS t
-JOIN ideal_dcg AS d ON d.query_id = t.query_id
+JOIN ideal_sums AS d ON d.query_id = t.query_id
 WHERE list_contains(CAST(:names AS VARCHAR[]), 'alpha_nDCG') AND t.dcg > 0
 UNION ALL
-SELECT t.run_id, t.query_id, 'ERR_IA', t.err / coalesce(t.s * e.norm, 1)
-FROM top AS t, ideal_err AS e
+SELECT t.run_id, t.query_id, 'nERR_IA', t.err / d.err
+FROM top AS t
+JOIN ideal_sums AS d ON d.query_id = t.query_id
+WHERE list_contains(CAST(:names AS VARCHAR[]), 'nERR_IA') AND t.err > 0
+UNION ALL
+SELECT t.run_id, t.query_id, 'alpha_DCG', t.dcg / coalesce(t.s * e.dcg, 1)
+FROM top AS t, ideal_ideal AS e
+WHERE list_contains(CAST(:names AS VARCHAR[]), 'alpha_DCG')
+UNION ALL
+SELECT t.run_id, t.query_id, 'ERR_IA', t.err / coalesce(t.s * e.err, 1)
+FROM top AS t, ideal_ideal AS e
 WHERE list_contains(CAST(:names AS VARCHAR[]), 'ERR_IA')
 UNION ALL
 SELECT run_id, query_id, 'StRecall', CAST(new AS DOUBLE) / s

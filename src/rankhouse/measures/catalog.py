@@ -478,24 +478,21 @@ for _definition in (
 
 
 # --- diversity ------------------------------------------------------------------------------------
-# ndeval's intent-aware measures (TREC Web 2009-2014), under ir_measures' names and parameters,
-# over a qrels set ingested with intents (`rankhouse ingest qrels FILE --intents`); one file,
-# sql/measures/diversity.sql, computes them all, the greedy ideal ranking of alpha-nDCG too.
-# ndeval's defaults: alpha = beta = 0.5, rel = 1 (any positive grade relevant to its intent).
+# ndeval's intent-aware measures under ir_measures' names and parameters, over a qrels set with
+# intents (`ingest qrels FILE --intents`); sql/measures/diversity.sql computes them all, the
+# greedy ideal ranking too. ndeval's defaults: alpha = beta = 0.5, rel = 1.
 
+#: The family of the measures that read a qrels set's intents.
+DIVERSITY = "diversity"
 ALPHA = Param(
     "alpha", float, 0.5, "redundancy intolerance (ndeval's 0.5)", minimum=0.0, maximum=1.0
 )
-#: The family of the measures that read a qrels set's intents.
-DIVERSITY = "diversity"
 BETA = Param("beta", float, 0.5, "patience (ndeval's 0.5)", minimum=0.0, maximum=1.0)
 
 
 def no_intents(measures, which: str) -> MeasureError:
-    """The error of diversity ``measures`` asked of a qrels set without intents (``which``:
-    its name, quoted), saying what to ingest. The evaluation raises it before any work
-    (:func:`rankhouse.evaluation.computing.refuse_without_intents`); the engine's hook below
-    again, for a caller of the engine that did not ask."""
+    """Diversity ``measures`` asked of a qrels set without intents (``which``: its name,
+    quoted): the evaluation raises it before any work, the engine's hook below again."""
     return MeasureError(
         f"{', '.join(m.name for m in measures)}: the qrels set {which} has no intents; "
         "ingest the diversity qrels (qid intent docid grade) with "
@@ -505,29 +502,16 @@ def no_intents(measures, which: str) -> MeasureError:
 
 
 def require_intents(duck, measures, binds: dict, built: dict) -> None:
-    """The diversity family's ``prepare`` hook: its measures need the qrels set's intents.
-
-    Raises:
-        MeasureError: the qrels set holds no intents, naming it (or its id, where the
-            engine's database holds no catalogue) and what to ingest.
-    """
+    """The diversity family's ``prepare`` hook: :func:`no_intents` unless the qrels set has
+    intents (named where the engine's database holds the catalogue)."""
     qrels_id = int(binds["qrels_id"])
-    if built.get("intents") == qrels_id:
+    tables = {name for (name,) in duck.execute("SELECT table_name FROM duckdb_tables()").fetchall()}
+    held = "SELECT count(*) FROM judgment_intents WHERE qrels_id = ?"
+    if "judgment_intents" in tables and duck.execute(held, [qrels_id]).fetchone()[0]:
         return
-    tables = {row[0] for row in duck.execute("SELECT table_name FROM duckdb_tables()").fetchall()}
-    held = (
-        "judgment_intents" in tables
-        and duck.execute(
-            "SELECT count(*) FROM judgment_intents WHERE qrels_id = ?", [qrels_id]
-        ).fetchone()[0]
-    )
-    if not held:
-        named = (
-            "qrels_sets" in tables
-            and duck.execute("SELECT name FROM qrels_sets WHERE id = ?", [qrels_id]).fetchone()
-        )
-        raise no_intents(measures, f"{named[0]!r}" if named else f"of id {qrels_id}")
-    built["intents"] = qrels_id
+    name = "SELECT name FROM qrels_sets WHERE id = ?"
+    named = "qrels_sets" in tables and duck.execute(name, [qrels_id]).fetchone()
+    raise no_intents(measures, f"{named[0]!r}" if named else "given")
 
 
 REGISTRY.family(
@@ -556,6 +540,21 @@ for _definition in (
         (CUTOFF_REQUIRED, REL),
         at="cutoff",
         doc="sum G(i)/i over the top k, over S * sum (1-alpha)^(i-1)/i (ndeval; intents)",
+    ),
+    MeasureDef(
+        "alpha_DCG",
+        DIVERSITY,
+        (CUTOFF_REQUIRED, ALPHA, REL),
+        at="cutoff",
+        doc="alpha-DCG@k over S * sum (1-alpha)^(i-1)/log2(i+1), i <= k (ndeval; intents)",
+    ),
+    MeasureDef(
+        "nERR_IA",
+        DIVERSITY,
+        (CUTOFF_REQUIRED, REL),
+        at="cutoff",
+        bounds=UNIT,
+        doc="sum G(i)/i over the top k, over the same sum of ndeval's greedy ideal (intents)",
     ),
     MeasureDef(
         "NRBP",
