@@ -10,7 +10,7 @@ import random
 import pandas as pd
 import pytest
 
-from rankhouse.errors import InputError, MeasureError
+from rankhouse.errors import InputError, MeasureError, RankhouseWarning
 
 pyndeval = pytest.importorskip("pyndeval")
 
@@ -186,3 +186,23 @@ def test_tables_name_or_map_the_intent(warehouse, tmp_path):
     assert rows == [(1, "a", 2), (1, "b", 0), (2, "a", 2), (2, "b", 0)]
     with pytest.raises(InputError, match=r"no intent column.*--columns intent="):
         warehouse.ingest_qrels(frame.drop(columns="aspect"), intents=True)
+
+
+def test_ir_measures_golden_err_ia(warehouse, tmp_path):
+    # ir_measures' own case (test/test_pyndeval.py, test_ERR_IA): its published values
+    qrels, run = tmp_path / "ia.qrels", tmp_path / "ia.run"
+    qrels.write_text(
+        "0 0 D0 0\n0 0 D1 1\n0 0 D2 1\n0 1 D2 1\n0 1 D3 2\n0 0 D4 0\n1 0 D0 1\n1 0 D3 2\n1 1 D5 2\n"
+    )
+    run.write_text(
+        "0 0 D0 1 0.8 run\n0 0 D2 2 0.7 run\n0 0 D1 3 0.3 run\n0 0 D3 4 0.4 run\n"
+        "0 0 D4 5 0.1 run\n1 0 D1 1 0.8 run\n1 0 D3 2 0.7 run\n1 0 D4 3 0.3 run\n"
+        "1 0 D2 4 0.4 run\n"
+    )
+    warehouse.ingest_qrels(qrels, intents=True)
+    with pytest.warns(RankhouseWarning, match="ranks disagree with its scores"):
+        warehouse.ingest_run(run)  # ranked by score, as pyndeval ranks it
+    result = warehouse.evaluate("ia", "run", ["ERR_IA@20"])
+    values = result.per_query.set_index("query")["value"]
+    assert values.to_dict() == pytest.approx({"0": 0.4659, "1": 0.1803}, abs=5e-5)
+    assert result.aggregates["value"].iloc[0] == pytest.approx(0.3231, abs=5e-5)
