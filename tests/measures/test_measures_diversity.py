@@ -184,6 +184,10 @@ def test_tables_name_or_map_the_intent(warehouse, tmp_path):
     with warehouse.connect() as conn:
         rows = conn.execute("SELECT qrels_id, doc_id, grade FROM judgments ORDER BY ALL").fetchall()
     assert rows == [(1, "a", 2), (1, "b", 0), (2, "a", 2), (2, "b", 0)]
+    import ir_measures
+
+    tuples = ir_measures.read_trec_qrels("1 x a 1\n1 y a 2\n1 y b 0\n")  # Qrel(..., iteration)
+    assert warehouse.ingest_qrels(tuples, intents=True, name="t").num_rows == 2
     with pytest.raises(InputError, match=r"no intent column.*--columns intent="):
         warehouse.ingest_qrels(frame.drop(columns="aspect"), intents=True)
 

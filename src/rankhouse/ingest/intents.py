@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import re
 from typing import Any
 
@@ -49,7 +50,8 @@ from .sources import (
 )
 from .staging import INTEGER_PATTERN
 
-#: The names an intent column is recognised by without a mapping (case-insensitive).
+#: The names an intent column is recognised by without a mapping (case-insensitive): ir_measures
+#: keeps the subtopic in ``iteration``, pyndeval in ``subtopic_id``.
 INTENT_ALIASES = ("intent", "subtopic", "subtopic_id", "iteration")
 #: The columns of the rows read: a query, an intent, a document, a grade.
 COLUMNS = ("query_id", "intent", "doc_id", "grade")
@@ -78,7 +80,7 @@ def ingest_intent_qrels(wh, source, options) -> IngestResult:
     store = store_of(wh)
     mapping = parse_columns(_without_intent(options.columns))
     intent_column = _intent_column(options.columns)
-    src = open_source(source, options.format, options.delimiter)
+    src = open_source(_as_frame(source), options.format, options.delimiter)
     frame, sha256 = _read(src, mapping, intent_column)
     frame = _check(frame, src.label)
     collapsed = frame.groupby(["query_id", "doc_id"], as_index=False, sort=False)["grade"].max()
@@ -95,7 +97,7 @@ def ingest_intent_qrels(wh, source, options) -> IngestResult:
 
 def _store(store, src, frame, collapsed, sha256, parse_options, options) -> IngestResult:
     """The catalogue row, the collapsed judgments and the intents' rows, in one transaction."""
-    with store.connect() as reading, store.transaction() as conn:
+    with store.transaction() as conn:
         existing = writes.same_qrels(conn, sha256, parse_options)
         if existing is not None:
             return already_stored("qrels", existing, src)
@@ -120,7 +122,7 @@ def _store(store, src, frame, collapsed, sha256, parse_options, options) -> Inge
             },
         )
         writes.record_lineage(conn, qrels_id, asked, name)
-        duck = reading.duck
+        duck = conn.duck  # the transaction's own connection: the rows land with the row above
         register(duck, "_rankhouse_intents", frame)
         register(duck, "_rankhouse_collapsed", collapsed)
         try:
@@ -140,6 +142,23 @@ def _store(store, src, frame, collapsed, sha256, parse_options, options) -> Inge
 
 
 # --- reading ------------------------------------------------------------------------------
+
+
+def _as_frame(source: Any) -> Any:
+    """Named tuples (ir_measures' ``Qrel``, the intent in ``iteration``, as
+    ``ir_measures.read_trec_qrels`` gives them; pyndeval's ``SubtopicQrel``) as a DataFrame;
+    a path or a DataFrame as given."""
+    if isinstance(source, str | os.PathLike) or hasattr(source, "columns"):
+        return source
+    try:
+        rows = [item._asdict() for item in source]
+    except (TypeError, AttributeError):
+        raise InputError(
+            f"cannot read qrels with intents from {type(source).__name__}",
+            hint="give a file, a DataFrame or named tuples (ir_measures' Qrel, pyndeval's "
+            "SubtopicQrel)",
+        ) from None
+    return pd.DataFrame(rows)
 
 
 def _read(src, mapping: dict[str, str], intent_column: str | None) -> tuple[pd.DataFrame, str]:
