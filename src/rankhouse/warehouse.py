@@ -389,6 +389,7 @@ class Warehouse:
         delimiter: str | None = None,
         replace: bool = False,
         progress: bool | None = None,
+        intents: bool = False,
     ) -> IngestResult:
         """Ingest relevance judgments (``rankhouse ingest qrels``).
 
@@ -401,6 +402,8 @@ class Warehouse:
                 sniffed from the header line).
             replace: overwrite a qrels set of the same name with different content.
             progress: show a progress bar (default: big files, stderr a terminal).
+            intents: diversity qrels, ``qid intent docid grade`` (a table: an ``intent`` or
+                ``subtopic`` column), kept as a qrels set with intents (docs/ingest.md).
 
         See :func:`rankhouse.ingest.storing.ingest_qrels` for the result and the errors.
         """
@@ -413,6 +416,7 @@ class Warehouse:
             delimiter=delimiter,
             replace=replace,
             progress=progress,
+            intents=intents,
         )
         with self._call():
             return ingest_qrels(self.backend, source, how)

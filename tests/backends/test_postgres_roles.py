@@ -240,8 +240,8 @@ def test_only_the_owner_migrates(team, run_cli):
         refused = run_cli("--db", url, "migrate", db=False)
         assert _one_error_line(refused) == (
             f"Error: the warehouse {where} is at schema 14 (rankhouse 0.1.0); this is rankhouse "
-            "0.18.0, which needs schema 18 (0015_releases, 0016_pruned_runs, 0017_qrels_lineage, "
-            "0018_raters): this login "
+            "0.18.0, which needs schema 19 (0015_releases, 0016_pruned_runs, 0017_qrels_lineage, "
+            "0018_raters, 0019_judgment_intents): this login "
             f"({team.names[login]}) "
             f"may not change the schema {team.names['rankhouse']}, only the role that owns it: "
             f"run `rankhouse --db postgresql://OWNER@{where} migrate` as that role "
@@ -259,13 +259,16 @@ def test_only_the_owner_migrates(team, run_cli):
     done = run_cli("--db", team.admin, "migrate", db=False)
     assert done.exit_code == 0, done.stderr
     assert done.stdout.endswith(
-        "Applied 0015_releases, 0016_pruned_runs, 0017_qrels_lineage, 0018_raters: the warehouse "
-        "is at schema 18.\n"
+        "Applied 0015_releases, 0016_pruned_runs, 0017_qrels_lineage, 0018_raters, "
+        "0019_judgment_intents: the warehouse is at schema 19.\n"
     )
     with psycopg.connect(team.superuser) as conn:
         assert conn.execute(
             "SELECT version, release FROM schema_migrations WHERE version >= 14 ORDER BY version"
-        ).fetchall() == [(14, None), (15, "0.15.0"), (16, "0.16.0"), (17, "0.17.0"), (18, "0.18.0")]
+        ).fetchall() == [
+            *((14, None), (15, "0.15.0"), (16, "0.16.0")),
+            *((17, "0.17.0"), (18, "0.18.0"), (19, "0.18.0")),
+        ]
     for login in ("nightly", "analyst"):  # they still read it, and change it no more
         assert _schema_migrations_rights(team, login) == (True, False, False, False, False)
     listed = run_cli("--db", team.writer, "runs", "list", "-f", "csv", db=False)

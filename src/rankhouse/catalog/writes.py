@@ -368,6 +368,7 @@ def delete_qrels(conn: Connection, qrels_id: int) -> None:
     # the raters' judgments it was built from stay (migration 0018)
     conn.execute("DELETE FROM qrels_builds WHERE qrels_id = :id", {"id": qrels_id})
     conn.execute("DELETE FROM judgments WHERE qrels_id = :id", {"id": qrels_id})
+    conn.execute("DELETE FROM judgment_intents WHERE qrels_id = :id", {"id": qrels_id})
     conn.execute("DELETE FROM qrels_sets WHERE id = :id", {"id": qrels_id})
 
 

@@ -283,7 +283,7 @@ def make_group(
 ) -> _Group:
     family = REGISTRY.families[family_name]
     sql = load_sql(family.sql)
-    offered: dict[str, Any] = dict(context) | dict.fromkeys(family.unset)
+    offered: dict[str, Any] = dict(context) | dict.fromkeys(family.unset) | dict(family.absent)
     offered |= _scalar_binds(group[0], family.key, default_level)
     by_key: dict[Any, list[Measure]] = {}
     for measure in group:

@@ -28,6 +28,7 @@ from ..ingest.parse import load_into_engine
 from ..ingest.shapes import qrels_source, run_sources
 from ..ingest.sources import parse_columns
 from ..labels import label
+from ..measures.catalog import DIVERSITY, no_intents
 from ..results import EvaluationResult, PerQueryValues
 from ..stats import DEFAULT_LEVEL, check_level
 from .inputs import (
@@ -295,6 +296,14 @@ def check_overlap(
                 ),
                 stacklevel=3,
             )
+
+
+def refuse_without_intents(qrels_row: dict[str, Any], measures: Sequence[Any]) -> None:
+    """Raise: diversity measures asked of a qrels set ingested without intents (its parse
+    options say which: :mod:`rankhouse.ingest.intents`), before any work."""
+    asked = [m for m in measures if getattr(m, "family", None) == DIVERSITY]
+    if asked and '"intents": true' not in (qrels_row.get("parse_options") or ""):
+        raise no_intents(asked, repr(qrels_row["name"]))
 
 
 def refuse_read_only(keys: Iterable[Any], run_names: dict[int, str], qrels_name: str) -> None:

@@ -277,12 +277,18 @@ def _evaluate(
     run_names = {run["id"]: run["name"] for run in run_rows}
     counted: dict[int, QueryCounts] = {}
     if to_compute:  # only now the engine loads: reading stored values needs none
-        from .computing import check_overlap, compute_and_store, refuse_read_only
+        from .computing import (
+            check_overlap,
+            compute_and_store,
+            refuse_read_only,
+            refuse_without_intents,
+        )
 
         if any(isinstance(m, StoredMeasure) for m in measure_list):  # gone since: parse them
             measure_list, labels = requested([m.name for m in measure_list], 1, "zero", {})
 
         refuse_pruned(store, to_compute, run_names, settings.recompute)
+        refuse_without_intents(qrels_row, measure_list)
         if store.read_only:
             refuse_read_only(to_compute, run_names, qrels_row["name"])
         counted = query_counts(

@@ -32,6 +32,7 @@ from ..errors import InputError, Message, Option
 from ..lazy import Background
 from . import reuse, staging
 from .files import BackgroundHash
+from .intents import ingest_intent_qrels
 from .parse import IngestProgress, Parsed, parse, progress_for
 from .reuse import named_too, stored_trec_qrels
 from .sources import (
@@ -92,6 +93,8 @@ class IngestOptions:
         new_version: store a run whose name holds different content under the next version
             name, ``<name>@2``, ``<name>@3``... (what ``eval`` does with a regenerated file).
         progress: show a progress bar (default: for big files when stderr is a terminal).
+        intents: qrels with intents: TREC diversity qrels (``qid intent docid grade``), or
+            a table with an intent column (:mod:`.intents`).
     """
 
     name: str | None = None
@@ -103,6 +106,7 @@ class IngestOptions:
     replace: bool = False
     new_version: bool = False
     progress: bool | None = None
+    intents: bool = False
 
 
 def ingest_run(
@@ -478,6 +482,8 @@ def ingest_qrels(
         ConflictError: the name is taken by different content and ``replace`` is false.
     """
     options = dataclasses.replace(options or IngestOptions(), **settings)
+    if options.intents:
+        return ingest_intent_qrels(wh, source, options)
     name, replace = options.name, options.replace
     store = store_of(wh)
     mapping = parse_columns(options.columns)

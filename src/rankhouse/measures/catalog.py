@@ -572,3 +572,116 @@ REGISTRY.declare(
         "the ideal's own RBO (Clarke et al. 2021)",
     )
 )
+
+
+# --- diversity ------------------------------------------------------------------------------------
+# ndeval's intent-aware measures under ir_measures' names and parameters, over a qrels set with
+# intents (`ingest qrels FILE --intents`); sql/measures/diversity.sql computes them all, the
+# greedy ideal ranking too. ndeval's defaults: alpha = beta = 0.5, rel = 1.
+
+#: The family of the measures that read a qrels set's intents.
+DIVERSITY = "diversity"
+ALPHA = Param(
+    "alpha", float, 0.5, "redundancy intolerance (ndeval's 0.5)", minimum=0.0, maximum=1.0
+)
+BETA = Param("beta", float, 0.5, "patience (ndeval's 0.5)", minimum=0.0, maximum=1.0)
+
+
+def no_intents(measures, which: str) -> MeasureError:
+    """Diversity ``measures`` asked of a qrels set without intents (``which``: its name,
+    quoted): the evaluation raises it before any work, the engine's hook below again."""
+    return MeasureError(
+        f"{', '.join(m.name for m in measures)}: the qrels set {which} has no intents; "
+        "ingest the diversity qrels (qid intent docid grade) with "
+        "`rankhouse ingest qrels FILE --intents` (Python: ingest_qrels(..., intents=True)) "
+        "and evaluate against that set"
+    )
+
+
+def require_intents(duck, measures, binds: dict, built: dict) -> None:
+    """The diversity family's ``prepare`` hook: :func:`no_intents` unless the qrels set has
+    intents (named where the engine's database holds the catalogue)."""
+    qrels_id = int(binds["qrels_id"])
+    tables = {name for (name,) in duck.execute("SELECT table_name FROM duckdb_tables()").fetchall()}
+    held = "SELECT count(*) FROM judgment_intents WHERE qrels_id = ?"
+    if "judgment_intents" in tables and duck.execute(held, [qrels_id]).fetchone()[0]:
+        return
+    name = "SELECT name FROM qrels_sets WHERE id = ?"
+    named = "qrels_sets" in tables and duck.execute(name, [qrels_id]).fetchone()
+    raise no_intents(measures, f"{named[0]!r}" if named else "given")
+
+
+REGISTRY.family(
+    Family(
+        DIVERSITY,
+        "measures/diversity.sql",
+        key="measure",
+        list_bind="names",
+        prepare=require_intents,
+        absent=(("cutoff", None), ("alpha", 0.5), ("beta", 0.5)),
+    )
+)
+
+for _definition in (
+    MeasureDef(
+        "alpha_nDCG",
+        DIVERSITY,
+        (CUTOFF_REQUIRED, ALPHA, REL),
+        at="cutoff",
+        bounds=UNIT,
+        doc="alpha-DCG@k over the alpha-DCG@k of ndeval's greedy ideal ranking (intents)",
+    ),
+    MeasureDef(
+        "ERR_IA",
+        DIVERSITY,
+        (CUTOFF_REQUIRED, REL),
+        at="cutoff",
+        doc="sum G(i)/i over the top k, over S * sum (1-alpha)^(i-1)/i (ndeval; intents)",
+    ),
+    MeasureDef(
+        "alpha_DCG",
+        DIVERSITY,
+        (CUTOFF_REQUIRED, ALPHA, REL),
+        at="cutoff",
+        doc="alpha-DCG@k over S * sum (1-alpha)^(i-1)/log2(i+1), i <= k (ndeval; intents)",
+    ),
+    MeasureDef(
+        "nERR_IA",
+        DIVERSITY,
+        (CUTOFF_REQUIRED, REL),
+        at="cutoff",
+        bounds=UNIT,
+        doc="sum G(i)/i over the top k, over the same sum of ndeval's greedy ideal (intents)",
+    ),
+    MeasureDef(
+        "NRBP",
+        DIVERSITY,
+        (ALPHA, BETA, REL),
+        doc="(1 - (1-alpha) beta) / S * sum G(i) beta^(i-1) over all ranks (ndeval; intents)",
+    ),
+    MeasureDef(
+        "StRecall",
+        DIVERSITY,
+        (CUTOFF_REQUIRED, REL),
+        at="cutoff",
+        bounds=UNIT,
+        doc="the intents with a relevant document in the top k, over S (ndeval's strec)",
+    ),
+    MeasureDef(
+        "P_IA",
+        DIVERSITY,
+        (CUTOFF_REQUIRED, REL),
+        at="cutoff",
+        bounds=UNIT,
+        doc="(document, intent) relevant pairs in the top k, over k * S (ndeval; intents)",
+    ),
+    MeasureDef(
+        "AP_IA",
+        DIVERSITY,
+        (REL,),
+        aliases=("MAP_IA",),
+        bounds=UNIT,
+        doc="AP of each intent (over R_s), averaged over the S intents (ndeval's MAP-IA)",
+    ),
+):
+    REGISTRY.declare(_definition)

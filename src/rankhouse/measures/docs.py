@@ -97,7 +97,7 @@ def markdown() -> str:
         cells[0] = f"`{cells[0]}`"
         cells[COLUMNS.index("sql")] = f"`{cells[COLUMNS.index('sql')]}`"
         lines.append("| " + " | ".join(cells) + " |")
-    return _HEADER + "\n".join(lines) + "\n" + _PEERS + _CWL
+    return _HEADER + "\n".join(lines) + "\n" + _PEERS + _CWL + _DIVERSITY
 
 
 _PEERS = """
@@ -222,6 +222,67 @@ orders them by the run's score with an unretrieved document scoring 0, so a retr
 document with a score below 0 goes after the unretrieved ones there. A query with no \
 document judged > 0 is 0, as in the provider.
 """
+_DIVERSITY = """
+## Diversity (qrels with intents)
+
+`alpha_nDCG@k`, `ERR_IA@k`, `NRBP`, `StRecall@k`, `P_IA@k`, `AP_IA` (alias `MAP_IA`),
+`alpha_DCG@k` and `nERR_IA@k` are ndeval's intent-aware measures (ndeval 4.5, the TREC Web
+track's tool; ir_measures runs it through its pyndeval provider), under ir_measures' names
+and parameters. They read a qrels set ingested with intents (`rankhouse ingest qrels FILE
+--intents`, docs/ingest.md); asked of a set without intents they stop with `the qrels set
+'NAME' has no intents; ingest the diversity qrels (qid intent docid grade) with rankhouse
+ingest qrels FILE --intents ...`. One file computes them all: `sql/measures/diversity.sql`
+(its header has the formulas).
+
+A document is relevant to an intent when its grade for it is >= `rel` (default 1: ndeval
+reads every positive grade as 1); S is the number of the query's intents with a relevant
+document (an intent nobody judged relevant is ignored, as a document judged for no intent
+only fills a rank). The gain at rank i is the sum, over the intents of its document, of
+(1 - alpha)^c, c the documents above it relevant to that intent. ndeval's defaults: alpha =
+0.5, beta = 0.5 (`alpha_nDCG(alpha=0.3)@10`, `NRBP(alpha=0.2,beta=0.8)`); ERR_IA, nERR_IA,
+P_IA, StRecall and AP_IA take no alpha, as in ir_measures (the ERRs compute with ndeval's 0.5).
+
+Where ndeval's rules matter:
+
+* alpha-nDCG's and nERR-IA's ideal ranking is ndeval's greedy one (the best ranking is
+  NP-hard to find): each rank takes the document of the highest gain given the documents
+  above, a tie going to the greatest document id in byte order (ndeval's strcmp). It is
+  computed in SQL, by a recursive query that adds one document a step up to rank k (DuckDB's
+  `WITH RECURSIVE`, each step ranking the documents not chosen yet by their gain), so no
+  Python module computes a measure.
+* ERR_IA@k and alpha_DCG@k are normalised by the "ideal ideal", S times the sum over i <= k
+  of (1 - alpha)^(i-1)/i (ERR) or (1 - alpha)^(i-1)/log2(i+1) (DCG), not by an ideal ranking;
+  at k = 1 ndeval does not divide (its normalisation starts at rank 2), so `ERR_IA@1` and
+  `alpha_DCG@1` are the number of intents the first document is relevant to, up to S.
+  rankhouse gives the same numbers.
+* P_IA@k divides by k even when fewer documents are retrieved; NRBP and AP_IA read the whole
+  ranking; a query with S = 0 scores 0 on each (ndeval's nNRBP would be 0/0 there).
+* The cutoff is required (ndeval computes only at a cutoff, up to 20, and ir_measures'
+  provider fails without one); rankhouse takes any k >= 1, with the same definitions.
+* Order: rankhouse ranks by score, then document id descending (trec_eval's order, ndeval's
+  `-traditional`). pyndeval breaks ties by document id ascending instead, so on tied scores
+  ir_measures' numbers can differ; tests/measures/test_measures_diversity.py checks every
+  measure against pyndeval per query to 1e-9 on random qrels with intents and runs with ties,
+  ranked for pyndeval in rankhouse's order, and ERR_IA@20 against the values ir_measures'
+  own test of its pyndeval provider publishes (0.4659, 0.1803; mean 0.3231).
+* ndeval evaluates only the queries the run answered; rankhouse scores a query of the qrels
+  the run did not answer as 0 (trec_eval's -c), as for every measure (`missing_queries`).
+
+Speed: on a TREC Web-sized input made by `python benchmarks/bench_diversity.py --repeat 7`
+(50 queries, 3-8 intents and 400 judged documents each, 1,000 retrieved), `rankhouse eval`
+of the seven at @20 (alpha_nDCG, ERR_IA, nERR_IA, StRecall, P_IA, NRBP, AP_IA) on the stored
+run takes 0.86 s, against 0.28 s for nDCG@20 and P@20 (a new process each, median of 7, the
+2-core machine shared, load about 4); pyndeval computes the seven in 0.10 s in process.
+benchmarks/RESULTS.md has the session.
+
+The ordinary measures (nDCG, AP, P...) on a qrels set with intents read each document once,
+with its highest grade over the intents: a document relevant to any intent is relevant to the
+query, ndeval's own rule for its non-intent-aware MAP. ir_measures hands pytrec_eval the last
+line of a document in file order instead (`QrelsConverter.as_dict_of_dict`), which equals the
+highest grade only when that line comes last. ndeval's nNRBP is not declared (its ideal is
+the whole greedy ranking, not its top k; ndeval gives 0/0 for a query without intents).
+"""
+
 
 if __name__ == "__main__":
     print(markdown(), end="")

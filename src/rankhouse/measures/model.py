@@ -120,6 +120,9 @@ class Family:
             RBP_gains').
         unset: parameters the file declares that not every measure of the family has (the
             C/W/L file's ``T``, ``p`` and ``cutoff``): bound NULL for a measure without one.
+        absent: binds offered, as ``(name, value)`` pairs, to a measure of the family that
+            has no such parameter (one file for measures of different parameters: ERR_IA
+            has no ``alpha``, and its file reads ndeval's 0.5).
     """
 
     name: str
@@ -128,6 +131,7 @@ class Family:
     list_bind: str | None = None
     prepare: Callable[..., None] | None = field(default=None, compare=False)
     unset: tuple[str, ...] = ()
+    absent: tuple[tuple[str, Any], ...] = ()
 
 
 @dataclass(frozen=True)

@@ -321,6 +321,14 @@ def _closing(text: str) -> int | None:
 #: The measures to which ir_measures gives ``judged_only`` (trec_eval's -J).
 _JUDGED_ONLY = frozenset(
     ("AP", "P", "R", "RR", "Rprec", "SetP", "SetRelP", "SetF", "SetAP", "Success", "IPrec", "nDCG")
+    + (
+        "alpha_nDCG",
+        "alpha_DCG",
+        "ERR_IA",
+        "nERR_IA",
+        "AP_IA",
+        "P_IA",
+    )  # the diversity measures' (pyndeval provider)
 )
 
 

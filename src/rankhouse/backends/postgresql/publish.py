@@ -43,6 +43,8 @@ from .workspace import JUDGMENTS, RUN_ROWS, RowCache, row_identity, select_rows
 
 _RUN_COPY = ("run_rows", ("run_id", "query_id", "doc_id", "rank", "score"))
 _JUDGMENT_COPY = ("judgments", ("qrels_id", "query_id", "doc_id", "grade"))
+#: A qrels set with intents (migration 0018) brings its intents' rows too.
+_INTENT_COPY = ("judgment_intents", ("qrels_id", "query_id", "intent", "doc_id", "grade"))
 
 
 class Staged(NamedTuple):
@@ -110,6 +112,8 @@ def publish(server: Backend, staging: DuckDBFile, results: list, place: Place) -
                 elif new:
                     copy = _JUDGMENT_COPY if kind == "qrels" else _RUN_COPY
                     _copy_stored(conn, staging, copy, result.id, stored.id)
+                    if kind == "qrels" and _has_intents(rows[result.id]):
+                        _copy_stored(conn, staging, _INTENT_COPY, result.id, stored.id)
                 if new:
                     created.add(result.id)
                 published.append(stored)
@@ -267,6 +271,12 @@ def _staged(
         brought.add(stored_id)
 
     return Staged(kind, row, _INCOMING, upload, bring_stored if iceberg is not None else None)
+
+
+def _has_intents(row: dict) -> bool:
+    """Whether a qrels set's catalogue row is one of a set with intents (its parse options
+    say so: ``rankhouse.ingest.intents``)."""
+    return '"intents": true' in row["parse_options"]
 
 
 def _copy_stored(conn, staging: DuckDBFile, copy: tuple, old_id: int, new_id: int) -> None:

@@ -389,7 +389,8 @@ class PostgreSQL:
 
 
 #: What a staging warehouse may hold after an ingest or a trec-eval, children first.
-_STAGED_TABLES = ("evaluation_values", "evaluations", "judgments", "qrels_sets", "run_rows", "runs")
+_STAGED_TABLES = ("evaluation_values", "evaluations", "judgments", "judgment_intents")
+_STAGED_TABLES += ("qrels_sets", "run_rows", "runs")
 
 
 def _waited(reason: BaseException) -> RankhouseError | None:

@@ -65,6 +65,16 @@ JUDGMENTS = _StoredRows(
     ("content_sha256", "parse_options", "ingested_at", "num_judgments"),
 )
 
+#: The intents' rows of a qrels set with intents (migration 0018), fetched with its judgments
+#: from the server (not kept in the row cache: diversity qrels are small).
+INTENTS = _StoredRows(
+    "judgment_intents",
+    "qrels_id",
+    ("query_id", "intent", "doc_id", "grade"),
+    "qrels_sets",
+    ("content_sha256", "parse_options", "ingested_at", "num_judgments"),
+)
+
 
 class Workspace:
     """The local side of a server warehouse: in-memory DuckDB warehouses.
@@ -145,7 +155,17 @@ class Workspace:
             identities = self._identities(rows, wanted)
             for row_id in wanted:
                 self._load(rows, row_id, identities.get(row_id))
+                if rows is JUDGMENTS and '"intents": true' in str(identities.get(row_id)):
+                    self._load_intents(row_id)
                 self._loaded.add((rows.table, row_id))
+
+    def _load_intents(self, qrels_id: int) -> None:
+        with self._fetch(select_rows(INTENTS, qrels_id)) as fetched, self.scratch.connect() as conn:
+            register(conn.duck, "_rankhouse_fetched", fetched)
+            try:
+                self._insert(INTENTS, qrels_id, "_rankhouse_fetched", None)
+            finally:
+                conn.duck.unregister("_rankhouse_fetched")
 
     def _identities(self, rows: _StoredRows, ids: list[int]) -> dict[int, tuple]:
         with self.catalogue.connect() as conn:

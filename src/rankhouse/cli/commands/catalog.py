@@ -83,6 +83,12 @@ def _register_ingest(app: typer.Typer) -> None:
         format: QrelsFormat = _FORMAT,
         delimiter: str = DELIMITER_OPTION,
         replace: bool = _REPLACE,
+        intents: bool = typer.Option(
+            False,
+            "--intents",
+            help="Diversity qrels: 'qid intent docid grade' (the second field the intent); "
+            "a table's intent column is intent or subtopic.",
+        ),
     ) -> None:
         """Store relevance judgments (TREC: 'qid iter docid rel')."""
         wh = open_warehouse(ctx)
@@ -93,6 +99,7 @@ def _register_ingest(app: typer.Typer) -> None:
             format=format.value if format else None,
             delimiter=delimiter,
             replace=replace,
+            intents=intents,
         )
         print(result.describe(), file=sys.stderr)
 
