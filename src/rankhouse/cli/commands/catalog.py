@@ -248,7 +248,10 @@ def _print_listing(found: Rows, columns: list[str], fmt: OutputFormat, title: st
 
 def _register_lists(app: typer.Typer) -> None:
     runs = typer.Typer(help="List, show, remove, prune and restore stored runs.")
-    qrels = typer.Typer(help="List and remove stored qrels sets.")
+    qrels = typer.Typer(
+        help="Stored qrels sets: list and remove them, their versions' diffs, agreement, raters "
+        "and the sets built from their judgments."
+    )
     app.add_typer(runs, name="runs")
     app.add_typer(qrels, name="qrels")
 
