@@ -139,6 +139,20 @@ def test_ranx_objects_in_the_wrong_place_are_named(libraries, qrels_file):
         rankhouse.evaluate(ranx.Qrels(), run, MEASURES)
 
 
+def test_ranx_objects_on_a_postgresql_warehouse(postgres_url, libraries, qrels_file, expected):
+    """A server stages an ingest elsewhere and publishes it: the objects take the same path."""
+    ranx, _ = libraries
+    qrels = ranx.Qrels.from_file(str(qrels_file), kind="trec")
+    qrels.name = "examples"
+    run = ranx.Run.from_file(str(RUNS["dense"]), kind="trec", name="dense")
+    with rankhouse.Warehouse(postgres_url) as wh:
+        assert wh.ingest_qrels(qrels).name == "examples"
+        assert [result.name for result in wh.ingest_run(run)] == ["dense"]
+        found = _means(wh.evaluate(qrels, run, MEASURES))
+        assert wh.ingest_qrels(qrels).created is False  # stored once
+    assert found == {"dense": pytest.approx(expected["dense"], abs=1e-12)}
+
+
 # --- ir_datasets' iterables ------------------------------------------------------------------
 
 
