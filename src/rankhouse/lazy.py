@@ -77,6 +77,8 @@ iceberg_expressions = LazyModule("pyiceberg.expressions")
 iceberg_exceptions = LazyModule("pyiceberg.exceptions")
 iceberg_schema = LazyModule("pyiceberg.schema")
 iceberg_types = LazyModule("pyiceberg.types")
+# ir_datasets (optional): the qrels of an ``irds:`` id, read from its local cache
+ir_datasets = LazyModule("ir_datasets")
 
 
 # --- work on a thread of its own --------------------------------------------------------------

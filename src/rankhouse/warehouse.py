@@ -394,8 +394,11 @@ class Warehouse:
         """Ingest relevance judgments (``rankhouse ingest qrels``).
 
         Args:
-            source: a path (plain or ``.gz``) or a DataFrame.
-            name: the qrels set's name (default: from the file name).
+            source: a path (plain or ``.gz``) or a DataFrame; or an ir_datasets id
+                ``"irds:<id>"`` read from its local cache, a ``ranx.Qrels``, or another
+                shape of :mod:`rankhouse.ingest.shapes` (docs/ingest.md).
+            name: the qrels set's name (default: from the file name, the ``irds:`` id, or
+                the ranx Qrels' name).
             columns: column mapping ``"qid=Q,docid=D,rel=R"`` (or a dict) for tabular sources.
             format: trec, csv, tsv, parquet or jsonl (default: from the extension).
             delimiter: a csv/tsv file's delimiter, ``,`` ``\t`` ``|`` or ``;`` (default:
@@ -440,8 +443,11 @@ class Warehouse:
         :meth:`restore` checks an archive (``restored_rows``; docs/retention.md).
 
         Args:
-            source: as for :meth:`ingest_qrels`.
-            name: the run's name (several tags: ``<name>/<tag>``; default: the tag).
+            source: a path (plain or ``.gz``) or a DataFrame; or one run in another shape
+                of :mod:`rankhouse.ingest.shapes`: a ``ranx.Run``, ir_datasets'
+                ``scoreddocs_iter()``, ``{qid: {docid: score}}`` (docs/ingest.md).
+            name: the run's name (several tags: ``<name>/<tag>``; default: the tag, or the
+                ranx Run's name).
             columns: column mapping ``"qid=Q,docid=D,score=S"`` (or a dict) for tabular sources.
             format: trec, csv, tsv, parquet, jsonl or msmarco (MS MARCO's headerless
                 ``qid pid rank``, with ``order="rank"``; default: from the extension).

@@ -197,6 +197,19 @@ def test_qrels_agreement_needs_numpy_alone(tmp_path, trec_files):
     assert _imported(tmp_path, *runs, probed=probed) == ["_duckdb"]
 
 
+@pytest.mark.parametrize(
+    "command", [["--help"], ["ingest", "run", "r.txt"], ["eval", "q.txt", "r.txt", "-m", "P@1"]]
+)
+def test_ranx_and_ir_datasets_are_never_imported_to_start(tmp_path, trec_files, command):
+    """Their objects are known by their class's module (ranx takes seconds to import: numba),
+    and ir_datasets is imported only to read an ``irds:`` id."""
+    db = str(tmp_path / "w.duckdb")
+    assert _imported(tmp_path, "--db", db, *command, probed=("ranx", "ir_datasets")) == []
+    script = "import sys, rankhouse; print(sorted({'ranx', 'ir_datasets'} & set(sys.modules)))"
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True)
+    assert done.stdout.strip() == "[]", done.stderr
+
+
 def test_csv_ingest_in_a_fresh_process(tmp_path):
     """CSV rows reach DuckDB as Arrow tables: the package is loaded before they are scanned."""
     run = tmp_path / "run.csv"

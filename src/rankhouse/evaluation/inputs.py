@@ -106,14 +106,14 @@ def ingest_qrels_shape(
     ``keyword`` is the caller's argument that takes it (an error's column hint names it;
     None: the caller takes no mapping, the hint says to rename the frame). New content is
     noted in ``ingested``."""
-    from ..ingest.shapes import qrels_source  # data to store: the readers load
+    from ..ingest.shapes import implied_name, qrels_source  # data to store: the readers load
     from ..ingest.sources import parse_columns
     from ..ingest.storing import ingest_qrels
 
     source, implied = qrels_source(qrels)
     mapping = {**(implied or {}), **parse_columns(columns)}
     with columns_keyword(keyword):
-        result = ingest_qrels(store, source, name=name, columns=mapping)
+        result = ingest_qrels(store, source, name=name or implied_name(qrels), columns=mapping)
     if ingested is not None:
         ingested.note("qrels", result.id, result.created)
     return result.id
@@ -212,7 +212,7 @@ def resolve_qrels(
     ``wh`` is the warehouse or its store. Qrels stored here as new content are noted in
     ``ingested``."""
     store = store_of(wh)
-    if not isinstance(qrels, (str, int, os.PathLike)) or _is_existing_file(qrels):
+    if not isinstance(qrels, (str, int, os.PathLike)) or _is_existing_file(qrels) or _irds(qrels):
         if store.read_only and _is_existing_file(qrels):
             return get_qrels(store, stored_files(store, [qrels], "qrels")[0])
         qrels_id = ingest_qrels_shape(
@@ -227,6 +227,11 @@ def resolve_qrels(
         return get_qrels(store, qrels)
     except NotFoundError as exc:
         raise not_found(store, qrels, "qrels", exc) from None
+
+
+def _irds(qrels: Any) -> bool:
+    """Whether ``qrels`` is an ir_datasets id (``irds:...``): data to read, not a stored name."""
+    return isinstance(qrels, str) and qrels.startswith("irds:")
 
 
 def resolve_runs(

@@ -8,29 +8,37 @@ Accepted for a run (each becomes a DataFrame ``query_id, doc_id, score``, or sta
   value;
 * pytrec_eval's and ranx's dict of dicts, ``{qid: {docid: score}}``;
 * ir_measures' ``ScoredDoc(query_id, doc_id, score)`` namedtuples, any iterable of them
-  (duck-typed: anything with those three attributes);
+  (duck-typed: anything with those three attributes), ir_datasets' ``scoreddocs_iter()`` too
+  (its ``GenericScoredDoc`` has them);
+* a ``ranx.Run``: its ``to_dict()``, named by its ``name`` when the caller gives none;
 * a file path, or a stored run's name or id: passed on unchanged.
 
 Several runs: a list (or tuple) of those, or a dict ``name -> run`` whose keys are the run
 names. Qrels take the same shapes: a DataFrame (PyTerrier's ``qid, docno, label``), a dict of
 dicts ``{qid: {docid: grade}}``, an iterable of ir_measures' ``Qrel(query_id, doc_id,
-relevance, iteration)``, a path, a stored name or id.
+relevance, iteration)`` (ir_datasets' ``qrels_iter()`` gives its ``TrecQrel`` of the same
+fields), a ``ranx.Qrels``, an ir_datasets id ``irds:<dataset id>`` whose qrels are in
+ir_datasets' local cache (:func:`irds_qrels`), a path, a stored name or id.
 
 Nothing here imports ir_measures, pytrec_eval, ranx or PyTerrier: the shapes are recognised
-by their structure. The caller's objects are never modified.
+by their structure, a ranx object by its class's module and name. ir_datasets is imported
+only to read an ``irds:`` id. The caller's objects are never modified.
 """
 
 from __future__ import annotations
 
+import importlib.util
 import itertools
 import numbers
 import os
 import sys
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from ..errors import InputError
+from ..lazy import ir_datasets
 
 _RUN_FIELDS = ("query_id", "doc_id", "score")
 _QRELS_FIELDS = ("query_id", "doc_id", "relevance")
@@ -79,7 +87,7 @@ def run_sources(runs: Any) -> list[RunSource]:
             _one_run(value, name=str(name) if name is not None else None)
             for name, value in runs.items()
         ]
-    if _is_reference(runs) or _is_frame(runs):
+    if _is_reference(runs) or _is_frame(runs) or _ranx_kind(runs) is not None:
         return [_one_run(runs)]
     items, first = _peek(runs, "runs")
     if first is not None and _has_fields(first, _RUN_FIELDS):
@@ -95,8 +103,12 @@ def qrels_source(qrels: Any) -> tuple[Any, dict[str, str] | None]:
     """
     if _is_frame(qrels):
         return qrels, _pyterrier_columns(qrels, kind="qrels")
+    if is_irds_id(qrels):
+        return irds_qrels(qrels), None
     if _is_reference(qrels):
         return qrels, None
+    if _ranx_kind(qrels) is not None:
+        return _ranx_frame(qrels, "Qrels"), None
     if isinstance(qrels, Mapping):
         if not _is_nested_scores(qrels):
             raise InputError(
@@ -108,12 +120,45 @@ def qrels_source(qrels: Any) -> tuple[Any, dict[str, str] | None]:
     if first is None or not _has_fields(first, _QRELS_FIELDS):
         raise InputError(
             f"cannot read qrels from {type(qrels).__name__}",
-            hint="give a file, a DataFrame, {qid: {docid: grade}} or ir_measures Qrel tuples",
+            hint="give a file, a DataFrame, {qid: {docid: grade}}, ir_measures Qrel tuples, "
+            "a ranx Qrels or an ir_datasets qrels_iter()",
         )
     return _records_frame(items, _QRELS_FIELDS, "Qrel"), None
 
 
+def held_qrels(qrels: Any) -> tuple[Any, str | None]:
+    """``(what the ingest reads, the name it implies)`` of qrels given to the ingest verb: a
+    path or a DataFrame as it is, any other shape of this module as its frame, named as
+    :func:`implied_name` says."""
+    if _is_frame(qrels) or (_is_reference(qrels) and not is_irds_id(qrels)):
+        return qrels, None
+    source, _ = qrels_source(qrels)
+    return source, implied_name(qrels)
+
+
+def held_run(run: Any) -> tuple[Any, str | None]:
+    """``(what the ingest reads, the name it implies)`` of one run given to the ingest verb:
+    a path or a DataFrame as it is, any other shape of this module as its frame (a ranx Run
+    named by its ``name``).
+
+    Raises:
+        InputError: several runs given (a list, or a dict of runs).
+    """
+    if _is_frame(run) or _is_reference(run):
+        return run, None
+    sources = run_sources(run)
+    if len(sources) > 1:
+        raise InputError(
+            f"{len(sources)} runs given: an ingest stores one source",
+            hint="ingest them one by one, or give them all to evaluate or compare",
+        )
+    return sources[0].source, sources[0].name
+
+
 def _one_run(value: Any, name: str | None = None) -> RunSource:
+    if _ranx_kind(value) is not None:
+        frame = _ranx_frame(value, "Run")
+        return RunSource(frame, name if name is not None else implied_name(value))
     if _is_frame(value):
         return RunSource(value, name, _pyterrier_columns(value, kind="run"))
     if _is_reference(value):
@@ -131,7 +176,8 @@ def _one_run(value: Any, name: str | None = None) -> RunSource:
         return RunSource(_records_frame(items, _RUN_FIELDS, "ScoredDoc"), name)
     raise InputError(
         f"cannot read a run from {type(value).__name__}",
-        hint="give a file, a DataFrame, {qid: {docid: score}} or ir_measures ScoredDoc tuples",
+        hint="give a file, a DataFrame, {qid: {docid: score}}, ir_measures ScoredDoc tuples, "
+        "a ranx Run or an ir_datasets scoreddocs_iter()",
     )
 
 
@@ -220,3 +266,151 @@ def _pyterrier_columns(frame, *, kind: str) -> dict[str, str] | None:
     if kind == "run" and "name" in columns and not tagged:
         mapping["tag"] = str(columns["name"])
     return mapping
+
+
+# --- objects of ranx and ir_datasets ids ----------------------------------------------------------
+
+#: How a qrels source names an ir_datasets dataset: ``irds:msmarco-passage/trec-dl-2019/judged``.
+IRDS_PREFIX = "irds:"
+_RANX_CLASSES = ("Qrels", "Run")
+
+
+def _ranx_kind(value: Any) -> str | None:
+    """``'Qrels'`` or ``'Run'`` for a ranx object (or a subclass of one), else None: known by
+    its class's package and name, so that ranx (4 s to import: numba) is never imported here."""
+    for cls in type(value).__mro__:
+        if cls.__module__.partition(".")[0] == "ranx" and cls.__name__ in _RANX_CLASSES:
+            return cls.__name__
+    return None
+
+
+#: Where each ranx object goes, and the field its numbers are.
+_RANX_PLACES = {"Qrels": ("the qrels go", "relevance"), "Run": ("a run goes", "score")}
+
+
+def _ranx_frame(value: Any, wanted: str):
+    """The frame of a ranx object given where a ``wanted`` (``'Qrels'`` or ``'Run'``) goes:
+    its ``to_dict()``, ``{qid: {docid: number}}`` (the object is not changed).
+
+    Raises:
+        InputError: the other ranx object (qrels and run swapped), or an empty one.
+    """
+    kind = _ranx_kind(value)
+    place, field = _RANX_PLACES[wanted]
+    if kind != wanted:
+        raise InputError(
+            f"a ranx {kind} is given where {place}",
+            hint=f"the qrels come first, then the runs: pass the ranx {wanted}",
+        )
+    nested = dict(value.to_dict())
+    if not any(nested.values()):
+        what = "judgments" if kind == "Qrels" else "ranked documents"
+        raise InputError(f"the ranx {kind} holds no {what} (it is empty)")
+    return _nested_frame(nested, field)
+
+
+def implied_name(value: Any) -> str | None:
+    """The name a source gives its content when the caller gives none: a ranx object's
+    ``name``, the dataset id of an ``irds:`` id; None for any other source."""
+    if _ranx_kind(value) is not None:
+        name = getattr(value, "name", None)
+        return str(name) if name else None
+    if is_irds_id(value):
+        return value[len(IRDS_PREFIX) :]
+    return None
+
+
+def is_irds_id(value: Any) -> bool:
+    """Whether ``value`` names an ir_datasets dataset (``irds:<dataset id>``)."""
+    return isinstance(value, str) and value.startswith(IRDS_PREFIX)
+
+
+def irds_qrels(source: str):
+    """The qrels of the ir_datasets dataset ``source`` names (``irds:<id>``), as a frame
+    ``query_id, doc_id, relevance``, read from ir_datasets' local cache (``$IR_DATASETS_HOME``,
+    default ``~/.ir_datasets``). Nothing is downloaded: each file the qrels are read from must
+    be there already (:func:`_uncached`).
+
+    Raises:
+        InputError: ir_datasets is not installed, the id is unknown, the dataset has no qrels,
+            or a file of its qrels is not in the cache.
+    """
+    dataset_id = source[len(IRDS_PREFIX) :]
+    if not dataset_id:
+        raise InputError(
+            f"no dataset id after {IRDS_PREFIX!r}",
+            hint="name one, e.g. irds:msmarco-passage/trec-dl-2019/judged",
+        )
+    if importlib.util.find_spec("ir_datasets") is None:
+        raise irds_not_installed(source)
+    try:
+        dataset = ir_datasets.load(dataset_id)
+    except KeyError:
+        raise InputError(
+            f"ir_datasets has no dataset {dataset_id!r}",
+            source=source,
+            hint="the ids are listed at https://ir-datasets.com",
+        ) from None
+    if not dataset.has_qrels():
+        raise InputError(
+            f"the ir_datasets dataset {dataset_id!r} has no qrels",
+            source=source,
+            hint="name a subset that has them (ir-datasets.com lists them with the dataset)",
+        )
+    missing = _uncached(dataset.qrels_handler(), set())
+    if missing:
+        raise InputError(
+            f"the qrels are not in ir_datasets' local cache: {missing[0]} is missing, and "
+            "rankhouse does not download",
+            source=source,
+            hint=f"fetch them once with ir_datasets where there is network (python -c "
+            f"\"import ir_datasets; list(ir_datasets.load('{dataset_id}').qrels_iter())\"), "
+            "or set IR_DATASETS_HOME to the cache that holds them",
+        )
+    return _records_frame(dataset.qrels_iter(), _QRELS_FIELDS, "Qrel")
+
+
+def irds_not_installed(source: str) -> InputError:
+    """The error for an ``irds:`` id when ir_datasets is not installed."""
+    return InputError(
+        "reading an ir_datasets id needs the ir_datasets package, which is not installed",
+        source=source,
+        hint="pip install ir_datasets (or pass the qrels as a file)",
+    )
+
+
+def _uncached(part: Any, seen: set[int]) -> list[str]:
+    """The files ir_datasets would fetch from the network to read ``part`` (a qrels handler,
+    or one of the downloads and extractions it reads through), as paths or URLs.
+
+    ir_datasets keeps a download under its ``cache_path`` (a ``Download``), or the result of
+    an extraction at its ``path`` (a ``Cache``, ``TarExtractAll``, ``ZipExtractCache``), and
+    reads a file there without checking it again; a ``LocalDownload`` is a file the user puts
+    in place. Anything else is walked through its attributes (the handler's ``_qrels_dlc``, a
+    ``GzipExtract``'s ``_streamer``...). A qrels filter that reads other files when first
+    used (a ``Lazy`` set of query ids) is not seen.
+    """
+    if id(part) in seen:
+        return []
+    seen.add(id(part))
+    if isinstance(part, list | tuple):
+        return [path for item in part for path in _uncached(item, seen)]
+    if type(part).__module__.partition(".")[0] != "ir_datasets":
+        return []
+    kind = type(part).__name__
+    if kind == "Download":
+        local = [m._path for m in part.mirrors if type(m).__name__ == "LocalDownload"]
+        cached = [part._cache_path] if part._cache_path and not part._stream else []
+        if any(Path(path).exists() for path in cached + local):
+            return []
+        urls = [getattr(m, "url", None) or getattr(m, "uri", "") for m in part.mirrors]
+        return [str(path) for path in cached + local] or [next(filter(None, urls), kind)]
+    for attribute in ("_path", "_extract_path", "extract_path"):  # an extraction kept on disk
+        if kind != "RelativePath" and isinstance(getattr(part, attribute, None), str | Path):
+            if Path(getattr(part, attribute)).exists():
+                return []
+            if kind == "LocalDownload":
+                return [str(getattr(part, attribute))]
+            break
+    attributes = getattr(part, "__dict__", {}).values()
+    return [path for value in attributes for path in _uncached(value, seen)]

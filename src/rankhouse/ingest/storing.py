@@ -35,6 +35,7 @@ from .files import BackgroundHash
 from .intents import ingest_intent_qrels
 from .parse import IngestProgress, Parsed, parse, progress_for
 from .reuse import named_too, stored_trec_qrels
+from .shapes import held_qrels, held_run
 from .sources import (
     ORDERS,
     IngestResult,
@@ -119,7 +120,9 @@ def ingest_run(
 
     Args:
         wh: the warehouse.
-        source: a path (plain or ``.gz``) or a DataFrame.
+        source: a path (plain or ``.gz``), a DataFrame, or one run in another shape of
+            :mod:`.shapes` (a ranx Run, named by its ``name`` unless ``name`` is given;
+            ``{qid: {docid: score}}``; ir_measures or ir_datasets scored-document tuples).
         options: how (:class:`IngestOptions`); ``settings`` given as keywords replace its
             fields.
 
@@ -131,6 +134,8 @@ def ingest_run(
         ConflictError: a name is taken by different content and ``replace`` is false.
     """
     request = dataclasses.replace(options or IngestOptions(), **settings)
+    source, implied = held_run(source)
+    request = dataclasses.replace(request, name=request.name or implied)
     check_meta(request.meta)
     if request.order not in ORDERS:
         raise InputError(
@@ -469,7 +474,10 @@ def ingest_qrels(
 
     Args:
         wh: the warehouse.
-        source: a path (plain or ``.gz``) or a DataFrame.
+        source: a path (plain or ``.gz``), a DataFrame, an ir_datasets id ``irds:<id>`` or
+            qrels in another shape of :mod:`.shapes` (a ranx Qrels, ``{qid: {docid:
+            grade}}``, ir_measures or ir_datasets ``Qrel`` tuples); an ``irds:`` id or a
+            named ranx Qrels names the set unless ``name`` is given.
         options: how (:class:`IngestOptions`: ``name``, ``columns``, ``format``,
             ``delimiter``, ``replace``, ``progress``); ``settings`` given as keywords
             replace its fields.
@@ -482,9 +490,10 @@ def ingest_qrels(
         ConflictError: the name is taken by different content and ``replace`` is false.
     """
     options = dataclasses.replace(options or IngestOptions(), **settings)
+    source, implied = held_qrels(source)
     if options.intents:
         return ingest_intent_qrels(wh, source, options)
-    name, replace = options.name, options.replace
+    name, replace = options.name or implied, options.replace
     store = store_of(wh)
     mapping = parse_columns(options.columns)
     # read and stored where the store stages an ingest (the file itself), then published

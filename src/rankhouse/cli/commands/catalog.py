@@ -77,7 +77,11 @@ def _register_ingest(app: typer.Typer) -> None:
     @ingest.command("qrels")
     def ingest_qrels(
         ctx: typer.Context,
-        file: str = typer.Argument(..., help="Qrels file (plain or .gz)."),
+        file: str = typer.Argument(
+            ...,
+            help="Qrels file (plain or .gz), or irds:<dataset id> (read from ir_datasets' "
+            "local cache; named after the id).",
+        ),
         name: str = _NAME,
         columns: str = _COLUMNS,
         format: QrelsFormat = _FORMAT,

@@ -79,12 +79,16 @@ def open_warehouse(
 
 
 def all_files(*sources: str | None) -> bool:
-    """Whether every given source names an existing file (a command given only files may
-    create the warehouse that stores them; one naming stored runs or qrels needs it to exist)."""
+    """Whether every given source names an existing file or an ``irds:`` id (a command given
+    only files may create the warehouse that stores them; one naming stored runs or qrels
+    needs it to exist)."""
     from pathlib import Path
 
     given = [source for source in sources if source is not None]
-    return bool(given) and all(Path(source).is_file() for source in given)
+    # an ir_datasets id (irds:...) is read from its cache, as a file is
+    return bool(given) and all(
+        Path(source).is_file() or source.startswith("irds:") for source in given
+    )
 
 
 def flag_option(*names: str, help: str) -> Any:
@@ -100,7 +104,10 @@ META_OPTION = typer.Option(
     "score_derived_from are rankhouse's own).",
 )
 QRELS_ARGUMENT = typer.Argument(
-    ..., metavar="QRELS", help="Qrels: a stored name or id, or a file (ingested)."
+    ...,
+    metavar="QRELS",
+    help="Qrels: a stored name or id, a file (ingested), or irds:<dataset id> (read from "
+    "ir_datasets' local cache).",
 )
 RUNS_ARGUMENT = typer.Argument(
     ..., metavar="RUN...", help="Runs: stored names or ids, or files (ingested)."
