@@ -490,9 +490,9 @@ def ingest_qrels(
         ConflictError: the name is taken by different content and ``replace`` is false.
     """
     options = dataclasses.replace(options or IngestOptions(), **settings)
-    source, implied = held_qrels(source)
-    if options.intents:
+    if options.intents:  # its own reader: an ir_measures Qrel's iteration is the intent
         return ingest_intent_qrels(wh, source, options)
+    source, implied = held_qrels(source)
     name, replace = options.name or implied, options.replace
     store = store_of(wh)
     mapping = parse_columns(options.columns)
