@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import math
 import os
+import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 from typing import Any
@@ -83,10 +84,12 @@ was given and passes it, said so, when the margin was calibrated (``not_shown='a
 ``'fail'``, ``'pass'``); ``non_inferior`` passes it in the non-inferiority mode, the others in the
 significance mode."""
 
-OUTCOMES = ("passed", "regressed", "not_shown", "first")
+OUTCOMES = ("passed", "regressed", "not_shown", "first", "unsettled")
 """A check's outcome: ``passed``; ``regressed`` (a measure regressed or a drift bound
 failed); ``not_shown`` (only measures not shown non-inferior failed it); ``first`` (the first
-run of its system, passed with nothing to compare)."""
+run of its system, passed with nothing to compare); ``unsettled`` (the measures that failed
+did so where the run's top ranks are much less judged than the baseline's: holes in the
+judgments, exit 3 as for an undecided check)."""
 
 #: Each measure's verdict (a name the tests may replace with one that fails).
 _verdicts = measure_verdicts
@@ -124,11 +127,19 @@ class RegressResult:
     warnings: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     system: str | None = None
+    holes: list[dict[str, Any]] = field(default_factory=list)
 
     @property
     def headline(self) -> str:
         """The outcome in one line, as ``rankhouse regress`` prints it last (``PASS: ...``,
         ``FAIL: ...``); the Markdown, JUnit and notebook views say the same."""
+        if self.outcome == "unsettled":
+            names = ", ".join(row["measure"] for row in self.holes if row["fails"])
+            return (
+                f"UNSETTLED: holes in the judgments: {names} of {self.run} failed where its top "
+                f"ranks are much less judged than {self.baseline}'s; judge the unjudged "
+                "documents (--pool-out) before calling it regressed"
+            )
         return outcome_line(self)
 
     @property
@@ -145,6 +156,9 @@ class RegressResult:
             return "first"
         if self.passed:
             return "passed"
+        failing = [row for row in self.holes if row["fails"]]
+        if failing and all(row["holes"] for row in failing) and not self.drifted:
+            return "unsettled"
         if self.regressed or self.drifted:
             return "regressed"
         return "not_shown"
@@ -351,11 +365,13 @@ def regress(
                 pool,
             )
             drift = drift_checks(store, run_row["id"], baseline_row["id"], bounds)
+            holes = _holes(store, qrels_row, (run_row, baseline_row), verdicts, scoring, computed)
+            warnings += _holes_warnings(holes, options.max_judged_drop)
             same = baseline_row["id"] == run_row["id"]
             if not same and any(row["margin_source"] == TONIGHT for row in verdicts):
                 notes += _calibrating_notes(run_row, qrels_row, history or {})
         else:
-            warnings = []
+            warnings, holes = [], []
         passed = not any(row["fails"] for row in verdicts) and all(row["passed"] for row in drift)
         text = " / ".join(change) if change else None
         check_id = store_check(
@@ -375,7 +391,69 @@ def regress(
             warnings=warnings,
             notes=notes,
             system=run_row["system_tag"],
+            holes=holes,
         )
+
+
+def judged_cutoff(measure: str) -> int:
+    """The k of the holes rule for a measure label: its cutoff, 10 when it has none."""
+    found = re.search(r"@(\d+)", measure)
+    return int(found.group(1)) if found else 10
+
+
+def _holes(store, qrels_row, runs, verdicts, scoring, computed) -> list[dict[str, Any]]:
+    """Per gated measure: both runs' mean Judged@k and condensed value (the measure on the
+    ranking without its unjudged documents, trec_eval -J), each evaluated and stored as any
+    measure; ``holes`` is filled in by :func:`_holes_warnings`."""
+    ids = [int(runs[0]["id"]), int(runs[1]["id"])]
+    labels = [str(row["measure"]) for row in verdicts]
+    cutoffs = sorted({judged_cutoff(label) for label in labels})
+    judged = evaluate(store, qrels_row["id"], ids, [f"Judged@{k}" for k in cutoffs], **scoring)
+    condensed = evaluate(
+        store, qrels_row["id"], ids, labels, options={"judged_only": True}, **scoring
+    )
+    computed += computed_ids(judged.rows) + computed_ids(condensed.rows)
+    means = {(str(r["measure"]), int(r["run_id"])): float(r["value"]) for r in judged.rows}
+    plain = {(str(r["measure"]), int(r["run_id"])): float(r["value"]) for r in condensed.rows}
+    rows = []
+    for verdict in verdicts:
+        label, k = str(verdict["measure"]), judged_cutoff(str(verdict["measure"]))
+        name = condensed_name(label, plain)
+        rows.append(
+            {
+                "measure": label,
+                "k": k,
+                "run_judged": means.get((f"Judged@{k}", ids[0]), 0.0),
+                "baseline_judged": means.get((f"Judged@{k}", ids[1]), 0.0),
+                "run_condensed": plain.get((name, ids[0]), math.nan),
+                "baseline_condensed": plain.get((name, ids[1]), math.nan),
+                "fails": bool(verdict["fails"]),
+                "holes": False,
+            }
+        )
+    return rows
+
+
+def condensed_name(label: str, values: dict) -> str:
+    """The measure name under which the condensed evaluation stored ``label``."""
+    names = {name for name, _ in values}
+    return label if label in names else next((n for n in names if n.startswith(label)), label)
+
+
+def _holes_warnings(holes: list[dict[str, Any]], max_drop: float) -> list[str]:
+    """Mark and word each measure whose run is less judged than the baseline by more than
+    ``max_drop`` (mean Judged@k)."""
+    lines = []
+    for row in holes:
+        row["holes"] = row["baseline_judged"] - row["run_judged"] > max_drop
+        if row["holes"]:
+            lines.append(
+                f"holes in the judgments: {row['measure']}: Judged@{row['k']} of the run "
+                f"{row['run_judged']:.3f}, of the baseline {row['baseline_judged']:.3f} (more "
+                f"than {max_drop:g} below); condensed (judged-only) {row['measure']}: run "
+                f"{row['run_condensed']:.4f}, baseline {row['baseline_condensed']:.4f}"
+            )
+    return lines
 
 
 def _is_file(given: str) -> bool:
