@@ -87,9 +87,10 @@ significance mode."""
 OUTCOMES = ("passed", "regressed", "not_shown", "first", "unsettled")
 """A check's outcome: ``passed``; ``regressed`` (a measure regressed or a drift bound
 failed); ``not_shown`` (only measures not shown non-inferior failed it); ``first`` (the first
-run of its system, passed with nothing to compare); ``unsettled`` (the measures that failed
-did so where the run's top ranks are much less judged than the baseline's: holes in the
-judgments, exit 3 as for an undecided check)."""
+run of its system, passed with nothing to compare); ``unsettled`` (every measure that failed
+did so where the run's top ranks are much less judged than the baseline's, while its
+condensed, judged-only value shows no drop: holes in the judgments; exit 3 as for an
+undecided check)."""
 
 #: Each measure's verdict (a name the tests may replace with one that fails).
 _verdicts = measure_verdicts
@@ -157,7 +158,7 @@ class RegressResult:
         if self.passed:
             return "passed"
         failing = [row for row in self.holes if row["fails"]]
-        if failing and all(row["holes"] for row in failing) and not self.drifted:
+        if failing and all(row["unsettled"] for row in failing) and not self.drifted:
             return "unsettled"
         if self.regressed or self.drifted:
             return "regressed"
@@ -365,7 +366,7 @@ def regress(
                 pool,
             )
             drift = drift_checks(store, run_row["id"], baseline_row["id"], bounds)
-            holes = _holes(store, qrels_row, (run_row, baseline_row), verdicts, scoring, computed)
+            holes = _holes(store, qrels_row, (run_row, baseline_row), verdicts, scoring)
             warnings += _holes_warnings(holes, options.max_judged_drop)
             same = baseline_row["id"] == run_row["id"]
             if not same and any(row["margin_source"] == TONIGHT for row in verdicts):
@@ -401,43 +402,53 @@ def judged_cutoff(measure: str) -> int:
     return int(found.group(1)) if found else 10
 
 
-def _holes(store, qrels_row, runs, verdicts, scoring, computed) -> list[dict[str, Any]]:
+def _holes(store, qrels_row, runs, verdicts, scoring) -> list[dict[str, Any]]:
     """Per gated measure: both runs' mean Judged@k and condensed value (the measure on the
-    ranking without its unjudged documents, trec_eval -J), each evaluated and stored as any
-    measure; ``holes`` is filled in by :func:`_holes_warnings`."""
-    ids = [int(runs[0]["id"]), int(runs[1]["id"])]
+    ranking without its unjudged documents; Sakai's condensed list, trec_eval -J), computed in
+    memory from the stored rows (nothing stored: the runs' evaluations stay as they were);
+    ``holes`` is filled in by :func:`_holes_warnings`."""
+    from ..evaluation.computing import evaluate_frames
+
+    with store.connect() as conn:
+        pairs = conn.execute(
+            "SELECT query_id, doc_id, grade FROM judgments WHERE qrels_id = :id",
+            {"id": int(qrels_row["id"])},
+        ).all()
+        tables = [store.run_rows_table(conn, int(row["id"])).to_pylist() for row in runs]
+    qrels: dict[str, dict[str, int]] = {}
+    for query, doc, grade in pairs:
+        qrels.setdefault(query, {})[doc] = int(grade)
+    full: dict[str, dict] = {"run": {}, "baseline": {}}
+    condensed: dict[str, dict] = {"run": {}, "baseline": {}}
+    for name, rows in zip(("run", "baseline"), tables, strict=True):
+        for row in rows:  # the stored order: a score of minus the rank
+            query, doc, score = row["query_id"], row["doc_id"], -float(row["rank"])
+            full[name].setdefault(query, {})[doc] = score
+            if doc in qrels.get(query, {}):
+                condensed[name].setdefault(query, {})[doc] = score
     labels = [str(row["measure"]) for row in verdicts]
     cutoffs = sorted({judged_cutoff(label) for label in labels})
-    judged = evaluate(store, qrels_row["id"], ids, [f"Judged@{k}" for k in cutoffs], **scoring)
-    condensed = evaluate(
-        store, qrels_row["id"], ids, labels, options={"judged_only": True}, **scoring
-    )
-    computed += computed_ids(judged.rows) + computed_ids(condensed.rows)
-    means = {(str(r["measure"]), int(r["run_id"])): float(r["value"]) for r in judged.rows}
-    plain = {(str(r["measure"]), int(r["run_id"])): float(r["value"]) for r in condensed.rows}
-    rows = []
+    judged = evaluate_frames(qrels, full, [f"Judged@{k}" for k in cutoffs], **scoring)
+    plain = evaluate_frames(qrels, condensed, labels, allow_no_overlap=True, **scoring)
+    means = {(r["measure"], r["run"]): float(r["value"]) for r in judged.rows}
+    values = {(r["label"], r["run"]): float(r["value"]) for r in plain.rows}
+    holes = []
     for verdict in verdicts:
         label, k = str(verdict["measure"]), judged_cutoff(str(verdict["measure"]))
-        name = condensed_name(label, plain)
-        rows.append(
+        holes.append(
             {
                 "measure": label,
                 "k": k,
-                "run_judged": means.get((f"Judged@{k}", ids[0]), 0.0),
-                "baseline_judged": means.get((f"Judged@{k}", ids[1]), 0.0),
-                "run_condensed": plain.get((name, ids[0]), math.nan),
-                "baseline_condensed": plain.get((name, ids[1]), math.nan),
+                "run_judged": means.get((f"Judged@{k}", "run"), 0.0),
+                "baseline_judged": means.get((f"Judged@{k}", "baseline"), 0.0),
+                "run_condensed": values.get((label, "run"), math.nan),
+                "baseline_condensed": values.get((label, "baseline"), math.nan),
                 "fails": bool(verdict["fails"]),
                 "holes": False,
+                "unsettled": False,
             }
         )
-    return rows
-
-
-def condensed_name(label: str, values: dict) -> str:
-    """The measure name under which the condensed evaluation stored ``label``."""
-    names = {name for name, _ in values}
-    return label if label in names else next((n for n in names if n.startswith(label)), label)
+    return holes
 
 
 def _holes_warnings(holes: list[dict[str, Any]], max_drop: float) -> list[str]:
@@ -446,6 +457,8 @@ def _holes_warnings(holes: list[dict[str, Any]], max_drop: float) -> list[str]:
     lines = []
     for row in holes:
         row["holes"] = row["baseline_judged"] - row["run_judged"] > max_drop
+        # the judged documents alone show no drop: judging the holes decides the verdict
+        row["unsettled"] = row["holes"] and not row["run_condensed"] < row["baseline_condensed"]
         if row["holes"]:
             lines.append(
                 f"holes in the judgments: {row['measure']}: Judged@{row['k']} of the run "
