@@ -366,7 +366,14 @@ def regress(
                 pool,
             )
             drift = drift_checks(store, run_row["id"], baseline_row["id"], bounds)
-            holes = _holes(store, qrels_row, (run_row, baseline_row), verdicts, scoring)
+            holes = _holes(
+                store,
+                qrels_row,
+                (run_row, baseline_row),
+                verdicts,
+                scoring,
+                options.max_judged_drop,
+            )
             warnings += _holes_warnings(holes, options.max_judged_drop)
             same = baseline_row["id"] == run_row["id"]
             if not same and any(row["margin_source"] == TONIGHT for row in verdicts):
@@ -402,11 +409,46 @@ def judged_cutoff(measure: str) -> int:
     return int(found.group(1)) if found else 10
 
 
-def _holes(store, qrels_row, runs, verdicts, scoring) -> list[dict[str, Any]]:
-    """Per gated measure: both runs' mean Judged@k and condensed value (the measure on the
-    ranking without its unjudged documents; Sakai's condensed list, trec_eval -J), computed in
-    memory from the stored rows (nothing stored: the runs' evaluations stay as they were);
-    ``holes`` is filled in by :func:`_holes_warnings`."""
+def _holes(store, qrels_row, runs, verdicts, scoring, max_drop) -> list[dict[str, Any]]:
+    """Per gated measure: both runs' mean Judged@k (k its cutoff, 10 without one) over the
+    queries each run answers, read with one query of the stored rows; where the run is less
+    judged than the baseline by more than ``max_drop`` (``holes``), also both condensed values
+    (:func:`_condensed`; NaN elsewhere, so that a gate without holes loads nothing more)."""
+    labels = [str(row["measure"]) for row in verdicts]
+    shares = {}
+    with store.connect() as conn:
+        for k in sorted({judged_cutoff(label) for label in labels}):
+            for row in runs:
+                shares[k, int(row["id"])] = _judged_share(conn, int(row["id"]), qrels_row, k)
+    holes = []
+    for verdict in verdicts:
+        label = str(verdict["measure"])
+        k = judged_cutoff(label)
+        ours, theirs = shares[k, int(runs[0]["id"])], shares[k, int(runs[1]["id"])]
+        holes.append(dict(measure=label, k=k, run_judged=ours, baseline_judged=theirs))
+        holes[-1].update(run_condensed=math.nan, baseline_condensed=math.nan, unsettled=False)
+        holes[-1].update(fails=bool(verdict["fails"]), holes=theirs - ours > max_drop)
+    if any(row["holes"] for row in holes):
+        _condensed(store, qrels_row, runs, holes, scoring)
+    return holes
+
+
+def _judged_share(conn, run_id: int, qrels_row, k: int) -> float:
+    """The run's mean Judged@k: per query, the judged share of its top min(k, n)."""
+    rows = conn.execute(
+        "SELECT r.query_id, count(j.doc_id) AS judged, count(*) AS n FROM run_rows AS r "
+        "LEFT JOIN judgments AS j ON j.qrels_id = :qrels AND j.query_id = r.query_id "
+        "AND j.doc_id = r.doc_id WHERE r.run_id = :run AND r.rank <= :k GROUP BY r.query_id",
+        {"qrels": int(qrels_row["id"]), "run": run_id, "k": k},
+    ).all()
+    return sum(judged / n for _, judged, n in rows) / len(rows) if rows else 0.0
+
+
+def _condensed(store, qrels_row, runs, holes, scoring) -> None:
+    """Fill in each measure's condensed value for both runs (the measure on the ranking
+    without its unjudged documents; Sakai's condensed list, trec_eval -J), computed in memory
+    from the stored rows: nothing is stored; and whether the measure is ``unsettled`` (holes,
+    and its condensed value shows no drop)."""
     from ..evaluation.computing import evaluate_frames
 
     with store.connect() as conn:
@@ -418,55 +460,32 @@ def _holes(store, qrels_row, runs, verdicts, scoring) -> list[dict[str, Any]]:
     qrels: dict[str, dict[str, int]] = {}
     for query, doc, grade in pairs:
         qrels.setdefault(query, {})[doc] = int(grade)
-    full: dict[str, dict] = {"run": {}, "baseline": {}}
     condensed: dict[str, dict] = {"run": {}, "baseline": {}}
     for name, rows in zip(("run", "baseline"), tables, strict=True):
         for row in rows:  # the stored order: a score of minus the rank
-            query, doc, score = row["query_id"], row["doc_id"], -float(row["rank"])
-            full[name].setdefault(query, {})[doc] = score
-            if doc in qrels.get(query, {}):
-                condensed[name].setdefault(query, {})[doc] = score
-    labels = [str(row["measure"]) for row in verdicts]
-    cutoffs = sorted({judged_cutoff(label) for label in labels})
-    judged = evaluate_frames(qrels, full, [f"Judged@{k}" for k in cutoffs], **scoring)
+            if row["doc_id"] in qrels.get(row["query_id"], {}):
+                ranking = condensed[name].setdefault(row["query_id"], {})
+                ranking[row["doc_id"]] = -float(row["rank"])
+    labels = [row["measure"] for row in holes]
     plain = evaluate_frames(qrels, condensed, labels, allow_no_overlap=True, **scoring)
-    means = {(r["measure"], r["run"]): float(r["value"]) for r in judged.rows}
     values = {(r["label"], r["run"]): float(r["value"]) for r in plain.rows}
-    holes = []
-    for verdict in verdicts:
-        label, k = str(verdict["measure"]), judged_cutoff(str(verdict["measure"]))
-        holes.append(
-            {
-                "measure": label,
-                "k": k,
-                "run_judged": means.get((f"Judged@{k}", "run"), 0.0),
-                "baseline_judged": means.get((f"Judged@{k}", "baseline"), 0.0),
-                "run_condensed": values.get((label, "run"), math.nan),
-                "baseline_condensed": values.get((label, "baseline"), math.nan),
-                "fails": bool(verdict["fails"]),
-                "holes": False,
-                "unsettled": False,
-            }
-        )
-    return holes
+    for row in holes:
+        row["run_condensed"] = values.get((row["measure"], "run"), math.nan)
+        row["baseline_condensed"] = values.get((row["measure"], "baseline"), math.nan)
+        row["unsettled"] = row["holes"] and not row["run_condensed"] < row["baseline_condensed"]
 
 
 def _holes_warnings(holes: list[dict[str, Any]], max_drop: float) -> list[str]:
-    """Mark and word each measure whose run is less judged than the baseline by more than
+    """One warning per measure whose run is less judged than the baseline by more than
     ``max_drop`` (mean Judged@k)."""
-    lines = []
-    for row in holes:
-        row["holes"] = row["baseline_judged"] - row["run_judged"] > max_drop
-        # the judged documents alone show no drop: judging the holes decides the verdict
-        row["unsettled"] = row["holes"] and not row["run_condensed"] < row["baseline_condensed"]
-        if row["holes"]:
-            lines.append(
-                f"holes in the judgments: {row['measure']}: Judged@{row['k']} of the run "
-                f"{row['run_judged']:.3f}, of the baseline {row['baseline_judged']:.3f} (more "
-                f"than {max_drop:g} below); condensed (judged-only) {row['measure']}: run "
-                f"{row['run_condensed']:.4f}, baseline {row['baseline_condensed']:.4f}"
-            )
-    return lines
+    return [
+        f"holes in the judgments: {row['measure']}: Judged@{row['k']} of the run "
+        f"{row['run_judged']:.3f}, of the baseline {row['baseline_judged']:.3f} (more "
+        f"than {max_drop:g} below); condensed (judged-only) {row['measure']}: run "
+        f"{row['run_condensed']:.4f}, baseline {row['baseline_condensed']:.4f}"
+        for row in holes
+        if row["holes"]
+    ]
 
 
 def _is_file(given: str) -> bool:
