@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import math
 import os
+import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 from typing import Any
@@ -83,10 +84,13 @@ was given and passes it, said so, when the margin was calibrated (``not_shown='a
 ``'fail'``, ``'pass'``); ``non_inferior`` passes it in the non-inferiority mode, the others in the
 significance mode."""
 
-OUTCOMES = ("passed", "regressed", "not_shown", "first")
+OUTCOMES = ("passed", "regressed", "not_shown", "first", "unsettled")
 """A check's outcome: ``passed``; ``regressed`` (a measure regressed or a drift bound
 failed); ``not_shown`` (only measures not shown non-inferior failed it); ``first`` (the first
-run of its system, passed with nothing to compare)."""
+run of its system, passed with nothing to compare); ``unsettled`` (every measure that failed
+did so where the run's top ranks are much less judged than the baseline's, while its
+condensed, judged-only value shows no drop: holes in the judgments; exit 3 as for an
+undecided check)."""
 
 #: Each measure's verdict (a name the tests may replace with one that fails).
 _verdicts = measure_verdicts
@@ -124,11 +128,19 @@ class RegressResult:
     warnings: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     system: str | None = None
+    holes: list[dict[str, Any]] = field(default_factory=list)
 
     @property
     def headline(self) -> str:
         """The outcome in one line, as ``rankhouse regress`` prints it last (``PASS: ...``,
         ``FAIL: ...``); the Markdown, JUnit and notebook views say the same."""
+        if self.outcome == "unsettled":
+            names = ", ".join(row["measure"] for row in self.holes if row["fails"])
+            return (
+                f"UNSETTLED: holes in the judgments: {names} of {self.run} failed where its top "
+                f"ranks are much less judged than {self.baseline}'s; judge the unjudged "
+                "documents (--pool-out) before calling it regressed"
+            )
         return outcome_line(self)
 
     @property
@@ -145,6 +157,9 @@ class RegressResult:
             return "first"
         if self.passed:
             return "passed"
+        failing = [row for row in self.holes if row["fails"]]
+        if failing and all(row["unsettled"] for row in failing) and not self.drifted:
+            return "unsettled"
         if self.regressed or self.drifted:
             return "regressed"
         return "not_shown"
@@ -351,11 +366,20 @@ def regress(
                 pool,
             )
             drift = drift_checks(store, run_row["id"], baseline_row["id"], bounds)
+            holes = _holes(
+                store,
+                qrels_row,
+                (run_row, baseline_row),
+                verdicts,
+                scoring,
+                options.max_judged_drop,
+            )
+            warnings += _holes_warnings(holes, options.max_judged_drop)
             same = baseline_row["id"] == run_row["id"]
             if not same and any(row["margin_source"] == TONIGHT for row in verdicts):
                 notes += _calibrating_notes(run_row, qrels_row, history or {})
         else:
-            warnings = []
+            warnings, holes = [], []
         passed = not any(row["fails"] for row in verdicts) and all(row["passed"] for row in drift)
         text = " / ".join(change) if change else None
         check_id = store_check(
@@ -375,7 +399,93 @@ def regress(
             warnings=warnings,
             notes=notes,
             system=run_row["system_tag"],
+            holes=holes,
         )
+
+
+def judged_cutoff(measure: str) -> int:
+    """The k of the holes rule for a measure label: its cutoff, 10 when it has none."""
+    found = re.search(r"@(\d+)", measure)
+    return int(found.group(1)) if found else 10
+
+
+def _holes(store, qrels_row, runs, verdicts, scoring, max_drop) -> list[dict[str, Any]]:
+    """Per gated measure: both runs' mean Judged@k (k its cutoff, 10 without one) over the
+    queries each run answers, read with one query of the stored rows; where the run is less
+    judged than the baseline by more than ``max_drop`` (``holes``), also both condensed values
+    (:func:`_condensed`; NaN elsewhere, so that a gate without holes loads nothing more)."""
+    labels = [str(row["measure"]) for row in verdicts]
+    shares = {}
+    with store.connect() as conn:
+        for k in sorted({judged_cutoff(label) for label in labels}):
+            for row in runs:
+                shares[k, int(row["id"])] = _judged_share(conn, int(row["id"]), qrels_row, k)
+    holes = []
+    for verdict in verdicts:
+        label = str(verdict["measure"])
+        k = judged_cutoff(label)
+        ours, theirs = shares[k, int(runs[0]["id"])], shares[k, int(runs[1]["id"])]
+        holes.append(dict(measure=label, k=k, run_judged=ours, baseline_judged=theirs))
+        holes[-1].update(run_condensed=math.nan, baseline_condensed=math.nan, unsettled=False)
+        holes[-1].update(fails=bool(verdict["fails"]), holes=theirs - ours > max_drop)
+    if any(row["holes"] for row in holes):
+        _condensed(store, qrels_row, runs, holes, scoring)
+    return holes
+
+
+def _judged_share(conn, run_id: int, qrels_row, k: int) -> float:
+    """The run's mean Judged@k: per query, the judged share of its top min(k, n)."""
+    rows = conn.execute(
+        "SELECT r.query_id, count(j.doc_id) AS judged, count(*) AS n FROM run_rows AS r "
+        "LEFT JOIN judgments AS j ON j.qrels_id = :qrels AND j.query_id = r.query_id "
+        "AND j.doc_id = r.doc_id WHERE r.run_id = :run AND r.rank <= :k GROUP BY r.query_id",
+        {"qrels": int(qrels_row["id"]), "run": run_id, "k": k},
+    ).all()
+    return sum(judged / n for _, judged, n in rows) / len(rows) if rows else 0.0
+
+
+def _condensed(store, qrels_row, runs, holes, scoring) -> None:
+    """Fill in each measure's condensed value for both runs (the measure on the ranking
+    without its unjudged documents; Sakai's condensed list, trec_eval -J), computed in memory
+    from the stored rows: nothing is stored; and whether the measure is ``unsettled`` (holes,
+    and its condensed value shows no drop)."""
+    from ..evaluation.computing import evaluate_frames
+
+    with store.connect() as conn:
+        pairs = conn.execute(
+            "SELECT query_id, doc_id, grade FROM judgments WHERE qrels_id = :id",
+            {"id": int(qrels_row["id"])},
+        ).all()
+        tables = [store.run_rows_table(conn, int(row["id"])).to_pylist() for row in runs]
+    qrels: dict[str, dict[str, int]] = {}
+    for query, doc, grade in pairs:
+        qrels.setdefault(query, {})[doc] = int(grade)
+    condensed: dict[str, dict] = {"run": {}, "baseline": {}}
+    for name, rows in zip(("run", "baseline"), tables, strict=True):
+        for row in rows:  # the stored order: a score of minus the rank
+            if row["doc_id"] in qrels.get(row["query_id"], {}):
+                ranking = condensed[name].setdefault(row["query_id"], {})
+                ranking[row["doc_id"]] = -float(row["rank"])
+    labels = [row["measure"] for row in holes]
+    plain = evaluate_frames(qrels, condensed, labels, allow_no_overlap=True, **scoring)
+    values = {(r["label"], r["run"]): float(r["value"]) for r in plain.rows}
+    for row in holes:
+        row["run_condensed"] = values.get((row["measure"], "run"), math.nan)
+        row["baseline_condensed"] = values.get((row["measure"], "baseline"), math.nan)
+        row["unsettled"] = row["holes"] and not row["run_condensed"] < row["baseline_condensed"]
+
+
+def _holes_warnings(holes: list[dict[str, Any]], max_drop: float) -> list[str]:
+    """One warning per measure whose run is less judged than the baseline by more than
+    ``max_drop`` (mean Judged@k)."""
+    return [
+        f"holes in the judgments: {row['measure']}: Judged@{row['k']} of the run "
+        f"{row['run_judged']:.3f}, of the baseline {row['baseline_judged']:.3f} (more "
+        f"than {max_drop:g} below); condensed (judged-only) {row['measure']}: run "
+        f"{row['run_condensed']:.4f}, baseline {row['baseline_condensed']:.4f}"
+        for row in holes
+        if row["holes"]
+    ]
 
 
 def _is_file(given: str) -> bool:

@@ -49,6 +49,11 @@ when its margin was given and passes it with a warning when the margin was calib
 _WITH_MARGIN = re.compile(r"^(?P<measure>.+?):(?P<margin>\s*[0-9.eE+-]+%?\s*)$")
 
 
+#: How far (0..1) the run's mean judged share of its top k may lie below the baseline's before
+#: the gate warns of holes in the judgments (benchmarks/bench_holes.py chose it).
+DEFAULT_MAX_JUDGED_DROP = 0.10
+
+
 @dataclass(frozen=True)
 class GateOptions:
     """How :func:`rankhouse.regress.regress` gates a run (every field has its default);
@@ -99,6 +104,9 @@ class GateOptions:
         allow_input_change: gate against a baseline judged on other inputs (qrels
             content, queries, settings) instead of raising InputChangeError; the check
             records what differed.
+        max_judged_drop: the holes rule (0..1): a run whose mean Judged@k (k the measure's
+            cutoff, 10 without one) lies below the baseline's by more than this is warned
+            of; a measure it fails is then ``unsettled``, not ``regressed``.
     """
 
     baseline: Any = DEFAULT_GATE_BASELINE
@@ -119,6 +127,7 @@ class GateOptions:
     allow_missing_baseline: bool = False
     new_system: str = "warn"
     allow_input_change: bool = False
+    max_judged_drop: float = DEFAULT_MAX_JUDGED_DROP
 
 
 def check_options(options: GateOptions) -> None:
@@ -134,6 +143,11 @@ def check_options(options: GateOptions) -> None:
     o = options
     _check(o.mode, o.alpha, o.level, o.max_drop, o.test, o.correction, o.permutations, o.seed)
     _check_gate_policy(o.false_alarm, o.not_shown, o.new_system)
+    if not 0 <= o.max_judged_drop <= 1:
+        raise InputError(
+            f"max_judged_drop must lie between 0 and 1, got {o.max_judged_drop}",
+            field="max_judged_drop",
+        )
 
 
 def _check(mode, alpha, level, max_drop, test, correction, permutations, seed) -> None:

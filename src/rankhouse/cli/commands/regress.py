@@ -156,6 +156,22 @@ def regress_command(
         None, "--junit", metavar="FILE", help="Also write a JUnit XML report here ('-': stdout)."
     ),
     fmt: OutputFormat = FORMAT_OPTION,
+    max_judged_drop: float = typer.Option(
+        0.10,
+        "--max-judged-drop",
+        min=0.0,
+        max=1.0,
+        help="Warn of holes in the judgments when the run's mean Judged@k (k the measure's "
+        "cutoff, 10 without one) is below the baseline's by more than this; a measure that "
+        "fails there is 'unsettled' (exit 3), not regressed.",
+    ),
+    pool_out: str = typer.Option(
+        None,
+        "--pool-out",
+        metavar="FILE",
+        help="Write the run's and the baseline's unjudged top-k documents here as a pool to "
+        "judge ('qid docid' lines).",
+    ),
 ) -> None:
     """Gate RUN against a baseline: exit 0 passed, 1 regressed, 3 not shown, 2 error.
 
@@ -200,9 +216,12 @@ def regress_command(
             allow_missing_baseline=allow_missing_baseline,
             new_system=new_system.value,
             allow_input_change=allow_input_change,
+            max_judged_drop=max_judged_drop,
         )
         wh, result = _gate(ctx, reports, run, qrels, measures, options)
         _write_reports(wh, result, reports)
+        if pool_out is not None:
+            _write_holes_pool(wh, result, pool_out)
         _print_result(result, to_stdout, fmt)
     except typer.Exit:
         raise
@@ -312,8 +331,27 @@ def _leave(wh, result) -> None:
         print(line, file=sys.stderr)
     print(result.headline, file=sys.stderr)
     raise typer.Exit(
-        {"regressed": EXIT_REGRESSED, "not_shown": EXIT_NOT_SHOWN}.get(result.outcome, EXIT_PASSED)
+        {"regressed": EXIT_REGRESSED, "not_shown": EXIT_NOT_SHOWN, "unsettled": EXIT_NOT_SHOWN}.get(
+            result.outcome, EXIT_PASSED
+        )
     )
+
+
+def _write_holes_pool(wh, result, path: str) -> None:
+    """The run's and the baseline's top-k documents that the qrels do not judge, as a pool
+    (k the largest of the gated measures' cutoffs, 10 without one)."""
+    from ...judgments.pools import PoolOptions, pool, write_pool
+    from ...outputs import check_output_path
+    from ...regress.gate import judged_cutoff
+
+    if result.baseline is None:
+        return
+    check_output_path(path, "the --pool-out pool", "pool.txt")
+    depth = max(judged_cutoff(str(row["measure"])) for row in result.verdict_rows)
+    runs = list(dict.fromkeys([result.run, result.baseline]))
+    found = pool(wh, runs, PoolOptions(depth=depth, qrels=result.qrels))
+    with open(path, "w", encoding="utf-8") as out:
+        write_pool(found, out)
 
 
 #: The writer of each report file (:mod:`rankhouse.regress.files`), and a name to suggest.

@@ -1,0 +1,117 @@
+"""Verdicts that see holes (issue 38 item 5): the gate reads both runs' judged share of their
+top k, calls a drop where the run is much less judged than its baseline "unsettled", shows the
+condensed (judged-only) value, and writes the unjudged documents as a pool to judge.
+
+The data: 8 queries; each has relevant documents a1..a5 and b1..b5 and non-relevant n1..n10 in
+the full qrels; the holed qrels lack the b documents. The baseline ranks n1, a1..a5, then n2..n10;
+the candidate ranks nb (3, 4 or 5) b documents first, then a1..a5, then n documents. Under the
+holed qrels the candidate drops (the b documents count as non-relevant); under the full qrels it
+is better: it found relevant documents nobody judged.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+
+import pytest
+import pytrec_eval
+from cli_helpers import finish, start
+
+QUERIES = [f"q{i}" for i in range(1, 9)]
+
+
+def _nb(query: str) -> int:
+    return 3 + int(query[1:]) % 3
+
+
+def _qrels(with_b: bool) -> str:
+    lines = []
+    for q in QUERIES:
+        lines += [f"{q} 0 a{i} 1" for i in range(1, 6)]
+        lines += [f"{q} 0 b{i} 1" for i in range(1, 6)] if with_b else []
+        lines += [f"{q} 0 n{i} 0" for i in range(1, 11)]
+    return "\n".join(lines) + "\n"
+
+
+def _ranking(query: str, kind: str) -> list[str]:
+    a = [f"a{i}" for i in range(1, 6)]
+    n = [f"n{i}" for i in range(1, 11)]
+    if kind == "base":
+        return n[:1] + a + n[1:]
+    if kind == "same":  # the baseline with its non-relevant tail reordered: nothing changed
+        return n[:1] + a + n[1:][::-1]
+    return [f"b{i}" for i in range(1, _nb(query) + 1)] + a + n
+
+
+def _run(kind: str, tag: str) -> str:
+    lines = []
+    for q in QUERIES:
+        docs = _ranking(q, kind)
+        lines += [f"{q} Q0 {d} {r} {100 - r} {tag}" for r, d in enumerate(docs, 1)]
+    return "\n".join(lines) + "\n"
+
+
+@pytest.fixture(scope="module")
+def gated(tmp_path_factory):
+    """One warehouse; the candidate and the unchanged run gated against the baseline."""
+    root = tmp_path_factory.mktemp("holes")
+    (root / "holed.txt").write_text(_qrels(False))
+    (root / "base.txt").write_text(_run("base", "base"))
+    (root / "cand.txt").write_text(_run("cand", "cand"))
+    (root / "same.txt").write_text(_run("same", "same"))
+    db = root / "wh.duckdb"
+    first = finish(start(["--db", db, "ingest", "run", "base.txt"], cwd=root))
+    assert first.exit_code == 0, first.stderr
+    gate = ["--db", db, "regress", "--baseline", "base", "--qrels", "holed.txt"]
+    gate += ["-m", "nDCG@10:0.01"]
+    cand = finish(start([*gate[:3], "cand.txt", *gate[3:], "--pool-out", "pool.txt"], cwd=root))
+    same = finish(start([*gate[:3], "same.txt", *gate[3:], "--format", "json"], cwd=root))
+    return root, cand, same
+
+
+def test_a_run_with_unjudged_relevant_documents_is_unsettled_not_regressed(gated):
+    _, cand, _ = gated
+    assert cand.exit_code == 3, cand.stderr  # the undecided exit, not 1 (regressed)
+    assert "UNSETTLED: holes in the judgments: nDCG@10 of cand" in cand.stderr
+    # Judged@10 by hand: the candidate's top 10 holds nb unjudged b documents (3, 4 or 5:
+    # queries 3 and 6 have 3, 1 4 7 have 4, 2 5 8 have 5), so its mean is 1 - 33/80
+    run_judged = 1 - sum(_nb(q) for q in QUERIES) / 80
+    shown = re.search(r"Judged@10 of the run ([0-9.]+), of the baseline ([0-9.]+)", cand.stderr)
+    assert float(shown[1]) == pytest.approx(run_judged, abs=6e-4)  # printed to 3 decimals
+    assert float(shown[2]) == 1.0
+
+
+def test_the_condensed_value_is_pytrec_evals_on_the_judged_documents(gated):
+    _, cand, _ = gated
+    holed = {}
+    for line in _qrels(False).splitlines():
+        q, _, d, g = line.split()
+        holed.setdefault(q, {})[d] = int(g)
+    evaluator = pytrec_eval.RelevanceEvaluator(holed, {"ndcg_cut.10"})
+
+    def condensed(kind: str) -> float:
+        run = {
+            q: {d: float(100 - r) for r, d in enumerate(_ranking(q, kind), 1) if d in holed[q]}
+            for q in QUERIES
+        }
+        values = evaluator.evaluate(run)
+        return sum(v["ndcg_cut_10"] for v in values.values()) / len(values)
+
+    shown = f"run {condensed('cand'):.4f}, baseline {condensed('base'):.4f}"
+    assert f"condensed (judged-only) nDCG@10: {shown}" in cand.stderr
+
+
+def test_an_unchanged_run_has_no_holes_warning(gated):
+    _, _, same = gated
+    assert same.exit_code == 0, same.stderr
+    assert "holes" not in same.stderr
+    assert json.loads(same.stdout)["outcome"] == "passed"
+
+
+def test_pool_out_holds_the_unjudged_top_k_documents(gated):
+    root, _, _ = gated
+    expected = "".join(
+        f"{q} b{i}\n" for q in sorted(QUERIES) for i in range(1, _nb(q) + 1)
+    )  # the baseline's top 10 is all judged; the candidate's b documents are not
+    assert (root / "pool.txt").read_text() == expected
