@@ -60,17 +60,22 @@ def _cli_options(command: str) -> set[str]:
     names = {p.name for p in click_command.params}
     # --all-pairs is its own method in Python (Warehouse.all_pairs), as --ranked-labels is
     # (Warehouse.evaluate_ranked_labels); --wide shapes the output
-    return names - {
-        "fmt",
-        "long",
-        "wide",
-        "all_pairs",
-        "ranked_labels",
-        "per_query",
-        "qrels",
-        "runs",
-        "measures",
-    }
+    return (
+        names
+        - {
+            "fmt",
+            "long",
+            "wide",
+            "all_pairs",
+            "ranked_labels",
+            "per_query",
+            "qrels",
+            "runs",
+            "measures",
+            "intervals",  # the paper formats' (paper_table(intervals=...) in Python)
+        }
+        - ({"round"} if command == "eval" else set())
+    )
 
 
 @pytest.mark.parametrize(
@@ -112,6 +117,12 @@ OUTPUT_ONLY = {"fmt", "per_query", "long", "wide", "markdown", "json_file", "jun
 OUTPUT_ONLY |= {"all_pairs", "ranked_labels"}
 # history's --limit: how many runs of each system a listing prints (the API returns them all)
 OUTPUT_ONLY |= {"limit"}
+# --intervals of the paper formats (markdown, latex): paper_table(intervals=...) in Python
+OUTPUT_ONLY |= {"intervals"}
+# regress --pool-out writes the unjudged documents to judge (a file, as --junit)
+OUTPUT_ONLY |= {"pool_out"}
+# eval's --round rounds only its paper formats (paper_table(round=...)); compare's is a keyword
+OUTPUT_ONLY_OF = {("eval",): {"round"}}
 # A keyword that takes a list is the repeatable option in the singular.
 SINGULAR = {"measures": "--measure", "runs": "--run", "systems": "--system"}
 
@@ -123,7 +134,8 @@ def _flags(path: tuple[str, ...]) -> set[str]:
     return {
         next(o for o in p.opts if o.startswith("--"))
         for p in command.params
-        if p.param_type_name == "option" and p.name not in OUTPUT_ONLY
+        if p.param_type_name == "option"
+        and p.name not in OUTPUT_ONLY | OUTPUT_ONLY_OF.get(path, set())
     }
 
 

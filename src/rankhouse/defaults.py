@@ -105,6 +105,10 @@ DEFAULT_PERSISTENCE = 0.9
 DEFAULT_FALSE_ALARM = 0.01
 """The share of unchanged nights a whole gate check may fail (spread over its measures)."""
 
+DEFAULT_MAX_JUDGED_DROP = 0.10
+"""How far (0..1) the run's mean judged share of its top k may lie below the baseline's before
+the gate warns of holes in the judgments (benchmarks/bench_holes.py chose it)."""
+
 DEFAULT_GATE_BASELINE = "previous"
 """The gate's baseline unless one is given: the system's previous run."""
 

@@ -24,6 +24,7 @@ from .defaults import (
     DEFAULT_GATE_BASELINE,
     DEFAULT_GATE_MODE,
     DEFAULT_LEVEL,
+    DEFAULT_MAX_JUDGED_DROP,
     DEFAULT_PERMUTATIONS,
     DEFAULT_PERSISTENCE,
     DEFAULT_SEED,
@@ -912,6 +913,7 @@ class Warehouse:
         allow_missing_baseline: bool = False,
         new_system: str = "warn",
         allow_input_change: bool = False,
+        max_judged_drop: float = DEFAULT_MAX_JUDGED_DROP,
     ) -> RegressResult:
         """Gate ``run`` against a baseline and store the verdict (``rankhouse regress``).
 
@@ -961,6 +963,10 @@ class Warehouse:
                 systems are stored (a renamed tag?) passes with a warning naming the nearest
                 system, or raises NoBaselineError naming it.
             allow_input_change: gate against a baseline judged on other inputs.
+            max_judged_drop: the holes rule (0..1): how far the run's mean Judged@k may lie
+                below the baseline's before the gate warns of holes in the judgments (and,
+                where the condensed value shows no drop, calls it unsettled, not regressed;
+                docs/judgments.md).
 
         Returns:
             A :class:`~rankhouse.regress.RegressResult` (``passed``, ``regressed``,
@@ -989,6 +995,7 @@ class Warehouse:
             allow_missing_baseline=allow_missing_baseline,
             new_system=new_system,
             allow_input_change=allow_input_change,
+            max_judged_drop=max_judged_drop,
         )
         with self._call():
             return regress(self.backend, run, qrels=qrels, measures=measures, options=options)

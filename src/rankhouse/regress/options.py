@@ -21,7 +21,12 @@ from typing import Any
 
 from ..compare.drift import run_drift
 from ..compare.options import MarginSetting, parse_margin
-from ..defaults import DEFAULT_FALSE_ALARM, DEFAULT_GATE_BASELINE, DEFAULT_GATE_MODE
+from ..defaults import (
+    DEFAULT_FALSE_ALARM,
+    DEFAULT_GATE_BASELINE,
+    DEFAULT_GATE_MODE,
+    DEFAULT_MAX_JUDGED_DROP,
+)
 from ..errors import InputError
 from ..measures import parse_measures
 from ..stats import (
@@ -47,11 +52,6 @@ when its margin was given and passes it with a warning when the margin was calib
 
 # `nDCG@10:0.01`, `AP:2%`: a margin after the last colon (measure names hold none)
 _WITH_MARGIN = re.compile(r"^(?P<measure>.+?):(?P<margin>\s*[0-9.eE+-]+%?\s*)$")
-
-
-#: How far (0..1) the run's mean judged share of its top k may lie below the baseline's before
-#: the gate warns of holes in the judgments (benchmarks/bench_holes.py chose it).
-DEFAULT_MAX_JUDGED_DROP = 0.10
 
 
 @dataclass(frozen=True)
