@@ -173,7 +173,7 @@ def regress_command(
         "judge ('qid docid' lines).",
     ),
 ) -> None:
-    """Gate RUN against a baseline: exit 0 passed, 1 regressed, 3 not shown, 2 error.
+    """Gate RUN against a baseline: exit 0 passed, 1 regressed, 3 not shown or unsettled, 2 error.
 
     In the default non-inferiority mode a measure passes when the run is shown no worse
     than the baseline by more than its margin (the lower limit of the (1 - 2 alpha) t
