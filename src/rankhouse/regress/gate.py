@@ -410,16 +410,15 @@ def judged_cutoff(measure: str) -> int:
 
 
 def _holes(store, qrels_row, runs, verdicts, scoring, max_drop) -> list[dict[str, Any]]:
-    """Per gated measure: both runs' mean Judged@k (k its cutoff, 10 without one) over the
-    queries each run answers, read with one query of the stored rows; where the run is less
-    judged than the baseline by more than ``max_drop`` (``holes``), also both condensed values
-    (:func:`_condensed`; NaN elsewhere, so that a gate without holes loads nothing more)."""
+    """Per gated measure: both runs' mean Judged@k (k its cutoff, else 10); where the run is
+    less judged than the baseline by more than ``max_drop`` (``holes``), both condensed values
+    (:func:`_condensed`; NaN elsewhere: a gate without holes loads nothing more)."""
     labels = [str(row["measure"]) for row in verdicts]
     shares = {}
     with store.connect() as conn:
         for k in sorted({judged_cutoff(label) for label in labels}):
             for row in runs:
-                shares[k, int(row["id"])] = _judged_share(conn, int(row["id"]), qrels_row, k)
+                shares[k, int(row["id"])] = _judged_share(store, conn, int(row["id"]), qrels_row, k)
     holes = []
     for verdict in verdicts:
         label = str(verdict["measure"])
@@ -433,22 +432,23 @@ def _holes(store, qrels_row, runs, verdicts, scoring, max_drop) -> list[dict[str
     return holes
 
 
-def _judged_share(conn, run_id: int, qrels_row, k: int) -> float:
-    """The run's mean Judged@k: per query, the judged share of its top min(k, n)."""
-    rows = conn.execute(
-        "SELECT r.query_id, count(j.doc_id) AS judged, count(*) AS n FROM run_rows AS r "
-        "LEFT JOIN judgments AS j ON j.qrels_id = :qrels AND j.query_id = r.query_id "
-        "AND j.doc_id = r.doc_id WHERE r.run_id = :run AND r.rank <= :k GROUP BY r.query_id",
-        {"qrels": int(qrels_row["id"]), "run": run_id, "k": k},
-    ).all()
-    return sum(judged / n for _, judged, n in rows) / len(rows) if rows else 0.0
+def _judged_share(store, conn, run_id: int, qrels_row, k: int) -> float:
+    """The run's mean Judged@k over its queries: per query, the judged share of its top
+    min(k, n) in trec_eval's order (sql/fragments/run_order.sql), wherever the rows are kept."""
+    sql = "SELECT query_id, doc_id FROM judgments WHERE qrels_id = :qrels"
+    judged = set(map(tuple, conn.execute(sql, {"qrels": int(qrels_row["id"])}).all()))
+    by_query: dict[str, list[tuple[float, bytes, str]]] = {}
+    for row in store.run_rows_table(conn, run_id).to_pylist():
+        key = (float(row["score"]), row["doc_id"].encode("utf-8", "surrogatepass"), row["doc_id"])
+        by_query.setdefault(row["query_id"], []).append(key)
+    tops = {query: sorted(ranked, reverse=True)[:k] for query, ranked in by_query.items()}
+    shares = [sum((q, doc) in judged for _, _, doc in top) / len(top) for q, top in tops.items()]
+    return sum(shares) / len(shares) if shares else 0.0
 
 
 def _condensed(store, qrels_row, runs, holes, scoring) -> None:
-    """Fill in each measure's condensed value for both runs (the measure on the ranking
-    without its unjudged documents; Sakai's condensed list, trec_eval -J), computed in memory
-    from the stored rows: nothing is stored; and whether the measure is ``unsettled`` (holes,
-    and its condensed value shows no drop)."""
+    """Fill in both runs' condensed values (the ranking without its unjudged documents, as
+    trec_eval -J; computed in memory, not stored) and ``unsettled`` (holes, and no drop)."""
     from ..evaluation.computing import evaluate_frames
 
     with store.connect() as conn:
@@ -462,10 +462,10 @@ def _condensed(store, qrels_row, runs, holes, scoring) -> None:
         qrels.setdefault(query, {})[doc] = int(grade)
     condensed: dict[str, dict] = {"run": {}, "baseline": {}}
     for name, rows in zip(("run", "baseline"), tables, strict=True):
-        for row in rows:  # the stored order: a score of minus the rank
+        for row in rows:  # the scores: ranked as the engine ranks them (run_order.sql)
             if row["doc_id"] in qrels.get(row["query_id"], {}):
                 ranking = condensed[name].setdefault(row["query_id"], {})
-                ranking[row["doc_id"]] = -float(row["rank"])
+                ranking[row["doc_id"]] = float(row["score"])
     labels = [row["measure"] for row in holes]
     plain = evaluate_frames(qrels, condensed, labels, allow_no_overlap=True, **scoring)
     values = {(r["label"], r["run"]): float(r["value"]) for r in plain.rows}
