@@ -13,11 +13,10 @@ from __future__ import annotations
 
 import argparse
 import random
-import statistics
-import time
 import warnings
 
 import pandas as pd
+from workload import median_seconds
 
 import rankhouse
 
@@ -58,12 +57,10 @@ def main() -> None:
     rankhouse.evaluate(qrels, run, ["nDCG@10"])  # warm: imports, DuckDB's first statements
     print(f"{args.queries} queries x {args.depth} documents, median of {args.repeat}")
     for names in GROUPS:
-        walls = []
-        for _ in range(args.repeat):
-            started = time.perf_counter()
-            rankhouse.evaluate(qrels, run, names)
-            walls.append(time.perf_counter() - started)
-        print(f"{statistics.median(walls):6.2f} s  {', '.join(names)}")
+        seconds = median_seconds(
+            lambda names=names: rankhouse.evaluate(qrels, run, names), args.repeat
+        )
+        print(f"{seconds:6.2f} s  {', '.join(names)}")
 
 
 if __name__ == "__main__":

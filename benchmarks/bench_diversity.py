@@ -23,6 +23,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from workload import median_seconds
+
 DIVERSITY = ["alpha_nDCG@20", "ERR_IA@20", "nERR_IA@20", "StRecall@20", "P_IA@20", "NRBP", "AP_IA"]
 ORDINARY = ["nDCG@20", "P@20"]
 
@@ -73,12 +75,8 @@ def main() -> None:
     import pyndeval
 
     names = ["alpha-nDCG@20", "ERR-IA@20", "nERR-IA@20", "strec@20", "P-IA@20", "NRBP", "MAP-IA"]
-    walls = []
-    for _ in range(given.repeat):
-        start = time.perf_counter()
-        pyndeval.ndeval(qrels, run, names)
-        walls.append(time.perf_counter() - start)
-    print(f"pyndeval (in process), the same 7: {statistics.median(walls):.2f} s")
+    seconds = median_seconds(lambda: pyndeval.ndeval(qrels, run, names), given.repeat)
+    print(f"pyndeval (in process), the same 7: {seconds:.2f} s")
 
 
 if __name__ == "__main__":

@@ -8,6 +8,7 @@ import os
 import statistics
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -101,6 +102,16 @@ def measured(command: list[str]) -> tuple[float, float, str]:
     if code != 0:
         sys.exit(f"command failed ({code}): {' '.join(command)}\n{err}")
     return wall, peak, out
+
+
+def median_seconds(call, repeat: int) -> float:
+    """The median wall seconds of ``repeat`` calls of ``call`` (in this process)."""
+    walls = []
+    for _ in range(repeat):
+        started = time.perf_counter()
+        call()
+        walls.append(time.perf_counter() - started)
+    return statistics.median(walls)
 
 
 def median_walls(figures: dict[str, list[tuple[float, float]]]) -> dict[str, float]:
