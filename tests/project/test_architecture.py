@@ -85,9 +85,6 @@ LATE_IMPORTS = {
     "the report asks: `eval` of stored values prints rows and loads no drawing",
     "rankhouse.present": "the measures' directions load when a table marks the best value: "
     "a history table marks none",
-    # --- holes (issue 38 item 5) ---
-    "rankhouse.regress.gate": "the condensed values load the engine (evaluation.computing) "
-    "only when the holes rule fires: a gate without holes loads nothing more",
 }
 
 #: Modules over :data:`MAX_LINES`, and why. The list may only shrink.

@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import math
 import os
-import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 from typing import Any
@@ -33,6 +32,7 @@ from ..catalog import removed_on_failure
 from ..columns import VERDICT_COLUMNS, VERDICT_NUMBERS  # noqa: F401 (the verdicts' columns)
 from ..errors import InputError, NotFoundError
 from ..evaluation import evaluate, resolve_qrels, resolve_runs
+from ..judgments.holes import holes_rows, holes_warnings
 from ..lazy import pandas as pd
 from ..present import HtmlTable, verdicts_html
 from .baselines import (
@@ -366,15 +366,15 @@ def regress(
                 pool,
             )
             drift = drift_checks(store, run_row["id"], baseline_row["id"], bounds)
-            holes = _holes(
-                store,
-                qrels_row,
-                (run_row, baseline_row),
-                verdicts,
-                scoring,
-                options.max_judged_drop,
-            )
-            warnings += _holes_warnings(holes, options.max_judged_drop)
+            names = {row["label"]: row["measure"] for row in ours}
+            gated_rows = [
+                (str(row["measure"]), names.get(row["measure"], row["measure"]), row["fails"])
+                for row in verdicts
+            ]
+            runs = (int(run_row["id"]), int(baseline_row["id"]))
+            drop = options.max_judged_drop
+            holes = holes_rows(store, qrels_row["id"], runs, gated_rows, scoring, drop)
+            warnings += holes_warnings(holes, drop)
             same = baseline_row["id"] == run_row["id"]
             if not same and any(row["margin_source"] == TONIGHT for row in verdicts):
                 notes += _calibrating_notes(run_row, qrels_row, history or {})
@@ -401,91 +401,6 @@ def regress(
             system=run_row["system_tag"],
             holes=holes,
         )
-
-
-def judged_cutoff(measure: str) -> int:
-    """The k of the holes rule for a measure label: its cutoff, 10 when it has none."""
-    found = re.search(r"@(\d+)", measure)
-    return int(found.group(1)) if found else 10
-
-
-def _holes(store, qrels_row, runs, verdicts, scoring, max_drop) -> list[dict[str, Any]]:
-    """Per gated measure: both runs' mean Judged@k (k its cutoff, else 10); where the run is
-    less judged than the baseline by more than ``max_drop`` (``holes``), both condensed values
-    (:func:`_condensed`; NaN elsewhere: a gate without holes loads nothing more)."""
-    labels = [str(row["measure"]) for row in verdicts]
-    shares = {}
-    with store.connect() as conn:
-        for k in sorted({judged_cutoff(label) for label in labels}):
-            for row in runs:
-                shares[k, int(row["id"])] = _judged_share(store, conn, int(row["id"]), qrels_row, k)
-    holes = []
-    for verdict in verdicts:
-        label = str(verdict["measure"])
-        k = judged_cutoff(label)
-        ours, theirs = shares[k, int(runs[0]["id"])], shares[k, int(runs[1]["id"])]
-        holes.append(dict(measure=label, k=k, run_judged=ours, baseline_judged=theirs))
-        holes[-1].update(run_condensed=math.nan, baseline_condensed=math.nan, unsettled=False)
-        holes[-1].update(fails=bool(verdict["fails"]), holes=theirs - ours > max_drop)
-    if any(row["holes"] for row in holes):
-        _condensed(store, qrels_row, runs, holes, scoring)
-    return holes
-
-
-def _judged_share(store, conn, run_id: int, qrels_row, k: int) -> float:
-    """The run's mean Judged@k over its queries: per query, the judged share of its top
-    min(k, n) in trec_eval's order (sql/fragments/run_order.sql), wherever the rows are kept."""
-    sql = "SELECT query_id, doc_id FROM judgments WHERE qrels_id = :qrels"
-    judged = set(map(tuple, conn.execute(sql, {"qrels": int(qrels_row["id"])}).all()))
-    by_query: dict[str, list[tuple[float, bytes, str]]] = {}
-    for row in store.run_rows_table(conn, run_id).to_pylist():
-        key = (float(row["score"]), row["doc_id"].encode("utf-8", "surrogatepass"), row["doc_id"])
-        by_query.setdefault(row["query_id"], []).append(key)
-    tops = {query: sorted(ranked, reverse=True)[:k] for query, ranked in by_query.items()}
-    shares = [sum((q, doc) in judged for _, _, doc in top) / len(top) for q, top in tops.items()]
-    return sum(shares) / len(shares) if shares else 0.0
-
-
-def _condensed(store, qrels_row, runs, holes, scoring) -> None:
-    """Fill in both runs' condensed values (the ranking without its unjudged documents, as
-    trec_eval -J; computed in memory, not stored) and ``unsettled`` (holes, and no drop)."""
-    from ..evaluation.computing import evaluate_frames
-
-    with store.connect() as conn:
-        pairs = conn.execute(
-            "SELECT query_id, doc_id, grade FROM judgments WHERE qrels_id = :id",
-            {"id": int(qrels_row["id"])},
-        ).all()
-        tables = [store.run_rows_table(conn, int(row["id"])).to_pylist() for row in runs]
-    qrels: dict[str, dict[str, int]] = {}
-    for query, doc, grade in pairs:
-        qrels.setdefault(query, {})[doc] = int(grade)
-    condensed: dict[str, dict] = {"run": {}, "baseline": {}}
-    for name, rows in zip(("run", "baseline"), tables, strict=True):
-        for row in rows:  # the scores: ranked as the engine ranks them (run_order.sql)
-            if row["doc_id"] in qrels.get(row["query_id"], {}):
-                ranking = condensed[name].setdefault(row["query_id"], {})
-                ranking[row["doc_id"]] = float(row["score"])
-    labels = [row["measure"] for row in holes]
-    plain = evaluate_frames(qrels, condensed, labels, allow_no_overlap=True, **scoring)
-    values = {(r["label"], r["run"]): float(r["value"]) for r in plain.rows}
-    for row in holes:
-        row["run_condensed"] = values.get((row["measure"], "run"), math.nan)
-        row["baseline_condensed"] = values.get((row["measure"], "baseline"), math.nan)
-        row["unsettled"] = row["holes"] and not row["run_condensed"] < row["baseline_condensed"]
-
-
-def _holes_warnings(holes: list[dict[str, Any]], max_drop: float) -> list[str]:
-    """One warning per measure whose run is less judged than the baseline by more than
-    ``max_drop`` (mean Judged@k)."""
-    return [
-        f"holes in the judgments: {row['measure']}: Judged@{row['k']} of the run "
-        f"{row['run_judged']:.3f}, of the baseline {row['baseline_judged']:.3f} (more "
-        f"than {max_drop:g} below); condensed (judged-only) {row['measure']}: run "
-        f"{row['run_condensed']:.4f}, baseline {row['baseline_condensed']:.4f}"
-        for row in holes
-        if row["holes"]
-    ]
 
 
 def _is_file(given: str) -> bool:

@@ -340,9 +340,9 @@ def _leave(wh, result) -> None:
 def _write_holes_pool(wh, result, path: str) -> None:
     """The run's and the baseline's top-k documents that the qrels do not judge, as a pool
     (k the largest of the gated measures' cutoffs, 10 without one)."""
+    from ...judgments.holes import judged_cutoff
     from ...judgments.pools import PoolOptions, pool, write_pool
     from ...outputs import check_output_path
-    from ...regress.gate import judged_cutoff
 
     if result.baseline is None:
         return
