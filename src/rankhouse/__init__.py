@@ -215,6 +215,7 @@ def experiment(
     """
     from .compare import CompareOptions, compare
     from .compare.pyterrier import SHAPES, pyterrier_experiment, refuse_pyterrier_order
+    from .defaults import packed
     from .errors import RankhouseError, warnings_at_caller
     from .evaluation import ingest_qrels_shape
     from .evaluation.inputs import check_argument_order
@@ -228,23 +229,7 @@ def experiment(
         measures = eval_metrics
     if shape not in SHAPES:
         raise RankhouseError(f"shape must be 'rankhouse' or 'pyterrier', not {shape!r}")
-    options = CompareOptions(
-        names=names,
-        baseline=baseline,
-        test=test,
-        correction=correction,
-        alpha=alpha,
-        correction_alpha=correction_alpha,
-        level=level,
-        interval=interval,
-        margin=margin,
-        relevance_level=relevance_level,
-        missing_queries=missing_queries,
-        queries=queries,
-        perquery=perquery,
-        round=round,
-        highlight=highlight,
-    )
+    options = packed(CompareOptions, locals())
     with warnings_at_caller(), Warehouse(":memory:") as wh:
         if not isinstance(qrels, str | bytes | os.PathLike):  # data: named by its argument
             qrels = ingest_qrels_shape(wh.backend, qrels, name="qrels")

@@ -6,7 +6,8 @@
   ``rankhouse/sql`` and ``rankhouse/migrations``; in a source checkout (editable install,
   tests run from the repository) they are the repository's top-level ``sql/`` and
   ``migrations/`` folders.
-* Default values shared by the library's signatures and the CLI, and DuckDB's settings.
+* Default values shared by the library's signatures and the CLI, and DuckDB's settings;
+  how a signature's keywords become a verb's options (:func:`packed`).
 
 Every command imports this module (``rankhouse --version`` too): it stays light, with nothing
 imported at its top but the standard library's ``functools``.
@@ -15,10 +16,12 @@ imported at its top but the standard library's ``functools``.
 from __future__ import annotations
 
 from functools import cache
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, TypeVar
 
 if TYPE_CHECKING:
     from pathlib import Path
+
+Options = TypeVar("Options")
 
 # --- the release ------------------------------------------------------------------------------
 
@@ -142,3 +145,16 @@ compression stays). A commit of more than 1 MB of changes
 log first and into the file when the warehouse closes: a DL19-size run is then written once
 (``eval`` into a new file, 21 alternated pairs: 0.414 s -> 0.401 s; unchanged on the
 7-million-line run, whose rows DuckDB writes into the file directly either way)."""
+
+
+# --- a signature's keywords as a verb's options ---------------------------------------------
+
+
+def packed(kind: type[Options], keywords: dict[str, Any], **changed: Any) -> Options:
+    """A verb's options object (a dataclass) from a signature's keywords, so that each keyword
+    is written once, in the signature: ``keywords`` is the caller's ``locals()``, every option
+    under its field's name (other names are left out); ``changed`` gives the options named or
+    converted otherwise (``depth=drift_depth``, an enum's value)."""
+    fields = kind.__dataclass_fields__  # type: ignore[attr-defined]
+    given = {name: value for name, value in keywords.items() if name in fields}
+    return kind(**(given | changed))

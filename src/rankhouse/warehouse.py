@@ -28,6 +28,7 @@ from .defaults import (
     DEFAULT_PERMUTATIONS,
     DEFAULT_PERSISTENCE,
     DEFAULT_SEED,
+    packed,
 )
 from .errors import InputError, warnings_at_caller
 
@@ -274,7 +275,7 @@ class Warehouse:
         from .ingest.storing import IngestOptions
         from .judgments.raters import ingest_judgments
 
-        how = IngestOptions(columns=columns, format=format, delimiter=delimiter, meta=meta)
+        how = packed(IngestOptions, locals())
         with self._call():
             return ingest_judgments(self.backend, source, rater, kind, how)
 
@@ -413,15 +414,7 @@ class Warehouse:
         """
         from .ingest.storing import IngestOptions, ingest_qrels
 
-        how = IngestOptions(
-            name=name,
-            columns=columns,
-            format=format,
-            delimiter=delimiter,
-            replace=replace,
-            progress=progress,
-            intents=intents,
-        )
+        how = packed(IngestOptions, locals())
         with self._call():
             return ingest_qrels(self.backend, source, how)
 
@@ -463,17 +456,7 @@ class Warehouse:
         """
         from .ingest.storing import IngestOptions, ingest_run
 
-        how = IngestOptions(
-            name=name,
-            columns=columns,
-            format=format,
-            delimiter=delimiter,
-            order=order,
-            meta=meta,
-            replace=replace,
-            new_version=new_version,
-            progress=progress,
-        )
+        how = packed(IngestOptions, locals())
         with self._call():
             return ingest_run(self.backend, source, how)
 
@@ -534,19 +517,7 @@ class Warehouse:
         from .evaluation import Reading, evaluate
         from .evaluation.flow import EvaluateOptions
 
-        how = EvaluateOptions(
-            relevance_level=relevance_level,
-            missing_queries=missing_queries,
-            recompute=recompute,
-            options=options,
-            with_query_counts=with_query_counts,
-            with_per_query=with_per_query,
-            name=name,
-            meta=meta,
-            allow_no_overlap=allow_no_overlap,
-            level=level,
-            reading=Reading(order, columns, qrels_columns),
-        )
+        how = packed(EvaluateOptions, locals(), reading=Reading(order, columns, qrels_columns))
         with self._call():
             return evaluate(self.backend, qrels, runs, measures, how)
 
@@ -586,14 +557,7 @@ class Warehouse:
         from .evaluation import evaluate_ranked_labels
         from .evaluation.flow import EvaluateOptions
 
-        how = EvaluateOptions(
-            relevance_level=relevance_level,
-            missing_queries=missing_queries,
-            recompute=recompute,
-            with_per_query=with_per_query,
-            allow_no_overlap=allow_no_overlap,
-            level=level,
-        )
+        how = packed(EvaluateOptions, locals())
         with self._call():
             return evaluate_ranked_labels(self.backend, path, measures, how)
 
@@ -663,28 +627,7 @@ class Warehouse:
         """
         from .compare import CompareOptions, compare
 
-        options = CompareOptions(
-            names=names,
-            baseline=baseline,
-            test=test,
-            correction=correction,
-            alpha=alpha,
-            correction_alpha=correction_alpha,
-            permutations=permutations,
-            seed=seed,
-            level=level,
-            interval=interval,
-            margin=margin,
-            drift=drift,
-            depth=drift_depth,
-            persistence=drift_persistence,
-            relevance_level=relevance_level,
-            missing_queries=missing_queries,
-            queries=queries,
-            perquery=perquery,
-            round=round,
-            highlight=highlight,
-        )
+        options = packed(CompareOptions, locals(), depth=drift_depth, persistence=drift_persistence)
         with self._call():
             return compare(self.backend, qrels, runs, measures, options)
 
@@ -737,19 +680,7 @@ class Warehouse:
         """
         from .compare import CompareOptions, all_pairs
 
-        options = CompareOptions(
-            names=names,
-            test=test,
-            correction=correction,
-            alpha=alpha,
-            permutations=permutations,
-            seed=seed,
-            level=level,
-            interval=interval,
-            relevance_level=relevance_level,
-            missing_queries=missing_queries,
-            queries=queries,
-        )
+        options = packed(CompareOptions, locals())
         with self._call():
             return all_pairs(self.backend, qrels, runs, measures, options)
 
@@ -976,27 +907,7 @@ class Warehouse:
         """
         from .regress import GateOptions, regress
 
-        options = GateOptions(
-            baseline=baseline,
-            mode=mode,
-            max_drop=max_drop,
-            relative=relative,
-            false_alarm=false_alarm,
-            not_shown=not_shown,
-            alpha=alpha,
-            level=level,
-            test=test,
-            correction=correction,
-            permutations=permutations,
-            seed=seed,
-            relevance_level=relevance_level,
-            missing_queries=missing_queries,
-            max_drift=max_drift,
-            allow_missing_baseline=allow_missing_baseline,
-            new_system=new_system,
-            allow_input_change=allow_input_change,
-            max_judged_drop=max_judged_drop,
-        )
+        options = packed(GateOptions, locals())
         with self._call():
             return regress(self.backend, run, qrels=qrels, measures=measures, options=options)
 

@@ -9,6 +9,7 @@ from enum import StrEnum
 
 import typer
 
+from ...defaults import packed
 from ..process import failure_text, interrupted
 from .common import (
     ALPHA_OPTION,
@@ -197,26 +198,15 @@ def regress_command(
     try:
         from ...regress import GateOptions
 
-        options = GateOptions(
-            baseline=baseline,
+        options = packed(
+            GateOptions,
+            locals(),
             mode=mode.value.replace("-", "_"),
-            max_drop=max_drop,
-            relative=relative,
-            false_alarm=false_alarm,
             not_shown=not_shown.value,
             max_drift=max_drift or None,
-            alpha=alpha,
-            level=level,
             test=test.value,
-            correction=correction,
-            permutations=permutations,
-            seed=seed,
-            relevance_level=relevance_level,
             missing_queries=missing_queries.value,
-            allow_missing_baseline=allow_missing_baseline,
             new_system=new_system.value,
-            allow_input_change=allow_input_change,
-            max_judged_drop=max_judged_drop,
         )
         wh, result = _gate(ctx, reports, run, qrels, measures, options)
         _write_reports(wh, result, reports)
