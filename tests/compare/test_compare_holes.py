@@ -68,6 +68,7 @@ def warned(tmp_path_factory):
         "compare": compare_args,
         "compare 0.2": [*compare_args, "--max-judged-drop", "0.2"],
         "compare 0.35": [*compare_args, "--max-judged-drop", "0.35"],
+        "read-only": [*db, "--read-only", *compare_args[2:]],
         "report": [*db, "report", "-o", "r.html", "--baseline", "base", "-m", "P@5"],
     }
     results = run_many(list(commands.values()), cwd=root, workers=1)  # one writer at a time
@@ -94,6 +95,9 @@ def test_compare_warns_per_measure_at_its_own_cutoff_and_threshold(warned):
     # 0.2: Judged@5 lies 0.3 below (warned), Judged@10 0.153 below (not); 0.35: neither
     assert _warnings(done["compare 0.2"]) == ["Warning: " + P5_WARNING.replace("0.1 ", "0.2 ")]
     assert _warnings(done["compare 0.35"]) == []
+    # a warehouse opened read-only serves stored values and computes nothing: no check
+    assert _warnings(done["read-only"]) == []
+    assert done["read-only"].stdout == done["compare"].stdout
 
 
 def test_the_report_shows_the_warning_beside_the_comparison(warned):

@@ -92,7 +92,10 @@ def compared_holes(
     each measure of ``measures`` (text -> label): one row per run other than the baseline and
     measure, ``run, baseline, measure, k, run_judged, baseline_judged, holes, run_condensed,
     baseline_condensed``; the condensed values only for the measures where some run has holes
-    (NaN elsewhere: a comparison without holes computes nothing more)."""
+    (NaN elsewhere: a comparison without holes computes nothing more). None on a read-only
+    warehouse, which serves stored values and computes nothing (the shares are not stored)."""
+    if store.read_only:
+        return []
     ids = list(dict.fromkeys([*runs, baseline_id]))
     others = [run_id for run_id in runs if run_id != baseline_id] or [baseline_id]
     cutoff = {text: judged_cutoff(label) for text, label in measures.items()}
@@ -132,7 +135,8 @@ def holes_rows(
 ) -> list[dict[str, Any]]:  # fmt: skip
     """The gate's rows (:func:`compared_holes` of its run against its baseline), one per
     gated measure (``(label, text, fails)``), with ``fails`` and ``unsettled``: holes, and
-    the run's condensed value not below the baseline's."""
+    the run's condensed value not below the baseline's (the gate writes: it is never
+    read-only)."""
     run_id, baseline_id = runs
     measures = {text: label for label, text, _ in gated}
     rows = compared_holes(store, qrels_id, {run_id: None}, baseline_id, measures, scoring, max_drop)
