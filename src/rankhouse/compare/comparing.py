@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import math
 import numbers
+import warnings
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from functools import cached_property
@@ -38,8 +39,9 @@ from typing import Any
 from ..backends.base import store_of
 from ..catalog import Ingested, removed_on_failure
 from ..columns import COMPARE_COLUMNS, COMPARE_NUMBERS
-from ..errors import Either, InputError, Message, Option, RankhouseError, count
+from ..errors import Either, InputError, Message, Option, RankhouseError, RankhouseWarning, count
 from ..evaluation import evaluate
+from ..judgments.holes import compared_holes, evaluated_qrels, holes_warnings
 from ..lazy import numpy as np
 from ..lazy import pandas as pd
 from ..measures import measure_texts, parse_measures
@@ -94,6 +96,9 @@ class Comparison:
         drift: with ``options.drift`` and a baseline, one dict per run other than the
             baseline, :data:`~rankhouse.columns.DRIFT_COLUMNS` as keys; else empty.
         aggregates: each measure's label -> how it aggregates (``mean``, ``sum``, ``gmean``).
+        holes: with a baseline, the holes rule for each other run and measure
+            (:func:`rankhouse.judgments.holes.compared_holes`); each row with holes is also a
+            warning (:attr:`holes_warnings`). Empty for a subset of the queries.
     """
 
     rows: list[dict[str, Any]]
@@ -103,6 +108,13 @@ class Comparison:
     alpha: float = 0.05
     drift: list[dict[str, Any]] = field(default_factory=list)
     aggregates: dict[str, str] = field(default_factory=dict)
+    holes: list[dict[str, Any]] = field(default_factory=list)
+
+    @property
+    def holes_warnings(self) -> list[str]:
+        """One line per run and measure much less judged than the baseline (the rule of
+        :mod:`rankhouse.judgments.holes`), with both condensed values."""
+        return holes_warnings(self.holes, self.options.max_judged_drop)
 
     @cached_property
     def means(self) -> pd.DataFrame:
@@ -312,6 +324,17 @@ def _compared(
         ids = {shown[row["run"]]: int(row["run_id"]) for row in aggregates}
         pairs = [(ids[run], ids[base_shown], run, base_shown) for run in ids if run != base_shown]
         drift = drift_rows(store, pairs, options.depth, options.persistence, wanted_queries)
+    holes = []
+    if base_name is not None and wanted_queries is None:
+        ids = {int(row["run_id"]): shown[row["run"]] for row in aggregates}
+        base_id = next(run_id for run_id, name in ids.items() if name == base_shown)
+        scoring = {k: evaluation[k] for k in ("relevance_level", "missing_queries")}
+        qrels_id = evaluated_qrels(store, result)
+        holes = compared_holes(
+            store, qrels_id, ids, base_id, labels, scoring, options.max_judged_drop
+        )
+        for line in holes_warnings(holes, options.max_judged_drop):
+            warnings.warn(RankhouseWarning(line), stacklevel=3)
     return Comparison(
         [{name: row[name] for name in COMPARE_COLUMNS} for row in rows],
         values,
@@ -320,6 +343,7 @@ def _compared(
         alpha,
         drift,
         kinds,
+        holes,
     )
 
 
@@ -353,6 +377,13 @@ def check_settings(options: CompareOptions) -> None:
         raise RankhouseError(
             Message(
                 Option("drift"), " measures each run against ", Option("baseline"), "; give one"
+            )
+        )
+    if not 0 <= options.max_judged_drop <= 1:
+        raise RankhouseError(
+            Message(
+                Option("max_judged_drop"),
+                f" must lie between 0 and 1, not {options.max_judged_drop!r}",
             )
         )
     if options.drift:

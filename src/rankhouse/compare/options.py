@@ -29,7 +29,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from ..defaults import DEFAULT_PERMUTATIONS, DEFAULT_SEED
+from ..defaults import DEFAULT_MAX_JUDGED_DROP, DEFAULT_PERMUTATIONS, DEFAULT_SEED
 from ..engine import aggregate
 from ..errors import InputError, MeasureError, Message, Option, count
 from ..lazy import pandas as pd
@@ -76,6 +76,9 @@ class CompareOptions:
         persistence: RBO's persistence p.
         relevance_level: grade from which a judgment counts as relevant (trec_eval ``-l``).
         missing_queries: ``"zero"`` (trec_eval ``-c``) or ``"skip"``.
+        max_judged_drop: the holes rule (0..1, :mod:`rankhouse.judgments.holes`): a warning
+            where a run's mean Judged@k (k the measure's cutoff, 10 without one) is below the
+            baseline's by more than this, with both runs' condensed (judged-only) values.
         queries: evaluate only these queries (PyTerrier's ``filter_by_topics``): a list of
             query ids, a DataFrame with a ``qid`` or ``query_id`` column (PyTerrier's
             topics), or a file with one query id per line. Queries without judgments are
@@ -105,6 +108,7 @@ class CompareOptions:
     persistence: float = DEFAULT_PERSISTENCE
     relevance_level: int = 1
     missing_queries: str = "zero"
+    max_judged_drop: float = DEFAULT_MAX_JUDGED_DROP
     queries: Any = None
     perquery: bool | str = False
     round: int | Mapping[str, int] | None = None  # noqa: A003 (PyTerrier's name)

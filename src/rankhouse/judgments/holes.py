@@ -12,8 +12,13 @@ judged looks worse than it is. The rule, for each measure (k its cutoff, 10 with
 * then both runs' **condensed** value: the measure on the rankings without their unjudged
   documents, renumbered (trec_eval ``-J``; Sakai's condensed lists), computed in the engine and
   not stored;
-* **unsettled** when there are holes and the condensed value of the run is not below the
-  baseline's: the drop may be the holes, not the run.
+* **unsettled** (the gate, :mod:`rankhouse.regress.gate`) when there are holes and the
+  condensed value of the run is not below the baseline's: the drop may be the holes, not the
+  run.
+
+The gate reads :func:`holes_rows`; ``compare`` and the report (each run against the baseline)
+and ``eval`` of several runs (each against the first) read :func:`compared_holes` and warn
+(:func:`holes_warnings`) without changing a verdict.
 
 Everything is computed by the engine (:func:`rankhouse.engine.compute`) on the connection
 where the store keeps the rows: a DuckDB file's own, a server's workspace.
@@ -38,9 +43,19 @@ def judged_cutoff(measure: str) -> int:
     return int(found.group(1)) if found else DEFAULT_K
 
 
+def evaluated_qrels(store, result) -> int:
+    """The id of the qrels set an :class:`~rankhouse.results.EvaluationResult` was made on
+    (its rows name the stored evaluations)."""
+    with store.connect() as conn:
+        return conn.execute(
+            "SELECT qrels_id FROM evaluations WHERE id = :id",
+            {"id": int(result.rows[0]["evaluation_id"])},
+        ).scalar_one()
+
+
 def judged_means(store, qrels_id: int, run_ids: list[int], cutoffs) -> dict[tuple[int, int], float]:
     """Each run's mean Judged@k for each k of ``cutoffs``: ``{(k, run_id): mean}`` (0.0 for
-    a run that answers none of the judged queries)."""
+    a run that answers none of the judged queries), computed in the engine, not stored."""
     ks = sorted(set(cutoffs))
     measures = parse_measures([f"Judged@{k}" for k in ks])
     with store.engine_connection(run_ids, qrels_id) as duck:
@@ -57,7 +72,7 @@ def condensed_means(
     store, qrels_id: int, run_ids: list[int], texts: list[str], scoring: dict[str, Any]
 ) -> dict[tuple[str, int], float]:
     """Each run's condensed (judged-only, trec_eval ``-J``) mean of each measure text under
-    the gate's ``scoring`` (relevance level, missing queries): ``{(text, run_id): mean}``."""
+    ``scoring`` (relevance level, missing queries): ``{(text, run_id): mean}``."""
     measures = parse_measures(texts)
     with store.engine_connection(run_ids, qrels_id) as duck:
         values = compute(duck, run_ids, qrels_id, measures, judged_only=True, **scoring)
@@ -69,42 +84,85 @@ def condensed_means(
     }
 
 
+def compared_holes(
+    store, qrels_id: int, runs: dict[int, str], baseline_id: int, measures: dict[str, str],
+    scoring: dict[str, Any], max_drop: float,
+) -> list[dict[str, Any]]:  # fmt: skip
+    """The holes rule for each run of ``runs`` (id -> name shown) against the baseline, for
+    each measure of ``measures`` (text -> label): one row per run other than the baseline and
+    measure, ``run, baseline, measure, k, run_judged, baseline_judged, holes, run_condensed,
+    baseline_condensed``; the condensed values only for the measures where some run has holes
+    (NaN elsewhere: a comparison without holes computes nothing more). None on a read-only
+    warehouse, which serves stored values and computes nothing (the shares are not stored)."""
+    if store.read_only:
+        return []
+    ids = list(dict.fromkeys([*runs, baseline_id]))
+    others = [run_id for run_id in runs if run_id != baseline_id] or [baseline_id]
+    cutoff = {text: judged_cutoff(label) for text, label in measures.items()}
+    shares = judged_means(store, qrels_id, ids, cutoff.values())
+    rows = []
+    for run_id in others:
+        for text, label in measures.items():
+            ours, theirs = shares[cutoff[text], run_id], shares[cutoff[text], baseline_id]
+            rows.append(dict(run=runs.get(run_id), baseline=runs.get(baseline_id), text=text))
+            rows[-1].update(measure=label, k=cutoff[text], run_judged=ours, baseline_judged=theirs)
+            rows[-1].update(holes=theirs - ours > max_drop, run_id=run_id)
+    holed = list(dict.fromkeys(row["text"] for row in rows if row["holes"]))
+    condensed = condensed_means(store, qrels_id, ids, holed, scoring) if holed else {}
+    for row in rows:
+        row["run_condensed"] = condensed.get((row["text"], row["run_id"]), math.nan)
+        row["baseline_condensed"] = condensed.get((row["text"], baseline_id), math.nan)
+    return rows
+
+
+def evaluation_holes(store, result, scoring: dict[str, Any], max_drop: float) -> list[str]:
+    """``eval``'s warnings for several runs: each run against the first
+    (:func:`compared_holes` on an :class:`~rankhouse.results.EvaluationResult`, ``scoring``
+    its relevance level and missing queries); none for a single run."""
+    runs = {int(row["run_id"]): row["run"] for row in result.rows}
+    if len(runs) < 2:
+        return []
+    measures = {name: result.labels.get(name, name) for name in result.measures}
+    first = next(iter(runs))
+    qrels_id = evaluated_qrels(store, result)
+    rows = compared_holes(store, qrels_id, runs, first, measures, scoring, max_drop)
+    return holes_warnings(rows, max_drop, against="first run")
+
+
 def holes_rows(
     store, qrels_id: int, runs: tuple[int, int], gated: list[tuple[str, str, bool]],
     scoring: dict[str, Any], max_drop: float,
 ) -> list[dict[str, Any]]:  # fmt: skip
-    """One row per gated measure (``(label, text, fails)``): ``measure, k, run_judged,
-    baseline_judged, holes, run_condensed, baseline_condensed, unsettled, fails``; the
-    condensed values only where some measure has holes (NaN elsewhere: a gate without holes
-    computes nothing more)."""
+    """The gate's rows (:func:`compared_holes` of its run against its baseline), one per
+    gated measure (``(label, text, fails)``), with ``fails`` and ``unsettled``: holes, and
+    the run's condensed value not below the baseline's (the gate writes: it is never
+    read-only)."""
     run_id, baseline_id = runs
-    ids = list(dict.fromkeys(runs))
-    shares = judged_means(store, qrels_id, ids, [judged_cutoff(label) for label, _, _ in gated])
-    rows = []
-    for label, _, fails in gated:
-        k = judged_cutoff(label)
-        ours, theirs = shares[k, run_id], shares[k, baseline_id]
-        rows.append(dict(measure=label, k=k, run_judged=ours, baseline_judged=theirs))
-        rows[-1].update(run_condensed=math.nan, baseline_condensed=math.nan, unsettled=False)
-        rows[-1].update(fails=fails, holes=theirs - ours > max_drop)
-    if any(row["holes"] for row in rows):
-        texts = [text for _, text, _ in gated]
-        condensed = condensed_means(store, qrels_id, ids, texts, scoring)
-        for row, text in zip(rows, texts, strict=True):
-            row["run_condensed"] = condensed[text, run_id]
-            row["baseline_condensed"] = condensed[text, baseline_id]
-            row["unsettled"] = row["holes"] and not row["run_condensed"] < row["baseline_condensed"]
+    measures = {text: label for label, text, _ in gated}
+    rows = compared_holes(store, qrels_id, {run_id: None}, baseline_id, measures, scoring, max_drop)
+    fails = {label: failing for label, _, failing in gated}
+    for row in rows:
+        row.update(run=None, baseline=None, fails=fails[row["measure"]])
+        row["unsettled"] = row["holes"] and not row["run_condensed"] < row["baseline_condensed"]
     return rows
 
 
-def holes_warnings(rows: list[dict[str, Any]], max_drop: float) -> list[str]:
-    """One warning per measure whose run is less judged than the baseline by more than
-    ``max_drop`` (mean Judged@k), with both condensed values."""
-    return [
-        f"holes in the judgments: {row['measure']}: Judged@{row['k']} of the run "
-        f"{row['run_judged']:.3f}, of the baseline {row['baseline_judged']:.3f} (more "
-        f"than {max_drop:g} below); condensed (judged-only) {row['measure']}: run "
-        f"{row['run_condensed']:.4f}, baseline {row['baseline_condensed']:.4f}"
-        for row in rows
-        if row["holes"]
-    ]
+def holes_warnings(
+    rows: list[dict[str, Any]], max_drop: float, against: str = "baseline"
+) -> list[str]:
+    """One warning per row with holes (:func:`compared_holes`): both mean Judged@k and both
+    condensed values. Rows with the runs' names name them (the baseline as ``against``: the
+    baseline, the first run); the gate's say "the run" and "the baseline"."""
+    found = []
+    for row in rows:
+        if not row["holes"]:
+            continue
+        run, base = row["run"] or "run", row["baseline"] or against
+        of = ("the run", f"the {against}") if row["run"] is None else (run, f"the {against} {base}")
+        found.append(
+            f"holes in the judgments: {row['measure']}: Judged@{row['k']} of {of[0]} "
+            f"{row['run_judged']:.3f}, of {of[1]} {row['baseline_judged']:.3f} (more than "
+            f"{max_drop:g} below); condensed (judged-only) {row['measure']}: {run} "
+            f"{row['run_condensed']:.4f}, {base} {row['baseline_condensed']:.4f}"
+        )
+    return found

@@ -74,6 +74,9 @@ class QrelsSection:
     """Each run's order drift from the baseline (compare's ``drift`` rows; stored)."""
     selected: int = 0
     """How many runs the report selected (the trends'); ``runs`` are those compared."""
+    holes: list[str] = field(default_factory=list)
+    """compare's warnings of holes in the judgments
+    (:attr:`rankhouse.compare.comparing.Comparison.holes_warnings`)."""
 
 
 @dataclass
@@ -298,6 +301,7 @@ def _section(
         settings=settings_shown(found),
         drift=found.drift,
         selected=len(selected),
+        holes=found.holes_warnings,
     )
 
 

@@ -71,6 +71,7 @@ nav ul{margin:4px 0;padding-left:20px}
 .figure,.scroll{margin:6px 0 10px;overflow-x:auto}.figure svg{max-width:100%;height:auto}
 .worst{display:flex;flex-wrap:wrap;gap:6px 26px}
 .note{color:#57606a;font-style:italic}
+.warning{color:#9a6700}
 .legend-fail{color:#c0182a;font-weight:700}.legend-pass{color:#1a7f37;font-weight:700}
 details{margin:6px 0}details>summary{cursor:pointer}details>summary h4{display:inline;margin:0}
 pre{font:12px ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;background:#f6f8fa;
@@ -395,6 +396,8 @@ def _comparison(section: QrelsSection, anchor: str, *, round, highlight) -> str:
             "of the paired difference, Hedges' g_z and the verdict. The best mean of each "
             "measure is marked.</p>"
         )
+    # the rule of rankhouse.judgments.holes, as compare warns of it
+    parts += [f'<p class="warning">Warning: {html.escape(line)}</p>' for line in section.holes]
     parts.append(
         comparison_panels_html(
             section.rows, section.settings, round=round, highlight=highlight, style=False

@@ -15,6 +15,7 @@ from pathlib import Path
 
 import typer
 
+from ...defaults import DEFAULT_MAX_JUDGED_DROP
 from .common import (
     ALPHA_OPTION,
     HIGHLIGHT_OPTION,
@@ -133,6 +134,15 @@ def compare_command(
         "--queries",
         help="Evaluate only the queries listed in this file (one id per line).",
     ),
+    max_judged_drop: float = typer.Option(
+        DEFAULT_MAX_JUDGED_DROP,
+        "--max-judged-drop",
+        min=0.0,
+        max=1.0,
+        help="Warn of holes in the judgments where a run's mean Judged@k (k the measure's "
+        "cutoff, 10 without one) is below the baseline's by more than this, with both runs' "
+        "condensed (judged-only) values.",
+    ),
     per_query: bool = typer.Option(
         False, "--per-query", "-q", help="Print the per-query values (run, query, measure, value)."
     ),
@@ -207,6 +217,7 @@ def compare_command(
         relevance_level=relevance_level,
         missing_queries=missing_queries.value,
         queries=queries,
+        max_judged_drop=max_judged_drop,
     )
     if all_pairs:
         from ...compare import all_pairs as analyse_all_pairs

@@ -19,7 +19,7 @@ from typing import Any
 import typer
 
 from ...cells import is_missing, table_value
-from ...defaults import RECENT_RUNS
+from ...defaults import DEFAULT_MAX_JUDGED_DROP, RECENT_RUNS
 from ...errors import count
 from .catalog import RunOrder
 from .common import (
@@ -207,6 +207,13 @@ def eval_command(
             "(--recompute to compute again)",
             file=sys.stderr,
         )
+    if len(result.runs) > 1:  # each run against the first: holes in the judgments
+        from ...backends.base import store_of
+        from ...judgments.holes import evaluation_holes
+
+        scoring = {"relevance_level": relevance_level, "missing_queries": missing_queries.value}
+        for line in evaluation_holes(store_of(wh), result, scoring, DEFAULT_MAX_JUDGED_DROP):
+            print(f"Warning: {line}", file=sys.stderr)
     # labels as headers: a value computed with -l 2 shows as AP(rel=2), never as AP
     headers = [result.labels.get(m, m) for m in result.measures]
     if per_query:
