@@ -17,6 +17,8 @@
 --       rank 2): ERR_IA@1 = alpha_DCG@1 = G(1), up to S
 --   nERR_IA@k [nERR-IA@k] = sum_{i<=k} G(i)/i / the same sum over the greedy ideal ranking
 --   NRBP [NRBP]  = (1 - (1 - alpha) beta) / S * sum over all ranks i of G(i) beta^(i-1)
+--   nNRBP [nNRBP] = NRBP / the NRBP of the greedy ideal ranking of every document relevant to
+--       an intent (ndeval's whole ideal list, not cut); 0 when the run's NRBP is 0
 --   StRecall@k [strec@k] = the intents with a relevant document in the top k / S
 --   P_IA@k [P-IA@k] = sum_{i<=k} (intents d_i is relevant to) / (k S)
 --   AP_IA [MAP-IA] = 1/S sum over intents s of 1/R_s sum over ranks i relevant to s of
@@ -27,16 +29,16 @@
 -- ir_measures' pyndeval provider runs it (docs/measures.md, Diversity, for how they differ).
 --
 -- Rows only for queries with a relevant document retrieved; key = the measure's name. The
--- recursive query runs only when alpha_nDCG or nERR_IA is asked (k steps, each ranking the
--- query's relevant documents not chosen yet).
+-- recursive query runs only when alpha_nDCG, nERR_IA or nNRBP is asked (k steps, each ranking
+-- the query's relevant documents not chosen yet; for nNRBP, with no k, until none is left).
 --
 -- Parameters:
 --   :qrels_id  INTEGER    the qrels set (its rows in judgment_intents)
 --   :rel       INTEGER    relevance level: a grade >= rel is relevant to its intent
 --   :names     VARCHAR[]  the measures requested, e.g. ['ERR_IA', 'StRecall']
---   :cutoff    INTEGER    the rank cutoff k (NULL for NRBP and AP_IA)
+--   :cutoff    INTEGER    the rank cutoff k (NULL for NRBP, nNRBP and AP_IA)
 --   :alpha     DOUBLE     redundancy intolerance (ndeval's 0.5 for ERR_IA, P_IA, StRecall)
---   :beta      DOUBLE     patience of NRBP (ndeval's 0.5 for the others, which ignore it)
+--   :beta      DOUBLE     patience of NRBP and nNRBP (ndeval's 0.5; the others ignore it)
 
 WITH RECURSIVE
 relevant AS (
@@ -75,17 +77,17 @@ docs AS (
     SELECT j.query_id, j.doc_id, list(n.i) AS its
     FROM relevant AS j
     JOIN numbered AS n ON n.query_id = j.query_id AND n.intent = j.intent
-    WHERE list_has_any(CAST(:names AS VARCHAR[]), ['alpha_nDCG', 'nERR_IA'])
+    WHERE list_has_any(CAST(:names AS VARCHAR[]), ['alpha_nDCG', 'nERR_IA', 'nNRBP'])
     GROUP BY j.query_id, j.doc_id
 ),
 ideal(query_id, step, chosen, counts, g) AS (
-    -- ndeval's greedy ideal, to rank k: each step adds the document of the highest gain
+    -- ndeval's greedy ideal, to rank k (no k: every relevant document): each step adds the document of the highest gain
     -- given the documents chosen (counts[s] of them relevant to intent s), a tie to the
     -- greatest document id; the gains summed smallest first, so that equal gains are equal
     SELECT query_id, 0, CAST([] AS VARCHAR[]), list_transform(range(any_value(s)), lambda x: 0),
            CAST(0 AS DOUBLE)
     FROM numbered
-    WHERE list_has_any(CAST(:names AS VARCHAR[]), ['alpha_nDCG', 'nERR_IA'])
+    WHERE list_has_any(CAST(:names AS VARCHAR[]), ['alpha_nDCG', 'nERR_IA', 'nNRBP'])
     GROUP BY query_id
     UNION ALL
     SELECT query_id, step + 1, list_append(chosen, doc_id),
@@ -99,12 +101,14 @@ ideal(query_id, step, chosen, counts, g) AS (
                    d.its, lambda x: pow(1 - CAST(:alpha AS DOUBLE), i.counts[x])))) AS gain
         FROM ideal AS i
         JOIN docs AS d ON d.query_id = i.query_id
-        WHERE i.step < CAST(:cutoff AS INTEGER) AND NOT list_contains(i.chosen, d.doc_id)
+        WHERE coalesce(i.step < CAST(:cutoff AS INTEGER), TRUE)
+          AND NOT list_contains(i.chosen, d.doc_id)
         QUALIFY row_number() OVER (PARTITION BY i.query_id ORDER BY gain DESC, d.doc_id DESC) = 1
     )
 ),
 ideal_sums AS (
-    SELECT query_id, sum(g / log2(step + 1)) AS dcg, sum(g / step) AS err
+    SELECT query_id, sum(g / log2(step + 1)) AS dcg, sum(g / step) AS err,
+           sum(g * pow(CAST(:beta AS DOUBLE), step - 1)) AS nrbp
     FROM ideal
     WHERE step > 0
     GROUP BY query_id
@@ -165,6 +169,11 @@ SELECT run_id, query_id, 'NRBP',
        (1 - (1 - CAST(:alpha AS DOUBLE)) * CAST(:beta AS DOUBLE)) / s * nrbp
 FROM whole
 WHERE list_contains(CAST(:names AS VARCHAR[]), 'NRBP')
+UNION ALL
+SELECT w.run_id, w.query_id, 'nNRBP', w.nrbp / d.nrbp
+FROM whole AS w
+JOIN ideal_sums AS d ON d.query_id = w.query_id
+WHERE list_contains(CAST(:names AS VARCHAR[]), 'nNRBP') AND w.nrbp > 0
 UNION ALL
 SELECT run_id, query_id, 'AP_IA', ap / s
 FROM whole

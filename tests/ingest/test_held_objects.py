@@ -218,6 +218,20 @@ def _cli(tmp_path: Path, home: Path, *args) -> subprocess.CompletedProcess:
     )
 
 
+def _python(tmp_path: Path, home: Path, script: str):
+    """What ``script`` prints as JSON, run in a new process over the cache at ``home``."""
+    done = subprocess.run(
+        [sys.executable, "-c", script],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        env=cli_env({"IR_DATASETS_HOME": str(home)}),
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr
+    return json.loads(done.stdout)
+
+
 def _eval_json(done: subprocess.CompletedProcess) -> dict[str, float]:
     assert done.returncode == 0, done.stderr
     [row] = json.loads(done.stdout)
@@ -257,16 +271,7 @@ def test_the_python_api_takes_an_irds_id(tmp_path, irds_home, expected):
         "memory = rankhouse.evaluate(qrels, run, measures).summary[measures].iloc[0].to_dict()\n"
         "print(json.dumps([stored, kept, memory]))\n"
     )
-    done = subprocess.run(
-        [sys.executable, "-c", script],
-        capture_output=True,
-        text=True,
-        cwd=tmp_path,
-        env=cli_env({"IR_DATASETS_HOME": str(irds_home)}),
-        timeout=120,
-    )
-    assert done.returncode == 0, done.stderr
-    stored, kept, memory = json.loads(done.stdout)
+    stored, kept, memory = _python(tmp_path, irds_home, script)
     assert stored == "msmarco-passage/trec-dl-2019/judged"
     assert kept == pytest.approx(expected["dense"], abs=1e-12)
     assert memory == pytest.approx(expected["dense"], abs=1e-12)
@@ -301,3 +306,62 @@ def test_without_ir_datasets_the_error_says_how_to_install_it():
         "reading an ir_datasets id needs the ir_datasets package, which is not installed "
         f"({DL19}); pip install ir_datasets (or pass the qrels as a file)"
     )
+
+
+# --- an ir_datasets id as a run: the dataset's scored documents --------------------------------
+
+
+@pytest.fixture
+def scored_home(irds_home) -> Path:
+    """The cache above, with msmarco-passage/trec-dl-2019's scored documents too: the TREC run
+    file ir_datasets keeps at ``msmarco-passage/trec-dl-2019/ms.run`` (the example bm25 run)."""
+    (irds_home / "msmarco-passage" / "trec-dl-2019" / "ms.run").write_bytes(
+        RUNS["bm25"].read_bytes()
+    )
+    return irds_home
+
+
+def test_an_irds_id_is_a_run_of_its_scored_documents(tmp_path, scored_home, expected):
+    measures = [option for m in MEASURES for option in ("-m", m)]
+    found = _eval_json(
+        _cli(tmp_path, scored_home, "eval", DL19, DL19, *measures, "--format", "json")
+    )
+    assert found == pytest.approx(expected["bm25"], abs=1e-12)  # the run file's values
+
+    again = _cli(tmp_path, scored_home, "ingest", "run", DL19)
+    assert again.returncode == 0 and "nothing new" in again.stderr, again.stderr
+    listed = json.loads(_cli(tmp_path, scored_home, "runs", "list", "--format", "json").stdout)
+    assert [(run["name"], run["rows"]) for run in listed] == [
+        ("msmarco-passage/trec-dl-2019/judged", 160)  # the file's 160 lines
+    ]
+    script = (
+        "import json, rankhouse\n"
+        f"result = rankhouse.evaluate({DL19!r}, {{'bm25': {DL19!r}}}, {MEASURES!r})\n"
+        f"print(json.dumps(result.summary[{MEASURES!r}].iloc[0].to_dict()))\n"
+    )
+    assert _python(tmp_path, scored_home, script) == pytest.approx(expected["bm25"], abs=1e-12)
+
+
+@pytest.mark.parametrize(
+    ("source", "message"),
+    [
+        (
+            DL19,
+            "Error: the scored documents (a run) are not in ir_datasets' local cache: "
+            "{home}/msmarco-passage/trec-dl-2019/ms.run is missing, and rankhouse does not "
+            f"download ({DL19}); fetch them once with ir_datasets where there is network "
+            "(python -c \"import ir_datasets; list(ir_datasets.load('msmarco-passage/"
+            "trec-dl-2019/judged').scoreddocs_iter())\")",
+        ),
+        (
+            "irds:msmarco-passage",
+            "Error: the ir_datasets dataset 'msmarco-passage' has no scored documents (a run)",
+        ),
+    ],
+    ids=["not-cached", "no-scoreddocs"],
+)
+def test_an_irds_run_that_cannot_be_read_is_explained(tmp_path, irds_home, source, message):
+    done = _cli(tmp_path, irds_home, "ingest", "run", source)
+    assert done.returncode == 1
+    assert done.stderr.startswith(message.format(home=irds_home)), done.stderr
+    assert done.stderr.count("\n") == 1

@@ -322,7 +322,11 @@ def test_eval_prints_markdown_with_intervals_and_round(run_cli):
     ]
 
 
-def test_the_report_holds_the_tables_and_its_markdown_renders(tmp_path):
+def _cells(markup: str, tag: str = "td") -> list[str]:
+    return re.findall(rf"<{tag}(?:\s[^>]*)?>(.*?)</{tag}>", markup, flags=re.S)
+
+
+def test_the_report_draws_the_table_its_markdown_renders_to(tmp_path):
     import html
 
     from markdown_it import MarkdownIt
@@ -339,7 +343,7 @@ def test_the_report_holds_the_tables_and_its_markdown_renders(tmp_path):
         .enable("table")
         .render(html.unescape(found.group(1)))
     )
-    cells = re.findall(r"<td[^>]*>(.*?)</td>", rendered)
+    cells = _cells(rendered)
     expected = means.set_index(["run", "measure"])["mean"]
     for run, row in zip(["bm25", "dense"], (cells[:3], cells[3:]), strict=True):
         assert row[0] == run
@@ -347,6 +351,77 @@ def test_the_report_holds_the_tables_and_its_markdown_renders(tmp_path):
             assert (
                 re.sub(r"</?strong>|<sup>.*</sup>", "", text) == f"{expected[(run, measure)]:.4f}"
             )
+    # the drawn table: the same header, the same cells, the Markdown's caption as its own
+    drawn = re.search(r'<table class="rh-table paper">(.*?)</table>', page, flags=re.S).group(1)
+    assert _cells(drawn, "th") == _cells(rendered, "th") == ["Run", "nDCG@10", "AP"]
+    assert _cells(drawn) == cells
+    caption = re.search(r"<p>Table: (.*?)</p>", rendered, flags=re.S).group(1)
+    assert _cells(drawn, "caption") == [caption]
+    assert "bold" in caption and page.index("rh-table paper") < page.index("paper-markdown")
     assert r"\begin{tabular}{lrr}" in html.unescape(
         re.search(r'<pre class="paper-latex">(.*?)</pre>', page, flags=re.S).group(1)
     )
+
+
+def test_the_drawn_table_has_the_markdown_cells_with_daggers_and_intervals(compared):
+    from markdown_it import MarkdownIt
+
+    from rankhouse.present.panels import frame_rows
+    from rankhouse.present.papers import comparison_table, html_table
+
+    text = compared.paper_table("markdown", intervals=True)
+    rendered = MarkdownIt("commonmark", {"html": True}).enable("table").render(text)
+    settings = compared.attrs["comparison"]
+    drawn = html_table(comparison_table(frame_rows(compared), settings), intervals=True)
+    assert _cells(drawn) == _cells(rendered) and _cells(drawn, "th") == _cells(rendered, "th")
+    assert sum("<sup>†</sup>" in c for c in _cells(drawn)) == 3  # the golden table's daggers
+    assert "mono&amp;T5" in _cells(drawn)  # escaped as HTML, as the Markdown renders it
+
+
+def test_all_pairs_letters_hold_scipys_t_test_with_holm_over_the_pairs(tmp_path, run_cli):
+    """Each run's letter in run order; a mean's superscript: the runs it beats after Holm over
+    the 6 pairs of 4 runs (scipy's ttest_rel on pytrec_eval's and ir_measures' values)."""
+    from itertools import combinations
+
+    from scipy import stats
+
+    reference = _reference_per_query()
+    letters = dict(zip(TAGS, "abcd", strict=True))
+    expected = {}
+    for measure in MEASURES:
+        sign = -1 if measure == "Unj@5" else 1  # Unj: lower is better
+        pairs = list(combinations(TAGS, 2))
+        p = [stats.ttest_rel(reference[a][measure], reference[b][measure]).pvalue for a, b in pairs]
+        means = {tag: statistics.mean(reference[tag][measure]) for tag in TAGS}
+        beaten = {tag: "" for tag in TAGS}
+        for (a, b), q in zip(pairs, _holm(p), strict=True):
+            if q <= 0.05:
+                winner, loser = (a, b) if sign * (means[a] - means[b]) > 0 else (b, a)
+                beaten[winner] += letters[loser]
+        for tag in TAGS:
+            expected[tag, measure] = (f"{means[tag]:.4f}", "".join(sorted(beaten[tag])))
+    with Warehouse(tmp_path / "w.duckdb") as wh:
+        found = wh.all_pairs(
+            str(DATA / "papers.qrels"), [str(DATA / f) for f in FILES], MEASURES, test="t"
+        )
+    text = found.paper_table("markdown")
+    lines = text.splitlines()
+    assert lines[0] == "| # | Run | AP | nDCG@10 | P@5 | Unj@5 |"
+    for tag, line in zip(TAGS, lines[2:6], strict=True):
+        cells = [c.strip() for c in line.strip("|").split(" | ")]
+        assert cells[0] == letters[tag] and cells[1] == markdown_escape(tag)
+        for cell, measure in zip(cells[2:], MEASURES, strict=True):
+            match = re.fullmatch(r"(?:\*\*)?(\d\.\d{4})(?:\*\*)?(?:<sup>([a-d]+)</sup>)?", cell)
+            assert match, cell
+            assert (match.group(1), match.group(2) or "") == expected[tag, measure]
+    # the data makes it bite: letters on several cells, and one run beaten on Unj@5 only
+    assert expected["splade_v2", "AP"][1] == "ad" and expected["bm25_rm3", "Unj@5"][1] == "d"
+    assert (
+        "A superscript lists the runs (by their letter) a mean is significantly better than "
+        "(paired t-test, Holm correction over the 6 pairs per measure, α = 0.05)."
+    ) in lines[-1]
+    # the command line prints the API's table
+    result = run_cli(*COMPARE[:-4], "--all-pairs", "--test", "t", "--format", "latex")
+    assert result.exit_code == 0, result.stderr
+    assert result.stdout == found.paper_table("latex")
+    assert "\\# & Run & AP" in result.stdout and "$^{ad}$" in result.stdout

@@ -74,6 +74,12 @@ def test_example_report_opens_offline(browser, tmp_path):
     )
     assert len(sizes) == 1 + 3 + 1
     assert all(width > 400 and height > 200 for width, height in sizes), sizes
+    # the paper's table is drawn, not only given as text: a header and one row per run
+    paper = browser.evaluate(
+        "[...document.querySelectorAll('table.paper')]"
+        ".map(t => [t.getBoundingClientRect().height, t.rows.length])"
+    )
+    assert len(paper) == 1 and paper[0][0] > 60 and paper[0][1] > 2, paper
     failed = browser.evaluate("[...document.querySelectorAll('td.fail')].map(c => c.innerText)")
     # night 3 against bm25's reference: the bm25 run stored before the nights (pinned on
     # the first night as the newest earlier run of the system)

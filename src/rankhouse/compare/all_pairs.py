@@ -18,7 +18,7 @@ geometric means, counts) are listed in :attr:`AllPairs.skipped` with the reason.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, replace
 from functools import cached_property
 from typing import Any
@@ -30,6 +30,7 @@ from ..measures.model import direction
 from ..pairing import value_matrix
 from ..present import DEFAULT_ROUND, HtmlTable, check_display
 from ..present.panels import all_pairs_html
+from ..present.papers import all_pairs_table, render
 from ..stats import (
     AnovaTable,
     Interval,
@@ -187,6 +188,35 @@ class AllPairs:
 
     def _repr_html_(self) -> str:
         return self.styled().html
+
+    def paper_table(
+        self,
+        format: str = "latex",  # noqa: A002 (the command line's --format)
+        *,
+        round: int | Mapping[str | None, int] = DEFAULT_ROUND,  # noqa: A002 (PyTerrier's name)
+        intervals: bool = False,
+        caption: str | None = None,
+        label: str | None = None,
+    ) -> str:
+        """The means as a table for a paper, marked as ranx marks all pairs: each run has a
+        letter (a, b, c... in run order) and each mean carries the letters of the runs it is
+        significantly better than (``rankhouse compare --all-pairs --format latex|markdown``).
+
+        Args:
+            format: ``'latex'`` (booktabs, with a caption and a label) or ``'markdown'``.
+            round: decimals, one number or a dict measure -> decimals (4 by default).
+            intervals: show each mean's confidence interval in brackets.
+            caption: the caption instead of the one made from the settings.
+            label: the LaTeX label instead of ``tab:all-pairs``.
+
+        Returns:
+            The table's text (:func:`rankhouse.present.papers.all_pairs_table`).
+
+        Raises:
+            RankhouseError: an unknown format, or ``round`` outside 0 to 15.
+        """
+        table = all_pairs_table(self)
+        return render(table, format, round=round, intervals=intervals, caption=caption, label=label)
 
     def _measure(self, measure: str) -> MeasurePairs:
         for found in self.measures:

@@ -11,6 +11,9 @@ Accepted for a run (each becomes a DataFrame ``query_id, doc_id, score``, or sta
   (duck-typed: anything with those three attributes), ir_datasets' ``scoreddocs_iter()`` too
   (its ``GenericScoredDoc`` has them);
 * a ``ranx.Run``: its ``to_dict()``, named by its ``name`` when the caller gives none;
+* an ir_datasets id ``irds:<dataset id>`` whose scored documents (``scoreddocs_iter()``, the
+  dataset's own ranking, e.g. its BM25 top 100) are in ir_datasets' local cache
+  (:func:`irds_run`), named after the dataset id when the caller gives no name;
 * a file path, or a stored run's name or id: passed on unchanged.
 
 Several runs: a list (or tuple) of those, or a dict ``name -> run`` whose keys are the run
@@ -144,7 +147,7 @@ def held_run(run: Any) -> tuple[Any, str | None]:
     Raises:
         InputError: several runs given (a list, or a dict of runs).
     """
-    if _is_frame(run) or _is_reference(run):
+    if _is_frame(run) or (_is_reference(run) and not is_irds_id(run)):
         return run, None
     sources = run_sources(run)
     if len(sources) > 1:
@@ -156,6 +159,8 @@ def held_run(run: Any) -> tuple[Any, str | None]:
 
 
 def _one_run(value: Any, name: str | None = None) -> RunSource:
+    if is_irds_id(value):
+        return RunSource(irds_run(value), name if name is not None else implied_name(value))
     if _ranx_kind(value) is not None:
         frame = _ranx_frame(value, "Run")
         return RunSource(frame, name if name is not None else implied_name(value))
@@ -177,7 +182,7 @@ def _one_run(value: Any, name: str | None = None) -> RunSource:
     raise InputError(
         f"cannot read a run from {type(value).__name__}",
         hint="give a file, a DataFrame, {qid: {docid: score}}, ir_measures ScoredDoc tuples, "
-        "a ranx Run or an ir_datasets scoreddocs_iter()",
+        "a ranx Run, an ir_datasets scoreddocs_iter() or irds:<dataset id>",
     )
 
 
@@ -270,7 +275,8 @@ def _pyterrier_columns(frame, *, kind: str) -> dict[str, str] | None:
 
 # --- objects of ranx and ir_datasets ids ----------------------------------------------------------
 
-#: How a qrels source names an ir_datasets dataset: ``irds:msmarco-passage/trec-dl-2019/judged``.
+#: How a qrels or run source names an ir_datasets dataset:
+#: ``irds:msmarco-passage/trec-dl-2019/judged``.
 IRDS_PREFIX = "irds:"
 _RANX_CLASSES = ("Qrels", "Run")
 
@@ -335,6 +341,37 @@ def irds_qrels(source: str):
         InputError: ir_datasets is not installed, the id is unknown, the dataset has no qrels,
             or a file of its qrels is not in the cache.
     """
+    return _irds_records(source, _IRDS_QRELS)
+
+
+def irds_run(source: str):
+    """The scored documents of the ir_datasets dataset ``source`` names (``irds:<id>``), as a
+    frame ``query_id, doc_id, score``, read from ir_datasets' local cache as
+    :func:`irds_qrels` reads qrels (nothing downloaded).
+
+    Raises:
+        InputError: ir_datasets is not installed, the id is unknown, the dataset has no
+            scored documents, or a file of them is not in the cache.
+    """
+    return _irds_records(source, _IRDS_RUN)
+
+
+@dataclass(frozen=True)
+class _IrdsPart:
+    """What an ``irds:`` id is read for: ir_datasets' name of the part (``qrels``,
+    ``scoreddocs``), the words for it, and the fields each record gives."""
+
+    part: str
+    words: str
+    fields: tuple[str, ...]
+    kind: str
+
+
+_IRDS_QRELS = _IrdsPart("qrels", "qrels", _QRELS_FIELDS, "Qrel")
+_IRDS_RUN = _IrdsPart("scoreddocs", "scored documents (a run)", _RUN_FIELDS, "ScoredDoc")
+
+
+def _irds_records(source: str, what: _IrdsPart):
     dataset_id = source[len(IRDS_PREFIX) :]
     if not dataset_id:
         raise InputError(
@@ -351,23 +388,24 @@ def irds_qrels(source: str):
             source=source,
             hint="the ids are listed at https://ir-datasets.com",
         ) from None
-    if not dataset.has_qrels():
+    if not getattr(dataset, f"has_{what.part}")():
         raise InputError(
-            f"the ir_datasets dataset {dataset_id!r} has no qrels",
+            f"the ir_datasets dataset {dataset_id!r} has no {what.words}",
             source=source,
             hint="name a subset that has them (ir-datasets.com lists them with the dataset)",
         )
-    missing = _uncached(dataset.qrels_handler(), set())
+    missing = _uncached(getattr(dataset, f"{what.part}_handler")(), set())
     if missing:
         raise InputError(
-            f"the qrels are not in ir_datasets' local cache: {missing[0]} is missing, and "
-            "rankhouse does not download",
+            f"the {what.words} are not in ir_datasets' local cache: {missing[0]} is missing, "
+            "and rankhouse does not download",
             source=source,
             hint=f"fetch them once with ir_datasets where there is network (python -c "
-            f"\"import ir_datasets; list(ir_datasets.load('{dataset_id}').qrels_iter())\"), "
+            f"\"import ir_datasets; list(ir_datasets.load('{dataset_id}').{what.part}_iter())\"), "
             "or set IR_DATASETS_HOME to the cache that holds them",
         )
-    return _records_frame(dataset.qrels_iter(), _QRELS_FIELDS, "Qrel")
+    records = getattr(dataset, f"{what.part}_iter")()
+    return _records_frame(records, what.fields, what.kind)
 
 
 def irds_not_installed(source: str) -> InputError:
@@ -405,12 +443,16 @@ def _uncached(part: Any, seen: set[int]) -> list[str]:
             return []
         urls = [getattr(m, "url", None) or getattr(m, "uri", "") for m in part.mirrors]
         return [str(path) for path in cached + local] or [next(filter(None, urls), kind)]
+    attributes = getattr(part, "__dict__", {}).values()
     for attribute in ("_path", "_extract_path", "extract_path"):  # an extraction kept on disk
         if kind != "RelativePath" and isinstance(getattr(part, attribute, None), str | Path):
-            if Path(getattr(part, attribute)).exists():
+            kept = Path(getattr(part, attribute))
+            if kept.exists():
                 return []
             if kind == "LocalDownload":
-                return [str(getattr(part, attribute))]
-            break
-    attributes = getattr(part, "__dict__", {}).values()
+                return [str(kept)]
+            # built from its inputs when they are there; else name this file, the one a user
+            # can put in place (ir_datasets reads it as it is), not the archive behind it
+            missing = [path for value in attributes for path in _uncached(value, seen)]
+            return [str(kept)] if missing else []
     return [path for value in attributes for path in _uncached(value, seen)]

@@ -122,7 +122,9 @@ def ingest_run(
         wh: the warehouse.
         source: a path (plain or ``.gz``), a DataFrame, or one run in another shape of
             :mod:`.shapes` (a ranx Run, named by its ``name`` unless ``name`` is given;
-            ``{qid: {docid: score}}``; ir_measures or ir_datasets scored-document tuples).
+            ``{qid: {docid: score}}``; ir_measures or ir_datasets scored-document tuples;
+            ``irds:<id>``, the dataset's scored documents from ir_datasets' local cache,
+            named after the id unless ``name`` is given).
         options: how (:class:`IngestOptions`); ``settings`` given as keywords replace its
             fields.
 

@@ -660,6 +660,12 @@ for _definition in (
         doc="(1 - (1-alpha) beta) / S * sum G(i) beta^(i-1) over all ranks (ndeval; intents)",
     ),
     MeasureDef(
+        "nNRBP",
+        DIVERSITY,
+        (ALPHA, BETA, REL),
+        doc="NRBP over the NRBP of ndeval's greedy ideal ranking, not cut (ndeval; intents)",
+    ),
+    MeasureDef(
         "StRecall",
         DIVERSITY,
         (CUTOFF_REQUIRED, REL),

@@ -226,7 +226,7 @@ _DIVERSITY = """
 ## Diversity (qrels with intents)
 
 `alpha_nDCG@k`, `ERR_IA@k`, `NRBP`, `StRecall@k`, `P_IA@k`, `AP_IA` (alias `MAP_IA`),
-`alpha_DCG@k` and `nERR_IA@k` are ndeval's intent-aware measures (ndeval 4.5, the TREC Web
+`alpha_DCG@k`, `nERR_IA@k` and `nNRBP` are ndeval's intent-aware measures (ndeval 4.5, the TREC Web
 track's tool; ir_measures runs it through its pyndeval provider), under ir_measures' names
 and parameters. They read a qrels set ingested with intents (`rankhouse ingest qrels FILE
 --intents`, docs/ingest.md); asked of a set without intents they stop with `the qrels set
@@ -239,7 +239,8 @@ reads every positive grade as 1); S is the number of the query's intents with a 
 document (an intent nobody judged relevant is ignored, as a document judged for no intent
 only fills a rank). The gain at rank i is the sum, over the intents of its document, of
 (1 - alpha)^c, c the documents above it relevant to that intent. ndeval's defaults: alpha =
-0.5, beta = 0.5 (`alpha_nDCG(alpha=0.3)@10`, `NRBP(alpha=0.2,beta=0.8)`); ERR_IA, nERR_IA,
+0.5, beta = 0.5 (`alpha_nDCG(alpha=0.3)@10`, `NRBP(alpha=0.2,beta=0.8)`, the same for
+`nNRBP`); ERR_IA, nERR_IA,
 P_IA, StRecall and AP_IA take no alpha, as in ir_measures (the ERRs compute with ndeval's 0.5).
 
 Where ndeval's rules matter:
@@ -250,13 +251,18 @@ Where ndeval's rules matter:
   computed in SQL, by a recursive query that adds one document a step up to rank k (DuckDB's
   `WITH RECURSIVE`, each step ranking the documents not chosen yet by their gain), so no
   Python module computes a measure.
+* nNRBP is NRBP over the NRBP of the same greedy ideal ranking, taken to its end (every
+  document relevant to an intent, as ndeval's ideal list holds them all; NRBP reads every
+  rank, so the ideal is not cut). `(1 - (1 - alpha) beta) / S` cancels: it is the ratio of
+  the two sums of G(i) beta^(i-1). Where no document is relevant (S = 0) ndeval divides 0 by
+  0 and prints `nan`; rankhouse gives 0, as for every measure there.
 * ERR_IA@k and alpha_DCG@k are normalised by the "ideal ideal", S times the sum over i <= k
   of (1 - alpha)^(i-1)/i (ERR) or (1 - alpha)^(i-1)/log2(i+1) (DCG), not by an ideal ranking;
   at k = 1 ndeval does not divide (its normalisation starts at rank 2), so `ERR_IA@1` and
   `alpha_DCG@1` are the number of intents the first document is relevant to, up to S.
   rankhouse gives the same numbers.
 * P_IA@k divides by k even when fewer documents are retrieved; NRBP and AP_IA read the whole
-  ranking; a query with S = 0 scores 0 on each (ndeval's nNRBP would be 0/0 there).
+  ranking; a query with S = 0 scores 0 on each (and on nNRBP, which ndeval gives as 0/0).
 * The cutoff is required (ndeval computes only at a cutoff, up to 20, and ir_measures'
   provider fails without one); rankhouse takes any k >= 1, with the same definitions.
 * Order: rankhouse ranks by score, then document id descending (trec_eval's order, ndeval's
@@ -273,14 +279,17 @@ Speed: on a TREC Web-sized input made by `python benchmarks/bench_diversity.py -
 of the seven at @20 (alpha_nDCG, ERR_IA, nERR_IA, StRecall, P_IA, NRBP, AP_IA) on the stored
 run takes 0.86 s, against 0.28 s for nDCG@20 and P@20 (a new process each, median of 7, the
 2-core machine shared, load about 4); pyndeval computes the seven in 0.10 s in process.
-benchmarks/RESULTS.md has the session.
+benchmarks/RESULTS.md has the session. nNRBP costs more: its greedy ideal runs to the end of
+each query's relevant documents (here about 100 to 200 a query, one recursive step each) where
+alpha_nDCG@20's stops at 20. A later run of the same benchmark (`--repeat 3`, the machine
+busier: nDCG@20 and P@20 0.95 s) gave the seven 3.35 s and nNRBP alone 6.27 s; pyndeval 0.14 s
+and 0.18 s.
 
 The ordinary measures (nDCG, AP, P...) on a qrels set with intents read each document once,
 with its highest grade over the intents: a document relevant to any intent is relevant to the
 query, ndeval's own rule for its non-intent-aware MAP. ir_measures hands pytrec_eval the last
 line of a document in file order instead (`QrelsConverter.as_dict_of_dict`), which equals the
-highest grade only when that line comes last. ndeval's nNRBP is not declared (its ideal is
-the whole greedy ranking, not its top k; ndeval gives 0/0 for a query without intents).
+highest grade only when that line comes last.
 """
 
 

@@ -38,7 +38,7 @@ from .trends import DETAIL, MIN_FRACTION, MIN_SPAN, trend_figure
 
 WORST_LISTED = 10
 
-PAPER_SUMMARY = "for a paper: the means as Markdown and LaTeX (compare --format markdown|latex)"
+PAPER_SUMMARY = "the same table as Markdown and LaTeX, to copy (compare --format markdown|latex)"
 
 OPEN_PAIRS = 3
 """The per-query sections (a run against the baseline) shown open and drawn: the newest
@@ -76,6 +76,7 @@ nav ul{margin:4px 0;padding-left:20px}
 details{margin:6px 0}details>summary{cursor:pointer}details>summary h4{display:inline;margin:0}
 pre{font:12px ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;background:#f6f8fa;
  padding:8px;overflow-x:auto}
+.rh-table.paper td sup{font-size:75%}
 details.pair{border-top:1px solid #d8dee4;padding-top:6px;margin-top:14px}
 """
 STYLE += PANELS_STYLE
@@ -432,9 +433,14 @@ def _comparison(section: QrelsSection, anchor: str, *, round, highlight) -> str:
 
 
 def _paper_tables(section: QrelsSection, *, round) -> str:  # noqa: A002
-    """The means as a paper prints them (``compare --format markdown|latex``), to copy."""
+    """The means as a paper prints them (``compare --format markdown|latex``): drawn, and
+    as the text to copy."""
     table = papers.comparison_table(section.rows, section.settings)
-    parts = [f'<details class="paper"><summary>{PAPER_SUMMARY}</summary>']
+    parts = [
+        "<h4>For a paper</h4>",
+        papers.html_table(table, round=round),
+        f'<details class="paper"><summary>{PAPER_SUMMARY}</summary>',
+    ]
     for form in papers.FORMATS:
         text = papers.render(table, form, round=round)
         parts.append(f'<pre class="paper-{form}">{html.escape(text)}</pre>')

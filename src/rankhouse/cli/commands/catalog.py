@@ -110,7 +110,11 @@ def _register_ingest(app: typer.Typer) -> None:
     @ingest.command("run")
     def ingest_run(
         ctx: typer.Context,
-        file: str = typer.Argument(..., help="Run file (plain or .gz); one run per tag."),
+        file: str = typer.Argument(
+            ...,
+            help="Run file (plain or .gz), one run per tag; or irds:<dataset id> (its scored "
+            "documents, read from ir_datasets' local cache; named after the id).",
+        ),
         name: str = _NAME,
         columns: str = _COLUMNS,
         format: SourceFormat = _FORMAT,

@@ -110,7 +110,10 @@ QRELS_ARGUMENT = typer.Argument(
     "ir_datasets' local cache).",
 )
 RUNS_ARGUMENT = typer.Argument(
-    ..., metavar="RUN...", help="Runs: stored names or ids, or files (ingested)."
+    ...,
+    metavar="RUN...",
+    help="Runs: stored names or ids, files (ingested), or irds:<dataset id> (its scored "
+    "documents, read from ir_datasets' local cache).",
 )
 RELEVANCE_LEVEL_OPTION = typer.Option(
     1,

@@ -178,7 +178,8 @@ def compare_command(
     --format markdown or latex prints the means as a paper's table: one row per run, the
     best mean of each measure in bold, a dagger on the means significantly different from
     the baseline (the test and correction in the caption), --intervals in brackets, --round
-    decimals (4 when not given).
+    decimals (4 when not given). With --all-pairs each run has a letter and each mean the
+    letters of the runs it is significantly better than, as ranx prints them.
     """
     from ...compare import COLUMNS as LONG_COLUMNS
     from ...compare import CompareOptions
@@ -194,8 +195,7 @@ def compare_command(
         raise RankhouseError(f"{' and '.join(shapes)} are different tables; choose one")
     if all_pairs and (wide or per_query or drift):
         raise RankhouseError("--all-pairs prints its own tables: drop --wide, --per-query, --drift")
-    given = {"--all-pairs": all_pairs, "--drift": drift}
-    paper = paper_format(fmt, intervals, shapes + [flag for flag, on in given.items() if on])
+    paper = paper_format(fmt, intervals, shapes + (["--drift"] if drift else []))
     check_argument_order(qrels, runs)  # before a missing warehouse is reported
     # --read-only serves stored values; only files may create the warehouse
     wh = open_warehouse(ctx, write=False, create=all_files(qrels, *runs))
@@ -223,7 +223,7 @@ def compare_command(
         from ...compare import all_pairs as analyse_all_pairs
 
         found_pairs = analyse_all_pairs(wh, qrels, runs, measures, options)
-        print_all_pairs(found_pairs, fmt, long, rounding.get(None))
+        print_all_pairs(found_pairs, fmt, long, rounding, paper, intervals)
         return
     from ...compare import comparison
 
@@ -379,16 +379,22 @@ def wide_columns(found) -> list[str]:
     return experiment_rows(found.rows)[0]
 
 
-def print_all_pairs(found, fmt: ResultFormat, long: bool, digits: int | None) -> None:
+def print_all_pairs(
+    found, fmt: ResultFormat, long: bool, rounding: Mapping, paper: str | None, intervals: bool
+) -> None:
     """All pairs: the tables (ANOVA, the matrix of differences and p-values, the groups), or
-    the pairs one per row (``--long``, CSV, TSV), or the whole as one JSON document."""
+    the pairs one per row (``--long``, CSV, TSV), or the whole as one JSON document, or the
+    means as a paper's table with ranx's letters (``paper``: markdown or latex)."""
     from ...cells import json_value
     from ...columns import PAIR_COLUMNS
     from ...present.panels import COMPACT_DIGITS, all_pairs_panels
 
     for measure, reason in found.skipped.items():
         print(f"note: {measure} left out of all pairs: {reason}", file=sys.stderr)
-    if fmt == ResultFormat.json:
+    digits = rounding.get(None)
+    if paper:
+        sys.stdout.write(found.paper_table(paper, round=dict(rounding) or 4, intervals=intervals))
+    elif fmt == ResultFormat.json:
         document = {
             "alpha": found.alpha,
             "level": found.options.level,
