@@ -64,7 +64,8 @@ def warned(tmp_path_factory):
     first = finish(start([*db, "eval", "q.txt", "base.txt", "cand.txt", *measures], cwd=root))
     compare_args = [*db, "compare", "q", "base", "cand", *measures, "-b", "base"]
     commands = {
-        "eval reversed": [*db, "eval", "q", "cand", "base", *measures],
+        "eval reversed": [*db, "eval", "q", "cand", "base", *measures, "--recompute"],
+        "eval stored": [*db, "eval", "q", "base", "cand", *measures],
         "compare": compare_args,
         "compare 0.2": [*compare_args, "--max-judged-drop", "0.2"],
         "compare 0.35": [*compare_args, "--max-judged-drop", "0.35"],
@@ -87,6 +88,9 @@ def test_eval_warns_of_each_run_against_the_first(warned):
         for line in (P5_WARNING, NDCG10_WARNING)
     ]
     assert _warnings(done["eval reversed"]) == []  # the first run is the less judged one
+    # values read from the store: no check (a read stays a read; compare -b checks each time)
+    assert "reused from storage" in done["eval stored"].stderr
+    assert _warnings(done["eval stored"]) == []
 
 
 def test_compare_warns_per_measure_at_its_own_cutoff_and_threshold(warned):

@@ -105,7 +105,11 @@ def test_reading_a_duckdb_warehouse_imports_the_engine_alone(tmp_path, trec_file
 
 @pytest.mark.parametrize(
     "command",
-    [["history", "-m", "P@1"], ["eval", "q", "sys", "-m", "P@1"]],
+    [
+        ["history", "-m", "P@1"],
+        ["eval", "q", "sys", "-m", "P@1"],
+        ["eval", "q", "sys", "alt", "-m", "P@1"],
+    ],
     ids=" ".join,
 )
 def test_reading_stored_values_loads_no_numpy_engine_or_readers(tmp_path, trec_files, command):
@@ -114,8 +118,10 @@ def test_reading_stored_values_loads_no_numpy_engine_or_readers(tmp_path, trec_f
     from a file, so neither the engine nor the ingest's readers load, and a measure named by
     its stored label needs no measure parser."""
     qrels, run = trec_files
+    other = tmp_path / "other.txt"  # several runs: eval's holes check is made when it computes
+    other.write_text("1 Q0 b 1 2.0 alt\n1 Q0 a 2 1.0 alt\n2 Q0 c 1 3.0 alt\n")
     db = str(tmp_path / "w.duckdb")
-    _imported(tmp_path, "--db", db, "eval", str(qrels), str(run), "-m", "P@1")
+    _imported(tmp_path, "--db", db, "eval", str(qrels), str(run), str(other), "-m", "P@1")
     probed = ("numpy", "rankhouse.engine", "rankhouse.ingest", "rankhouse.stats.paired")
     probed += ("rankhouse.measures", "rankhouse.labels")
     assert _imported(tmp_path, "--db", db, *command, probed=probed) == []

@@ -207,7 +207,10 @@ def eval_command(
             "(--recompute to compute again)",
             file=sys.stderr,
         )
-    if len(result.runs) > 1:  # each run against the first: holes in the judgments
+    computed = any(not row["reused"] for row in result.rows)
+    if len(result.runs) > 1 and computed:  # each run against the first: holes in the
+        # judgments, checked where the values are computed (the engine is loaded): an eval
+        # of stored values stays a read (the start-up budget); compare -b checks each time
         from ...backends.base import store_of
         from ...judgments.holes import evaluation_holes
 

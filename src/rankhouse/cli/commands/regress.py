@@ -9,7 +9,7 @@ from enum import StrEnum
 
 import typer
 
-from ...defaults import packed
+from ...defaults import DEFAULT_MAX_JUDGED_DROP, packed
 from ..process import failure_text, interrupted
 from .common import (
     ALPHA_OPTION,
@@ -158,7 +158,7 @@ def regress_command(
     ),
     fmt: OutputFormat = FORMAT_OPTION,
     max_judged_drop: float = typer.Option(
-        0.10,
+        DEFAULT_MAX_JUDGED_DROP,
         "--max-judged-drop",
         min=0.0,
         max=1.0,
