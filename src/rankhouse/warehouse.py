@@ -588,6 +588,7 @@ class Warehouse:
         perquery: bool | str = False,
         round: Any = None,  # noqa: A002 (PyTerrier's name)
         highlight: str | None = "bold",
+        max_judged_drop: float = DEFAULT_MAX_JUDGED_DROP,
     ) -> Any:
         """Means of several runs with their intervals and, against a baseline, paired tests,
         intervals of the differences, Hedges' g_z and verdicts (``rankhouse compare``), with
@@ -622,6 +623,8 @@ class Warehouse:
             perquery: True: the per-query values instead of the means; ``"both"``: both.
             round: decimals a notebook shows, a number or a dict measure -> decimals.
             highlight: how a notebook marks the best mean: ``"bold"``, ``"color"``, None.
+            max_judged_drop: with a baseline, warn of holes in the judgments where a run's
+                mean Judged@k lies more than this below the baseline's (docs/judgments.md).
 
         See :func:`rankhouse.compare.compare` for the result's columns and the errors.
         """

@@ -15,6 +15,7 @@ q1..q4), then a1..a4, then n1..n4. By hand:
 from __future__ import annotations
 
 import math
+import warnings
 
 import pytest
 from cli_helpers import finish, run_many, start
@@ -119,6 +120,14 @@ def test_the_python_api_warns_and_keeps_the_rows(warned):
             compare(wh, "q", ["base", "cand"], ["P@5"], baseline="base")
         with pytest.raises(RankhouseError, match="max_judged_drop must lie between 0 and 1"):
             compare(wh, "q", ["base", "cand"], ["P@5"], baseline="base", max_judged_drop=1.5)
+        with warnings.catch_warnings():  # the Warehouse's keyword: Judged@5 lies 0.3 below
+            warnings.simplefilter("error", RankhouseWarning)
+            frame = wh.compare(
+                "q", ["base", "cand"], ["P@5"], baseline="base", max_judged_drop=0.35
+            )
+        assert list(frame["run"]) == ["base", "cand"]
+        with pytest.warns(RankhouseWarning, match="Judged@5 of cand 0.700"):
+            wh.compare("q", ["base", "cand"], ["P@5"], baseline="base", max_judged_drop=0.2)
 
 
 def test_a_server_warehouse_warns_the_same(postgres_url, tmp_path):
