@@ -146,6 +146,20 @@ def test_alpha_range_is_said_once(run_cli, alpha):
     assert "strictly between 0 and 1" in help_text and "0.0<=x<=1.0" not in help_text
 
 
+@pytest.mark.parametrize(("command", "code"), [("compare", 1), ("regress", 2)])
+def test_the_judged_drop_range_is_said_once(run_cli, command, code):
+    args = (
+        [QRELS, BM25, "-b", BM25] if command == "compare" else [BM25, "--qrels", QRELS, "-b", BM25]
+    )
+    done = run_cli(command, *args, "-m", "P@5", "--max-judged-drop", "1.5")
+    assert (done.exit_code, done.stderr) == (
+        code,
+        "Error: --max-judged-drop must lie between 0 and 1, not 1.5\n",
+    )
+    help_text = _flat(run_cli(command, "--help", db=False).stdout)
+    assert "0 to 1" in help_text and "0.0<=x<=1.0" not in help_text
+
+
 def test_version_alone_and_through_typer_print_the_same_line(run_cli):
     alone = run_cli("--version", db=False)  # answered before Typer is imported
     through = run_cli("--read-only", "--version", db=False)  # Typer's eager option

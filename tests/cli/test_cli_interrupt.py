@@ -61,7 +61,14 @@ def _cli(db: Path, *args: str) -> subprocess.Popen:
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
+        preexec_fn=_as_at_a_terminal,
     )
+
+
+def _as_at_a_terminal() -> None:
+    """SIGINT as a terminal's Ctrl-C finds it: a suite started in the background by a shell
+    (``scripts/check &``) runs with SIGINT ignored, which every child would inherit."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
 
 
 def _whole(db: Path) -> tuple[int, int]:

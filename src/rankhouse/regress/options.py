@@ -27,7 +27,7 @@ from ..defaults import (
     DEFAULT_GATE_MODE,
     DEFAULT_MAX_JUDGED_DROP,
 )
-from ..errors import InputError
+from ..errors import InputError, Message, Option
 from ..measures import parse_measures
 from ..stats import (
     DEFAULT_DEPTH,
@@ -144,10 +144,8 @@ def check_options(options: GateOptions) -> None:
     _check(o.mode, o.alpha, o.level, o.max_drop, o.test, o.correction, o.permutations, o.seed)
     _check_gate_policy(o.false_alarm, o.not_shown, o.new_system)
     if not 0 <= o.max_judged_drop <= 1:
-        raise InputError(
-            f"max_judged_drop must lie between 0 and 1, got {o.max_judged_drop}",
-            field="max_judged_drop",
-        )
+        said = f" must lie between 0 and 1, not {o.max_judged_drop!r}"
+        raise InputError(Message(Option("max_judged_drop"), said))
 
 
 def _check(mode, alpha, level, max_drop, test, correction, permutations, seed) -> None:

@@ -137,11 +137,9 @@ def compare_command(
     max_judged_drop: float = typer.Option(
         DEFAULT_MAX_JUDGED_DROP,
         "--max-judged-drop",
-        min=0.0,
-        max=1.0,
         help="Warn of holes in the judgments where a run's mean Judged@k (k the measure's "
         "cutoff, 10 without one) is below the baseline's by more than this, with both runs' "
-        "condensed (judged-only) values.",
+        "condensed (judged-only) values; 0 to 1.",
     ),
     per_query: bool = typer.Option(
         False, "--per-query", "-q", help="Print the per-query values (run, query, measure, value)."

@@ -160,11 +160,9 @@ def regress_command(
     max_judged_drop: float = typer.Option(
         DEFAULT_MAX_JUDGED_DROP,
         "--max-judged-drop",
-        min=0.0,
-        max=1.0,
         help="Warn of holes in the judgments when the run's mean Judged@k (k the measure's "
         "cutoff, 10 without one) is below the baseline's by more than this; a measure that "
-        "fails there is 'unsettled' (exit 3), not regressed.",
+        "fails there is 'unsettled' (exit 3), not regressed; 0 to 1.",
     ),
     pool_out: str = typer.Option(
         None,
