@@ -10,7 +10,9 @@ non-relevant fillers per query; runs of depth 100.
 * unchanged: baseline and candidate are two runs of one system that, like the pooled systems,
   does not retrieve the holed documents (their scores lowered by 3 units);
 * finder: the candidate retrieves the holed documents as its signal says (not lowered), the
-  baseline as in "unchanged".
+  baseline as in "unchanged";
+* worse finder: a finder whose signal on the judged documents is halved: it finds the holed
+  documents and ranks the judged ones worse, a real drop the judged documents alone show.
 
 Each pair goes through the real gate (``Warehouse.regress``, nDCG@10 with a margin of 0.02,
 non-inferiority); the rule's firing rate follows for each margin from the judged shares the
@@ -53,12 +55,13 @@ def holed(qrels, share: float, rng: random.Random):
     return kept, removed
 
 
-def run_lines(qrels, removed, tag: str, finds: bool, rng: random.Random) -> str:
+def run_lines(qrels, removed, tag: str, finds: bool, rng: random.Random, signal=1.0) -> str:
     lines = []
     for query, docs in qrels.items():
         scores = {}
         for doc, grade in docs.items():
-            score = max(grade, 0) * 1.0 + rng.gauss(0, 1)
+            weight = 1.0 if doc in removed[query] else signal  # signal: of the judged ones
+            score = max(grade, 0) * weight + rng.gauss(0, 1)
             if doc in removed[query] and not finds:
                 score -= 3.0  # not retrieved near the top: why nobody judged it
             scores[doc] = score
@@ -83,8 +86,8 @@ def main() -> int:
     args = parser.parse_args()
     full = read_qrels(QRELS)
     started = time.perf_counter()
-    drops: dict[str, list[float]] = {"unchanged": [], "finder": []}
-    outcomes: dict[str, dict[str, int]] = {"unchanged": {}, "finder": {}}
+    drops: dict[str, list[float]] = {"unchanged": [], "finder": [], "worse finder": []}
+    outcomes: dict[str, dict[str, int]] = {kind: {} for kind in drops}
     with tempfile.TemporaryDirectory() as tmp:
         for trial in range(args.trials):
             rng = random.Random(args.seed * 1000 + trial)
@@ -96,7 +99,8 @@ def main() -> int:
                 base = Path(tmp) / f"base-{kind}{trial}.txt"
                 cand = Path(tmp) / f"cand-{kind}{trial}.txt"
                 base.write_text(run_lines(full, removed, "base", False, rng))
-                cand.write_text(run_lines(full, removed, "cand", kind == "finder", rng))
+                finds, signal = kind != "unchanged", 0.5 if kind == "worse finder" else 1.0
+                cand.write_text(run_lines(full, removed, "cand", finds, rng, signal))
                 wh.ingest_run(str(base), name="base")
                 result = wh.regress(
                     str(cand), baseline="base", qrels=str(qrels_file), measures=["nDCG@10:0.02"]
@@ -106,11 +110,11 @@ def main() -> int:
                 outcomes[kind][result.outcome] = outcomes[kind].get(result.outcome, 0) + 1
                 wh.close()
     print(f"{args.trials} trials per kind, {args.share:.0%} of relevant judgments removed")
-    print("| max-judged-drop | fires on unchanged | fires on finder |")
-    print("|---|---|---|")
+    print("| max-judged-drop | fires on unchanged | fires on finder | fires on worse finder |")
+    print("|---|---|---|---|")
     for margin in MARGINS:
         rates = [sum(d > margin for d in drops[k]) / len(drops[k]) for k in drops]
-        print(f"| {margin:.2f} | {rates[0]:.0%} | {rates[1]:.0%} |")
+        print(f"| {margin:.2f} | " + " | ".join(f"{rate:.0%}" for rate in rates) + " |")
     for kind, values in drops.items():
         mean = sum(values) / len(values)
         print(f"{kind}: mean judged drop {mean:.3f} (min {min(values):.3f}, max {max(values):.3f})")

@@ -41,7 +41,10 @@ def _ranking(query: str, kind: str) -> list[str]:
         return n[:1] + a + n[1:]
     if kind == "same":  # the baseline with its non-relevant tail reordered: nothing changed
         return n[:1] + a + n[1:][::-1]
-    return [f"b{i}" for i in range(1, _nb(query) + 1)] + a + n
+    b = [f"b{i}" for i in range(1, _nb(query) + 1)]
+    if kind == "worse":  # b first, then every n before the a documents in odd queries
+        return b + (n + a if int(query[1:]) % 2 else n[:1] + a + n[1:])
+    return b + a + n
 
 
 def _run(kind: str, tag: str) -> str:
@@ -67,11 +70,13 @@ def gated(tmp_path_factory):
     gate += ["-m", "nDCG@10:0.01"]
     cand = finish(start([*gate[:3], "cand.txt", *gate[3:], "--pool-out", "pool.txt"], cwd=root))
     same = finish(start([*gate[:3], "same.txt", *gate[3:], "--format", "json"], cwd=root))
-    return root, cand, same
+    (root / "worse.txt").write_text(_run("worse", "worse"))
+    worse = finish(start([*gate[:3], "worse.txt", *gate[3:]], cwd=root))
+    return root, cand, same, worse
 
 
 def test_a_run_with_unjudged_relevant_documents_is_unsettled_not_regressed(gated):
-    _, cand, _ = gated
+    _, cand, *_ = gated
     assert cand.exit_code == 3, cand.stderr  # the undecided exit, not 1 (regressed)
     assert "UNSETTLED: holes in the judgments: nDCG@10 of cand" in cand.stderr
     # Judged@10 by hand: the candidate's top 10 holds nb unjudged b documents (3, 4 or 5:
@@ -83,7 +88,7 @@ def test_a_run_with_unjudged_relevant_documents_is_unsettled_not_regressed(gated
 
 
 def test_the_condensed_value_is_pytrec_evals_on_the_judged_documents(gated):
-    _, cand, _ = gated
+    _, cand, *_ = gated
     holed = {}
     for line in _qrels(False).splitlines():
         q, _, d, g = line.split()
@@ -103,15 +108,43 @@ def test_the_condensed_value_is_pytrec_evals_on_the_judged_documents(gated):
 
 
 def test_an_unchanged_run_has_no_holes_warning(gated):
-    _, _, same = gated
+    _, _, same, *_ = gated
     assert same.exit_code == 0, same.stderr
     assert "holes" not in same.stderr
     assert json.loads(same.stdout)["outcome"] == "passed"
 
 
 def test_pool_out_holds_the_unjudged_top_k_documents(gated):
-    root, _, _ = gated
+    root, *_ = gated
     expected = "".join(
         f"{q} b{i}\n" for q in sorted(QUERIES) for i in range(1, _nb(q) + 1)
     )  # the baseline's top 10 is all judged; the candidate's b documents are not
     assert (root / "pool.txt").read_text() == expected
+
+
+def _condensed_shown(done) -> tuple[float, float]:
+    shown = re.search(
+        r"condensed \(judged-only\) nDCG@10: run ([0-9.]+), baseline ([0-9.]+)", done.stderr
+    )
+    return float(shown[1]), float(shown[2])
+
+
+def test_a_drop_the_judged_documents_show_too_is_regressed(gated):
+    """Four queries of eight rank every judged non-relevant document above the relevant
+    ones: the judged documents alone show the drop, so holes or not the run regressed."""
+    *_, worse = gated
+    run, base = _condensed_shown(worse)
+    assert run < base - 0.3
+    assert worse.exit_code == 1, worse.stderr
+    assert "holes in the judgments: nDCG@10" in worse.stderr
+    assert "UNSETTLED" not in worse.stderr
+
+
+def test_the_markdown_report_says_unsettled(gated):
+    root, *_ = gated
+    gate = ["--db", root / "wh.duckdb", "regress", "cand.txt", "--baseline", "base"]
+    done = finish(
+        start([*gate, "--qrels", "holed.txt", "-m", "nDCG@10:0.01", "--markdown", "-"], cwd=root)
+    )
+    assert done.exit_code == 3, done.stderr
+    assert "UNSETTLED (holes in the judgments: judge them before calling it)" in done.stdout

@@ -137,6 +137,7 @@ def to_markdown(result: Any) -> str:
         "first": "passed",
         "regressed": "FAILED (regressed)",
         "not_shown": "FAILED (not shown non-inferior)",
+        "unsettled": "UNSETTLED (holes in the judgments: judge them before calling it)",
     }[result.outcome]
     settings = result.settings
     max_drop = settings.get("max_drop")
