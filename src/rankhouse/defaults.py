@@ -25,7 +25,7 @@ Options = TypeVar("Options")
 
 # --- the release ------------------------------------------------------------------------------
 
-__version__ = "0.18.0"
+__version__ = "0.19.0"
 
 #: Each release, oldest first, with the newest schema version (migration number) it ships.
 #: Releases before 0.15.0 all called themselves 0.1.0: they brought schemas 1 to 14.
@@ -35,6 +35,7 @@ RELEASES: tuple[tuple[str, int], ...] = (
     ("0.16.0", 16),
     ("0.17.0", 17),
     ("0.18.0", 19),
+    ("0.19.0", 20),
 )
 
 

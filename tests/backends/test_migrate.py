@@ -2,7 +2,7 @@
 
 A warehouse is built at schema 14 (the last of the releases that all called themselves 0.1.0)
 from the migration files, as those releases left it; 0.15.0 brought schema 15, 0.16.0 schema 16,
-0.17.0 schema 17, and this release (0.18.0) brings schemas 18 and 19.
+0.17.0 schema 17, 0.18.0 schemas 18 and 19, and this release (0.19.0) brings schema 20.
 A server's warehouse at an older schema is refused by every other command until the owner
 migrates it (the roles: tests/backends/test_postgres_roles.py); a DuckDB file is upgraded by any
 command that opens it, as before. A warehouse recorded at a schema newer than this release knows is
@@ -42,6 +42,11 @@ SUMMARY_18 = (
 )
 #: What migration 19 changes.
 SUMMARY_19 = "a qrels set ingested with intents keeps each judgment of each intent (subtopic)."
+#: What migration 20 changes.
+SUMMARY_20 = (
+    "each evaluation computed from now on keeps, per query, the judged share of the run's top k "
+    "for its measure's cutoff."
+)
 
 
 def _old_warehouse(target: str, version: int = 14) -> str:
@@ -93,23 +98,24 @@ def _backup(url: str, version: int) -> str:
 def test_each_schema_version_belongs_to_a_release():
     for dialect in ("duckdb", "postgresql"):
         assert RELEASES[-1] == (rankhouse.__version__, len(known_migrations(dialect)))
-    assert [release_of_schema(v) for v in (1, 14, 15, 16, 17, 18, 19, 20)] == [
-        *("0.1.0", "0.1.0", "0.15.0", "0.16.0", "0.17.0", "0.18.0", "0.18.0"),
+    assert [release_of_schema(v) for v in (1, 14, 15, 16, 17, 18, 19, 20, 21)] == [
+        *("0.1.0", "0.1.0", "0.15.0", "0.16.0", "0.17.0", "0.18.0", "0.18.0", "0.19.0"),
         None,
     ]
     assert [m.release for m in known_migrations()][13:] == [
-        *("0.1.0", "0.15.0", "0.16.0", "0.17.0", "0.18.0", "0.18.0")
+        *("0.1.0", "0.15.0", "0.16.0", "0.17.0", "0.18.0", "0.18.0", "0.19.0")
     ]
     assert known_migrations("postgresql")[14].summary == SUMMARY_15
     assert known_migrations("postgresql")[15].summary == SUMMARY_16
     assert known_migrations("postgresql")[16].summary == SUMMARY_17
     assert known_migrations("postgresql")[17].summary == SUMMARY_18
     assert known_migrations("postgresql")[18].summary == SUMMARY_19
+    assert known_migrations("postgresql")[19].summary == SUMMARY_20
 
 
 def test_the_version_is_the_release(run_cli):
     shown = run_cli("--version", db=False)
-    assert (shown.exit_code, shown.stdout) == (0, "rankhouse 0.18.0\n")
+    assert (shown.exit_code, shown.stdout) == (0, "rankhouse 0.19.0\n")
 
 
 def test_migrate_says_what_it_will_do_then_does_it(backend_target, run_cli):
@@ -117,12 +123,13 @@ def test_migrate_says_what_it_will_do_then_does_it(backend_target, run_cli):
     where = _where(url)
     plan = [
         f"The warehouse {where} is at schema 14 (rankhouse 0.1.0).",
-        "rankhouse 0.18.0 needs schema 19: 5 migrations to apply:",
+        "rankhouse 0.19.0 needs schema 20: 6 migrations to apply:",
         f"  0015_releases (rankhouse 0.15.0): {SUMMARY_15}",
         f"  0016_pruned_runs (rankhouse 0.16.0): {SUMMARY_16}",
         f"  0017_qrels_lineage (rankhouse 0.17.0): {SUMMARY_17}",
         f"  0018_raters (rankhouse 0.18.0): {SUMMARY_18}",
         f"  0019_judgment_intents (rankhouse 0.18.0): {SUMMARY_19}",
+        f"  0020_evaluation_judged (rankhouse 0.19.0): {SUMMARY_20}",
         f"A backup of it as it is (rankhouse makes none): {_backup(url, 14)}",
     ]
     dry = run_cli("--db", url, "migrate", "--dry-run", db=False)
@@ -138,10 +145,10 @@ def test_migrate_says_what_it_will_do_then_does_it(backend_target, run_cli):
     assert done.stdout.splitlines() == [
         *plan,
         "Applied 0015_releases, 0016_pruned_runs, 0017_qrels_lineage, 0018_raters, "
-        "0019_judgment_intents: the warehouse is at schema 19.",
+        "0019_judgment_intents, 0020_evaluation_judged: the warehouse is at schema 20.",
     ]
     recorded = _recorded(url)
-    assert [row[0] for row in recorded] == list(range(1, 20))
+    assert [row[0] for row in recorded] == list(range(1, 21))
     assert recorded[13:] == [
         (14, "aliases", None),
         (15, "releases", "0.15.0"),  # the release that brought it
@@ -149,12 +156,13 @@ def test_migrate_says_what_it_will_do_then_does_it(backend_target, run_cli):
         (17, "qrels_lineage", "0.17.0"),
         (18, "raters", "0.18.0"),
         (19, "judgment_intents", "0.18.0"),
+        (20, "evaluation_judged", "0.19.0"),
     ]
 
     again = run_cli("--db", url, "migrate", db=False)
     assert (again.exit_code, again.stdout) == (0, (
-        f"The warehouse {where} is at schema 19 (rankhouse 0.18.0), the schema rankhouse "
-        "0.18.0 needs: nothing to migrate.\n"
+        f"The warehouse {where} is at schema 20 (rankhouse 0.19.0), the schema rankhouse "
+        "0.19.0 needs: nothing to migrate.\n"
     ))  # fmt: skip
     listed = run_cli("--db", url, "runs", "list", "-f", "csv", db=False)
     assert listed.exit_code == 0 and listed.stdout.splitlines()[1].startswith("1,r,t,1,1,")
@@ -168,8 +176,9 @@ def test_a_server_warehouse_is_not_upgraded_by_other_commands(postgres_url, run_
         assert refused.exit_code == 1 and re.match(ERROR_LINE, refused.stderr), refused.stderr
         assert refused.stderr == (
             f"Error: the warehouse {where} is at schema 14 (rankhouse 0.1.0); this is rankhouse "
-            "0.18.0, which needs schema 19 (0015_releases, 0016_pruned_runs, 0017_qrels_lineage, "
-            "0018_raters, 0019_judgment_intents): the role that owns the schema upgrades it with "
+            "0.19.0, which needs schema 20 (0015_releases, 0016_pruned_runs, 0017_qrels_lineage, "
+            "0018_raters, 0019_judgment_intents, 0020_evaluation_judged): the role that owns the "
+            "schema upgrades it with "
             f"`rankhouse --db postgresql://OWNER@{where} migrate` "
             f"after a backup (e.g. {_backup(url, 14)}); until then, keep to rankhouse 0.1.0 "
             "(docs/scaling.md, Upgrading)\n"
@@ -182,17 +191,17 @@ def test_a_duckdb_file_is_upgraded_by_any_command(db_path, run_cli):
     url = _old_warehouse(str(db_path))
     listed = run_cli("runs", "list", "-f", "csv")
     assert listed.exit_code == 0, listed.stderr
-    assert _recorded(url)[-1] == (19, "judgment_intents", "0.18.0")
+    assert _recorded(url)[-1] == (20, "evaluation_judged", "0.19.0")
 
 
-@pytest.mark.parametrize("release", ["0.19.0", None])
+@pytest.mark.parametrize("release", ["0.20.0", None])
 def test_a_newer_warehouse_names_the_release_it_needs(backend_target, run_cli, release):
     url = resolve_target(backend_target)
     with rankhouse.Warehouse(url):  # created at this release's schema
         pass
     db = RawDatabase(url)
     with db.transaction() as con:  # as a release after this one leaves it
-        con.execute("INSERT INTO schema_migrations VALUES (20, 'later', now(), :r)", {"r": release})
+        con.execute("INSERT INTO schema_migrations VALUES (21, 'later', now(), :r)", {"r": release})
     db.close()
     needed = f"rankhouse {release} or newer" if release else "a newer rankhouse"
     install = f"'rankhouse>={release}'" if release else "rankhouse"
@@ -200,8 +209,8 @@ def test_a_newer_warehouse_names_the_release_it_needs(backend_target, run_cli, r
         refused = run_cli("--db", url, *command, db=False)
         assert (refused.exit_code, refused.stdout) == (1, "")
         assert refused.stderr == (
-            f"Error: cannot open the warehouse {_where(url)}: this warehouse is at schema 20 "
-            f"({needed}); this is rankhouse 0.18.0, which knows schemas up to 19: upgrade "
+            f"Error: cannot open the warehouse {_where(url)}: this warehouse is at schema 21 "
+            f"({needed}); this is rankhouse 0.19.0, which knows schemas up to 20: upgrade "
             f"rankhouse (pip install -U {install})\n"
         ), command
 

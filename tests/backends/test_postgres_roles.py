@@ -240,8 +240,8 @@ def test_only_the_owner_migrates(team, run_cli):
         refused = run_cli("--db", url, "migrate", db=False)
         assert _one_error_line(refused) == (
             f"Error: the warehouse {where} is at schema 14 (rankhouse 0.1.0); this is rankhouse "
-            "0.18.0, which needs schema 19 (0015_releases, 0016_pruned_runs, 0017_qrels_lineage, "
-            "0018_raters, 0019_judgment_intents): this login "
+            "0.19.0, which needs schema 20 (0015_releases, 0016_pruned_runs, 0017_qrels_lineage, "
+            "0018_raters, 0019_judgment_intents, 0020_evaluation_judged): this login "
             f"({team.names[login]}) "
             f"may not change the schema {team.names['rankhouse']}, only the role that owns it: "
             f"run `rankhouse --db postgresql://OWNER@{where} migrate` as that role "
@@ -249,7 +249,7 @@ def test_only_the_owner_migrates(team, run_cli):
         )
     for url in (team.writer, team.admin):  # upgrading is an explicit step, even for the owner
         refused = run_cli("--db", url, "runs", "list", db=False)
-        assert "is at schema 14 (rankhouse 0.1.0); this is rankhouse 0.18.0, which needs " in (
+        assert "is at schema 14 (rankhouse 0.1.0); this is rankhouse 0.19.0, which needs " in (
             _one_error_line(refused)
         )
     dry = run_cli("--db", team.admin, "migrate", "--dry-run", db=False)
@@ -260,14 +260,14 @@ def test_only_the_owner_migrates(team, run_cli):
     assert done.exit_code == 0, done.stderr
     assert done.stdout.endswith(
         "Applied 0015_releases, 0016_pruned_runs, 0017_qrels_lineage, 0018_raters, "
-        "0019_judgment_intents: the warehouse is at schema 19.\n"
+        "0019_judgment_intents, 0020_evaluation_judged: the warehouse is at schema 20.\n"
     )
     with psycopg.connect(team.superuser) as conn:
         assert conn.execute(
             "SELECT version, release FROM schema_migrations WHERE version >= 14 ORDER BY version"
         ).fetchall() == [
             *((14, None), (15, "0.15.0"), (16, "0.16.0")),
-            *((17, "0.17.0"), (18, "0.18.0"), (19, "0.18.0")),
+            *((17, "0.17.0"), (18, "0.18.0"), (19, "0.18.0"), (20, "0.19.0")),
         ]
     for login in ("nightly", "analyst"):  # they still read it, and change it no more
         assert _schema_migrations_rights(team, login) == (True, False, False, False, False)

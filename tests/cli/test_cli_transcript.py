@@ -570,7 +570,7 @@ MIGRATE = [
     single(
         "migrate-newer/runs-list",
         w("runs list"),
-        files={"w.duckdb": old_warehouse(19, later="0.19.0")},
+        files={"w.duckdb": old_warehouse(20, later="0.20.0")},
     ),
     error("migrate-read-only", w("--read-only migrate")),
     error("migrate-no-warehouse", cmd(f"{NONE} migrate", listing=True), False),

@@ -43,6 +43,10 @@ from typing import Any, NamedTuple, Protocol
 
 from ..errors import DatabaseError, RankhouseError, first_line
 
+#: The tables that hold an evaluation's rows by ``evaluation_id`` (its per-query values, its
+#: judged shares: migration 0020), written with it and deleted with it.
+EVALUATION_ROWS = ("evaluation_values", "evaluation_judged")
+
 
 class Opening(NamedTuple):
     """How a store is opened (:func:`rankhouse.backends.open_backend`, each store's constructor).
@@ -115,10 +119,14 @@ class Backend(Protocol):
         """A connection on which queries about these rows run best (``load``: they are about
         to be evaluated, so bring them where the engine reads them)."""
 
-    def store_values(self, conn: Connection, duck, select: str, params: dict[str, Any]) -> None:
+    def store_values(
+        self, conn: Connection, duck, select: str, params: dict[str, Any],
+        table: str = "evaluation_values",
+    ) -> None:  # fmt: skip
         """Store the rows of ``select`` (``evaluation_id, query_id, value``, run with
         ``params`` on the engine's DuckDB connection ``duck``) in ``evaluation_values``, in
-        the transaction of ``conn``."""
+        the transaction of ``conn``; or in ``table``, whose columns the select names (one of
+        :data:`EVALUATION_ROWS`)."""
 
     def lock_evaluations(self, conn: Connection, pairs) -> None:
         """Hold the evaluations of the (run id, qrels id) ``pairs`` for the rest of the

@@ -19,7 +19,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from ..backends.base import store_of
+from ..backends.base import EVALUATION_ROWS, store_of
 from ..backends.schema import utc_now  # noqa: F401 (ingests stamp rows with it)
 from ..errors import ConflictError, Message, Option, RankhouseError
 from .lookup import (
@@ -297,13 +297,14 @@ def free_name(conn: Connection, table: str, wanted: str, sha: str) -> str:
 
 
 def _delete_evaluations(conn: Connection, column: str, value: int) -> None:
-    conn.execute(
-        (
-            "DELETE FROM evaluation_values WHERE evaluation_id IN "
-            f"(SELECT id FROM evaluations WHERE {column} = :value)"
-        ),
-        {"value": value},
-    )
+    for table in EVALUATION_ROWS:
+        conn.execute(
+            (
+                f"DELETE FROM {table} WHERE evaluation_id IN "
+                f"(SELECT id FROM evaluations WHERE {column} = :value)"
+            ),
+            {"value": value},
+        )
     conn.execute(f"DELETE FROM evaluations WHERE {column} = :value", {"value": value})
 
 

@@ -18,7 +18,16 @@ from ..lazy import package_names
 
 _MODULES = {
     "..duck": ("BOUND_VARIABLE", "ENGINE_TABLES", "SCRATCH_MEMORY_LIMIT", "memory_limit"),
-    ".computing": ("MISSING_QUERIES", "check_settings", "compute", "load_files"),
+    ".computing": (
+        "DEFAULT_JUDGED_K",
+        "JUDGED_TABLE",
+        "MISSING_QUERIES",
+        "check_settings",
+        "compute",
+        "judged_cutoff",
+        "judged_shares",
+        "load_files",
+    ),
     ".values": (
         "GMEAN_FLOOR",
         "PER_QUERY_COLUMNS",

@@ -13,6 +13,7 @@ second connection beside the first when the caller owns its database.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import partial
@@ -165,6 +166,41 @@ def _compute(
     )
     duck.execute(f"DROP TABLE {FOUND_TABLE}")
     return Values(duck, measures, run_ids)
+
+
+#: The k of the judged share (:func:`judged_cutoff`) of a measure without a cutoff.
+DEFAULT_JUDGED_K = 10
+#: The temporary table :func:`judged_shares` builds: ``run_id, query_id, k, judged``.
+JUDGED_TABLE = "rh_judged"
+
+
+def judged_cutoff(measure: str) -> int:
+    """The k of a measure's judged share (the holes rule, :mod:`rankhouse.judgments.holes`):
+    its cutoff, the first ``@k`` of its name or label, :data:`DEFAULT_JUDGED_K` without one."""
+    found = re.search(r"@(\d+)", measure)
+    return int(found.group(1)) if found else DEFAULT_JUDGED_K
+
+
+def judged_shares(duck, cutoffs: Sequence[int]) -> None:
+    """Build :data:`JUDGED_TABLE` from the ranking :func:`compute` just built on ``duck``
+    (without ``max_rank`` or ``judged_only``: the run's own ranks): per run, query it answered
+    that the qrels judge, and k of ``cutoffs``, the share of its top min(k, n) documents with a
+    qrels line, the measure ``Judged@k`` (``sql/measures/judged.sql``: the same division,
+    so the same doubles) read off the judged documents the ranking already holds."""
+    duck.execute(_JUDGED, {"ks": sorted({int(k) for k in cutoffs})})
+
+
+_JUDGED = f"""
+CREATE OR REPLACE TEMP TABLE {JUDGED_TABLE} AS
+SELECT q.run_id, q.query_id, c.k,
+       CAST(count(r.rank) AS DOUBLE) / CAST(least(c.k, q.num_ret) AS DOUBLE) AS judged
+FROM rh_queries AS q
+CROSS JOIN (SELECT CAST(unnest($ks) AS INTEGER) AS k) AS c
+LEFT JOIN rh_ranking AS r
+  ON r.run_id = q.run_id AND r.query_id = q.query_id AND r.rank <= c.k AND r.grade IS NOT NULL
+WHERE q.in_run AND c.k > 0
+GROUP BY q.run_id, q.query_id, c.k, q.num_ret
+"""
 
 
 def load_files(measures: Sequence[Measure]) -> None:

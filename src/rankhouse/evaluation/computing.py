@@ -20,9 +20,17 @@ from dataclasses import replace
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
+from ..backends.base import EVALUATION_ROWS
 from ..backends.duckdb_file.connection import DuckDBConnection
 from ..defaults import __version__
-from ..engine import VALUES_TABLE, compute, scratch_cursor
+from ..engine import (
+    JUDGED_TABLE,
+    VALUES_TABLE,
+    compute,
+    judged_cutoff,
+    judged_shares,
+    scratch_cursor,
+)
 from ..errors import InputError, Message, Option, RankhouseError, RankhouseWarning, count
 from ..ingest.parse import load_into_engine
 from ..ingest.shapes import qrels_source, run_sources
@@ -84,7 +92,12 @@ def _compute_and_store(store, keys, measures, relevance_level, missing_queries, 
     run_ids = sorted({k.run_id for k in keys})
     wanted = [by_name[name] for name in dict.fromkeys(k.measure for k in keys)]
     qrels_id = keys[0].qrels_id
+    cutoffs = {judged_cutoff(key.measure) for key in keys}
+    own_ranks = options.get("max_rank") is None and not options.get("judged_only")
     with store.engine_connection(run_ids, qrels_id) as duck:
+        if not own_ranks:  # the judged shares are of the run's own top k: rank it so first
+            compute(duck, run_ids, qrels_id, [], missing_queries="skip")
+            judged_shares(duck, cutoffs)
         values = compute(
             duck,
             run_ids,
@@ -94,6 +107,8 @@ def _compute_and_store(store, keys, measures, relevance_level, missing_queries, 
             missing_queries=missing_queries,
             **options,
         )
+        if own_ranks:  # read off the ranking just built: about a millisecond
+            judged_shares(duck, cutoffs)
         # what each evaluation was computed from: its queries, read where the values are
         query_sets = {
             (run_id, idx): found for run_id, idx, found in duck.execute(QUERY_SETS).fetchall()
@@ -131,12 +146,11 @@ def _compute_and_store(store, keys, measures, relevance_level, missing_queries, 
         if store.many_writers:  # two processes storing one evaluation store it once
             store.lock_evaluations(conn, {(k.run_id, k.qrels_id) for k in keys})
         _delete_stored(conn, keys)
-        ids = {
-            (run_id, index[measure]): evaluation_id
-            for evaluation_id, run_id, measure in _insert_evaluations(conn, evaluations)
-        }
+        inserted = _insert_evaluations(conn, evaluations)
+        ids = {(run_id, index[measure]): id_ for id_, run_id, measure in inserted}
         if ids:
             store.store_values(conn, duck, *_values_select(ids))
+            store.store_values(conn, duck, *_judged_select(inserted), table="evaluation_judged")
 
 
 #: The columns of an evaluation row, and the names of their values in ``evaluations``' dicts.
@@ -204,7 +218,8 @@ def _delete_stored(conn: Connection, keys: Sequence[EvaluationKey]) -> None:
         return
     ids = {f"id{i}": evaluation_id for i, evaluation_id in enumerate(replaced)}
     listed = ", ".join(f":{name}" for name in ids)
-    conn.execute(f"DELETE FROM evaluation_values WHERE evaluation_id IN ({listed})", ids)
+    for table in EVALUATION_ROWS:
+        conn.execute(f"DELETE FROM {table} WHERE evaluation_id IN ({listed})", ids)
     conn.execute(f"DELETE FROM evaluations WHERE id IN ({listed})", ids)
 
 
@@ -255,6 +270,24 @@ def _values_select(ids: dict[tuple[int, int], int]) -> tuple[str, dict[str, Any]
         "(SELECT unnest($runs) AS run_id, unnest($idx) AS measure_idx, "
         "CAST(unnest($ids) AS INTEGER) AS evaluation_id) AS e "
         "ON e.run_id = v.run_id AND e.measure_idx = v.measure_idx"
+    )
+    return select, params
+
+
+def _judged_select(inserted: list[tuple]) -> tuple[str, dict[str, Any]]:
+    """The judged shares (``rh_judged``) of the evaluations ``inserted`` (``id, run_id,
+    measure``) as ``evaluation_id, query_id, k, judged``, each at its measure's cutoff, and
+    the binds."""
+    params = {
+        "runs": [run_id for _, run_id, _ in inserted],
+        "ks": [judged_cutoff(measure) for _, _, measure in inserted],
+        "ids": [evaluation_id for evaluation_id, _, _ in inserted],
+    }
+    select = (
+        f"SELECT e.evaluation_id, j.query_id, j.k, j.judged FROM {JUDGED_TABLE} AS j JOIN "
+        "(SELECT unnest($runs) AS run_id, CAST(unnest($ks) AS INTEGER) AS k, "
+        "CAST(unnest($ids) AS INTEGER) AS evaluation_id) AS e "
+        "ON e.run_id = j.run_id AND e.k = j.k"
     )
     return select, params
 

@@ -20,27 +20,20 @@ The gate reads :func:`holes_rows`; ``compare`` and the report (each run against 
 and ``eval`` of several runs (each against the first) read :func:`compared_holes` and warn
 (:func:`holes_warnings`) without changing a verdict.
 
-Everything is computed by the engine (:func:`rankhouse.engine.compute`) on the connection
-where the store keeps the rows: a DuckDB file's own, a server's workspace.
+Each evaluation computed at schema 20 or later stores the judged shares of its run's top k per
+query (``evaluation_judged``, written in the engine pass and the transaction that store the
+evaluation): :func:`judged_means` reads them, and computes only what older evaluations lack.
+The rest is computed by the engine (:func:`rankhouse.engine.compute`) on the connection where
+the store keeps the rows: a DuckDB file's own, a server's workspace.
 """
 
 from __future__ import annotations
 
 import math
-import re
 from typing import Any
 
-from ..engine import compute
+from ..engine import compute, judged_cutoff
 from ..measures import parse_measures
-
-#: The k of a measure without a cutoff.
-DEFAULT_K = 10
-
-
-def judged_cutoff(measure: str) -> int:
-    """The k of the holes rule for a measure label: its cutoff, 10 when it has none."""
-    found = re.search(r"@(\d+)", measure)
-    return int(found.group(1)) if found else DEFAULT_K
 
 
 def evaluated_qrels(store, result) -> int:
@@ -55,7 +48,58 @@ def evaluated_qrels(store, result) -> int:
 
 def judged_means(store, qrels_id: int, run_ids: list[int], cutoffs) -> dict[tuple[int, int], float]:
     """Each run's mean Judged@k for each k of ``cutoffs``: ``{(k, run_id): mean}`` (0.0 for
-    a run that answers none of the judged queries), computed in the engine, not stored."""
+    a run that answers none of the judged queries): read from the shares stored with an
+    evaluation of the run on the qrels set (``evaluation_judged``, migration 0020), computed
+    in the engine for the runs and cutoffs that have none (evaluations stored before it)."""
+    found = stored_judged_means(store, qrels_id, run_ids, cutoffs)
+    missing = [(k, run_id) for k in set(cutoffs) for run_id in run_ids if (k, run_id) not in found]
+    if missing:
+        ks, ids = sorted({k for k, _ in missing}), sorted({run_id for _, run_id in missing})
+        found = computed_judged_means(store, qrels_id, ids, ks) | found
+    return {(k, run_id): found[k, run_id] for k in sorted(set(cutoffs)) for run_id in run_ids}
+
+
+def stored_judged_means(
+    store, qrels_id: int, run_ids: list[int], cutoffs
+) -> dict[tuple[int, int], float]:
+    """The mean Judged@k of each run and k that an evaluation on the qrels set stored shares
+    for (the latest such evaluation): ``{(k, run_id): mean}``, added in query-id byte order
+    from 0.0 as the engine's mean is (:meth:`rankhouse.engine.Values.aggregates`), so a
+    stored mean is the computed one to the last bit."""
+    with store.connect() as conn:
+        rows = conn.execute(_STORED_SHARES, {
+            "qrels": int(qrels_id), "runs": [int(r) for r in run_ids],
+            "ks": sorted({int(k) for k in cutoffs}),
+        }).all()  # fmt: skip
+    shares: dict[tuple[int, int], list[tuple[str, float]]] = {}
+    for run_id, k, query_id, judged in rows:
+        shares.setdefault((k, run_id), []).append((query_id, judged))
+    means = {}
+    for key, found in shares.items():
+        total = 0.0
+        for _, judged in sorted(found, key=lambda row: row[0].encode()):
+            total += judged
+        means[key] = total / len(found)
+    return means
+
+
+#: The shares of the latest evaluation of each run (of :runs) and k (of :ks) on :qrels.
+_STORED_SHARES = """
+SELECT l.run_id, l.k, j.query_id, j.judged
+FROM evaluation_judged AS j
+JOIN (SELECT e.run_id, s.k, max(s.evaluation_id) AS id
+      FROM evaluation_judged AS s JOIN evaluations AS e ON e.id = s.evaluation_id
+      WHERE e.qrels_id = :qrels AND e.run_id = ANY(:runs) AND s.k = ANY(:ks)
+      GROUP BY e.run_id, s.k) AS l
+  ON j.evaluation_id = l.id AND j.k = l.k
+"""
+
+
+def computed_judged_means(
+    store, qrels_id: int, run_ids: list[int], cutoffs
+) -> dict[tuple[int, int], float]:
+    """:func:`judged_means` computed in the engine: the measure ``Judged@k`` over the
+    queries each run answers that the qrels judge."""
     ks = sorted(set(cutoffs))
     measures = parse_measures([f"Judged@{k}" for k in ks])
     with store.engine_connection(run_ids, qrels_id) as duck:

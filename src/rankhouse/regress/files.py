@@ -25,7 +25,7 @@ from contextlib import contextmanager
 from datetime import UTC, datetime
 from typing import Any
 
-from ..backends.base import store_of
+from ..backends.base import EVALUATION_ROWS, store_of
 from ..cells import json_value
 from ..columns import VERDICT_COLUMNS
 from ..defaults import DEFAULT_FALSE_ALARM
@@ -460,7 +460,8 @@ def forgotten_on_failure(wh) -> Iterator[list[int]]:
         if computed:
             ids = {"ids": sorted(set(computed))}
             with store_of(wh).transaction() as conn:
-                conn.execute("DELETE FROM evaluation_values WHERE evaluation_id = ANY(:ids)", ids)
+                for table in EVALUATION_ROWS:
+                    conn.execute(f"DELETE FROM {table} WHERE evaluation_id = ANY(:ids)", ids)
                 conn.execute("DELETE FROM evaluations WHERE id = ANY(:ids)", ids)
         raise
 

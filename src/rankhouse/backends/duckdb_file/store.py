@@ -394,13 +394,14 @@ class DuckDBFile:
 
     # --- writing evaluations -----------------------------------------------------------------
 
-    def store_values(self, conn: Connection, duck, select: str, params: dict[str, Any]) -> None:
+    def store_values(
+        self, conn: Connection, duck, select: str, params: dict[str, Any],
+        table: str = "evaluation_values",
+    ) -> None:  # fmt: skip
         """Insert the rows of ``select`` (``evaluation_id, query_id, value``, run on ``duck``)
-        into ``evaluation_values`` in the transaction of ``conn``: the same connection, so
-        DuckDB moves the rows itself."""
-        duck.execute(
-            f"INSERT INTO evaluation_values (evaluation_id, query_id, value) {select}", params
-        )
+        into ``evaluation_values`` (or ``table``, by the select's column names) in the
+        transaction of ``conn``: the same connection, so DuckDB moves the rows itself."""
+        duck.execute(f"INSERT INTO {table} BY NAME {select}", params)
 
     def lock_evaluations(self, conn: Connection, pairs) -> None:
         """Nothing to lock: a file has one writer at a time."""

@@ -36,7 +36,7 @@ from ...lazy import numpy as np
 from ...lazy import pandas as pd
 from ...lazy import pyarrow as pa
 from ...lazy import pyarrow_compute as pc
-from ..base import Backend, Connection
+from ..base import EVALUATION_ROWS, Backend, Connection
 from ..duckdb_file import DuckDBFile
 from .connection import lock
 from .workspace import JUDGMENTS, RUN_ROWS, RowCache, row_identity, select_rows
@@ -177,7 +177,8 @@ def publish_all(server: Backend, scratch: DuckDBFile, place: Place) -> None:
             values = {k: v for k, v in row.items() if k != "id"}
             values["run_id"] = ids[("run", row["run_id"])]
             values["qrels_id"] = ids[("qrels", row["qrels_id"])]
-            conn.execute(_DELETE_SAME_EVALUATION_VALUES, values)
+            for table in EVALUATION_ROWS:
+                conn.execute(_DELETE_SAME_ROWS.format(table=table), values)
             conn.execute(_DELETE_SAME_EVALUATION, values)
             columns = ", ".join(values)
             new_ids[row["id"]] = conn.execute(
@@ -191,12 +192,13 @@ def publish_all(server: Backend, scratch: DuckDBFile, place: Place) -> None:
             duck = source.duck
             register(duck, "_rankhouse_ids", _id_frame(new_ids))  # loads the relation API too
             try:
-                rows = duck.sql(
-                    "SELECT m.new_id AS evaluation_id, v.query_id, v.value "
-                    "FROM evaluation_values AS v JOIN _rankhouse_ids AS m "
-                    "ON m.old_id = v.evaluation_id"
-                )
-                copy_into(conn, "evaluation_values", rows.to_arrow_reader(batch_size=100_000))
+                for table, columns in _EVALUATION_COPY.items():
+                    rows = duck.sql(
+                        f"SELECT m.new_id AS evaluation_id, {columns} "
+                        f"FROM {table} AS v JOIN _rankhouse_ids AS m "
+                        "ON m.old_id = v.evaluation_id"
+                    )
+                    copy_into(conn, table, rows.to_arrow_reader(batch_size=100_000))
             finally:
                 duck.unregister("_rankhouse_ids")
 
@@ -206,9 +208,10 @@ _SAME_EVALUATION = (
     "AND measure = :measure AND relevance_level = :relevance_level "
     "AND missing_queries = :missing_queries AND options = :options"
 )
-_DELETE_SAME_EVALUATION_VALUES = (
-    f"DELETE FROM evaluation_values WHERE evaluation_id IN ({_SAME_EVALUATION})"
-)
+_DELETE_SAME_ROWS = f"DELETE FROM {{table}} WHERE evaluation_id IN ({_SAME_EVALUATION})"
+#: The rows of an evaluation (:data:`~rankhouse.backends.base.EVALUATION_ROWS`) besides its id.
+_EVALUATION_COPY = {"evaluation_values": "v.query_id, v.value"}
+_EVALUATION_COPY["evaluation_judged"] = "v.query_id, v.k, v.judged"
 _DELETE_SAME_EVALUATION = f"DELETE FROM evaluations WHERE id IN ({_SAME_EVALUATION})"
 
 

@@ -44,7 +44,7 @@ from ...errors import (
 )
 from ...lazy import psycopg
 from ...lazy import sqlalchemy as sa
-from ..base import Opening, Reclaimed, translated
+from ..base import EVALUATION_ROWS, Opening, Reclaimed, translated
 from ..duckdb_file import DuckDBFile
 from ..schema import (
     MIGRATION_LOCK,
@@ -290,12 +290,15 @@ class PostgreSQL:
 
     # --- writing ---------------------------------------------------------------------------
 
-    def store_values(self, conn: ServerConnection, duck, select: str, params: dict) -> None:
+    def store_values(
+        self, conn: ServerConnection, duck, select: str, params: dict,
+        table: str = "evaluation_values",
+    ) -> None:  # fmt: skip
         """COPY the rows of ``select`` (read as Arrow from ``duck``) into
-        ``evaluation_values``, in the transaction of ``conn``."""
+        ``evaluation_values`` (or ``table``), in the transaction of ``conn``."""
         load_package()  # the rows are read through the relation API
         rows = duck.sql(select, params=params).to_arrow_reader(batch_size=100_000)
-        copy_into(conn, "evaluation_values", rows)
+        copy_into(conn, table, rows)
 
     def lock_evaluations(self, conn: ServerConnection, pairs) -> None:
         """Lock the evaluations of the (run id, qrels id) ``pairs`` for the rest of the
@@ -389,7 +392,7 @@ class PostgreSQL:
 
 
 #: What a staging warehouse may hold after an ingest or a trec-eval, children first.
-_STAGED_TABLES = ("evaluation_values", "evaluations", "judgments", "judgment_intents")
+_STAGED_TABLES = (*EVALUATION_ROWS, "evaluations", "judgments", "judgment_intents")
 _STAGED_TABLES += ("qrels_sets", "run_rows", "runs")
 
 
