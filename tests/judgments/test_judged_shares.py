@@ -177,3 +177,16 @@ def test_a_warehouse_at_schema_19_gains_the_table(db_path, tmp_path):
         assert [row[4:] for row in _stored(wh)] == [(q, BY_HAND["cand", 5][q]) for q in NX]
         with store_of(wh).connect() as conn:
             assert conn.execute("SELECT max(version) FROM schema_migrations").scalar_one() == 20
+
+
+def test_trec_eval_stores_the_shares_where_it_publishes(backend_target, run_cli, tmp_path):
+    """trec-eval computes in a local warehouse, then a server's copies its evaluations (with
+    new ids) and their shares."""
+    lines = _write(tmp_path).joinpath("q.txt").read_text().splitlines()
+    (tmp_path / "q4.txt").write_text("".join(f"{line}\n" for line in lines if line[:2] != "q5"))
+    done = run_cli("--db", backend_target, "trec-eval", "-m", "P.5", "q4.txt", "cand.txt", db=False)
+    assert done.exit_code == 0, done.stderr
+    with Warehouse(backend_target) as wh:
+        assert [row[2:] for row in _stored(wh)] == [
+            ("P@5", 5, q, BY_HAND["cand", 5][q]) for q in NX
+        ]

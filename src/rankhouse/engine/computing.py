@@ -182,16 +182,21 @@ def judged_cutoff(measure: str) -> int:
 
 
 def judged_shares(duck, cutoffs: Sequence[int]) -> None:
-    """Build :data:`JUDGED_TABLE` from the ranking :func:`compute` just built on ``duck``
-    (without ``max_rank`` or ``judged_only``: the run's own ranks): per run, query it answered
-    that the qrels judge, and k of ``cutoffs``, the share of its top min(k, n) documents with a
-    qrels line, the measure ``Judged@k`` (``sql/measures/judged.sql``: the same division,
-    so the same doubles) read off the judged documents the ranking already holds."""
-    duck.execute(_JUDGED, {"ks": sorted({int(k) for k in cutoffs})})
+    """Keep :data:`JUDGED_SHARES` of the ranking :func:`compute` just built on ``duck`` in
+    :data:`JUDGED_TABLE`, for each k of ``cutoffs`` (the next ``compute`` replaces the
+    ranking, not the table)."""
+    duck.execute(
+        f"CREATE OR REPLACE TEMP TABLE {JUDGED_TABLE} AS {JUDGED_SHARES}",
+        {"ks": sorted({int(k) for k in cutoffs})},
+    )
 
 
-_JUDGED = f"""
-CREATE OR REPLACE TEMP TABLE {JUDGED_TABLE} AS
+#: ``run_id, query_id, k, judged`` of the ranking :func:`compute` just built (without
+#: ``max_rank`` or ``judged_only``: the run's own ranks), for each k of the bind ``$ks``: per
+#: run and query it answered that the qrels judge, the share of its top min(k, n) documents
+#: with a qrels line. The measure ``Judged@k`` (``sql/measures/judged.sql``, the same division,
+#: so the same doubles), read off the judged documents the ranking already holds.
+JUDGED_SHARES = """
 SELECT q.run_id, q.query_id, c.k,
        CAST(count(r.rank) AS DOUBLE) / CAST(least(c.k, q.num_ret) AS DOUBLE) AS judged
 FROM rh_queries AS q

@@ -24,6 +24,7 @@ from ..backends.base import EVALUATION_ROWS
 from ..backends.duckdb_file.connection import DuckDBConnection
 from ..defaults import __version__
 from ..engine import (
+    JUDGED_SHARES,
     JUDGED_TABLE,
     VALUES_TABLE,
     compute,
@@ -92,12 +93,12 @@ def _compute_and_store(store, keys, measures, relevance_level, missing_queries, 
     run_ids = sorted({k.run_id for k in keys})
     wanted = [by_name[name] for name in dict.fromkeys(k.measure for k in keys)]
     qrels_id = keys[0].qrels_id
-    cutoffs = {judged_cutoff(key.measure) for key in keys}
     own_ranks = options.get("max_rank") is None and not options.get("judged_only")
     with store.engine_connection(run_ids, qrels_id) as duck:
         if not own_ranks:  # the judged shares are of the run's own top k: rank it so first
             compute(duck, run_ids, qrels_id, [], missing_queries="skip")
-            judged_shares(duck, cutoffs)
+            judged_shares(duck, [judged_cutoff(key.measure) for key in keys])
+        # else the shares are read off the evaluation's own ranking as they are stored
         values = compute(
             duck,
             run_ids,
@@ -107,8 +108,6 @@ def _compute_and_store(store, keys, measures, relevance_level, missing_queries, 
             missing_queries=missing_queries,
             **options,
         )
-        if own_ranks:  # read off the ranking just built: about a millisecond
-            judged_shares(duck, cutoffs)
         # what each evaluation was computed from: its queries, read where the values are
         query_sets = {
             (run_id, idx): found for run_id, idx, found in duck.execute(QUERY_SETS).fetchall()
@@ -150,7 +149,8 @@ def _compute_and_store(store, keys, measures, relevance_level, missing_queries, 
         ids = {(run_id, index[measure]): id_ for id_, run_id, measure in inserted}
         if ids:
             store.store_values(conn, duck, *_values_select(ids))
-            store.store_values(conn, duck, *_judged_select(inserted), table="evaluation_judged")
+            shares = _judged_select(inserted, None if own_ranks else JUDGED_TABLE)
+            store.store_values(conn, duck, *shares, table="evaluation_judged")
 
 
 #: The columns of an evaluation row, and the names of their values in ``evaluations``' dicts.
@@ -274,18 +274,23 @@ def _values_select(ids: dict[tuple[int, int], int]) -> tuple[str, dict[str, Any]
     return select, params
 
 
-def _judged_select(inserted: list[tuple]) -> tuple[str, dict[str, Any]]:
-    """The judged shares (``rh_judged``) of the evaluations ``inserted`` (``id, run_id,
-    measure``) as ``evaluation_id, query_id, k, judged``, each at its measure's cutoff, and
-    the binds."""
+def _judged_select(inserted: list[tuple], kept: str | None) -> tuple[str, dict[str, Any]]:
+    """The judged shares of the evaluations ``inserted`` (``id, run_id, measure``) as
+    ``evaluation_id, query_id, k, judged``, each at its measure's cutoff, and the binds: read
+    off the engine's ranking (one statement, the rows straight into the store), or from the
+    table ``kept`` (:func:`~rankhouse.engine.judged_shares`) when the ranking is not the
+    run's own."""
+    ks = [judged_cutoff(measure) for _, _, measure in inserted]
     params = {
         "runs": [run_id for _, run_id, _ in inserted],
-        "ks": [judged_cutoff(measure) for _, _, measure in inserted],
+        "cutoffs": ks,
         "ids": [evaluation_id for evaluation_id, _, _ in inserted],
     }
+    if kept is None:
+        params["ks"] = sorted(set(ks))
     select = (
-        f"SELECT e.evaluation_id, j.query_id, j.k, j.judged FROM {JUDGED_TABLE} AS j JOIN "
-        "(SELECT unnest($runs) AS run_id, CAST(unnest($ks) AS INTEGER) AS k, "
+        f"SELECT e.evaluation_id, j.query_id, j.k, j.judged FROM {kept or f'({JUDGED_SHARES})'} "
+        "AS j JOIN (SELECT unnest($runs) AS run_id, CAST(unnest($cutoffs) AS INTEGER) AS k, "
         "CAST(unnest($ids) AS INTEGER) AS evaluation_id) AS e "
         "ON e.run_id = j.run_id AND e.k = j.k"
     )
