@@ -9,7 +9,7 @@ the verb returns.
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import replace
 from pathlib import Path
@@ -168,6 +168,15 @@ class Warehouse:
         with self.backend.session(), warnings_at_caller():
             yield
 
+    def _ingest(self, verb: Callable[..., Any], source: Any, given: dict[str, Any], *args: Any):
+        """One ingest ``verb`` (qrels, a run, a rater's judgments) of ``source``, its
+        :class:`~rankhouse.ingest.storing.IngestOptions` packed from the caller's keywords
+        (``given``: its ``locals()``) and passed after ``args``."""
+        from .ingest.storing import IngestOptions
+
+        with self._call():
+            return verb(self.backend, source, *args, packed(IngestOptions, given))
+
     @contextmanager
     def transaction(self) -> Iterator[Connection]:
         """A connection inside one transaction: committed on success, rolled back on error."""
@@ -272,12 +281,9 @@ class Warehouse:
 
         See :func:`rankhouse.judgments.raters.ingest_judgments` for the errors.
         """
-        from .ingest.storing import IngestOptions
         from .judgments.raters import ingest_judgments
 
-        how = packed(IngestOptions, locals())
-        with self._call():
-            return ingest_judgments(self.backend, source, rater, kind, how)
+        return self._ingest(ingest_judgments, source, locals(), rater, kind)
 
     def raters(self):
         """Every stored rater as a DataFrame (``rankhouse qrels raters``): kind, metadata,
@@ -412,11 +418,9 @@ class Warehouse:
 
         See :func:`rankhouse.ingest.storing.ingest_qrels` for the result and the errors.
         """
-        from .ingest.storing import IngestOptions, ingest_qrels
+        from .ingest.storing import ingest_qrels
 
-        how = packed(IngestOptions, locals())
-        with self._call():
-            return ingest_qrels(self.backend, source, how)
+        return self._ingest(ingest_qrels, source, locals())
 
     def ingest_run(
         self,
@@ -454,11 +458,9 @@ class Warehouse:
 
         See :func:`rankhouse.ingest.storing.ingest_run` for the result and the errors.
         """
-        from .ingest.storing import IngestOptions, ingest_run
+        from .ingest.storing import ingest_run
 
-        how = packed(IngestOptions, locals())
-        with self._call():
-            return ingest_run(self.backend, source, how)
+        return self._ingest(ingest_run, source, locals())
 
     # --- evaluation ----------------------------------------------------------------------
     def evaluate(

@@ -50,7 +50,6 @@ from .sources import (
     Source,
     default_qrels_name,
     default_tag,
-    open_source,
     opened,
     parse_columns,
     parse_options,
@@ -244,7 +243,7 @@ def load_into_engine(
     if order not in ORDERS:
         raise InputError(f"unknown order {order!r}", hint="use --order score or --order rank")
     mapping = parse_columns(columns)
-    with opened(open_source(source, None, None)) as src:
+    with opened(source) as src:
         if src.is_frame:
             loaded = _load_frame(duck, src, kind, first_id, mapping, order, name)
             if loaded is not None:

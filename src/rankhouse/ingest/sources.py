@@ -150,8 +150,14 @@ def open_source(
 
 
 @contextlib.contextmanager
-def opened(src: Source) -> Iterator[Source]:
-    """``src`` ready for DuckDB: no glob in its name, compression known (see :mod:`.files`)."""
+def opened(
+    source: str | os.PathLike[str] | pd.DataFrame,
+    format: str | None = None,
+    delimiter: str | None = None,
+) -> Iterator[Source]:
+    """``source`` opened (:func:`open_source`) and ready for DuckDB: no glob in its name,
+    compression known (see :mod:`.files`)."""
+    src = open_source(source, format, delimiter)
     if src.is_frame:
         yield src
         return

@@ -43,7 +43,6 @@ from .sources import (
     already_stored,
     default_qrels_name,
     default_tag,
-    open_source,
     opened,
     parse_columns,
     parse_options,
@@ -149,7 +148,7 @@ def ingest_run(
     # read and stored where the store stages an ingest (the file itself), then published
     replace, new_version = request.replace, request.new_version
     with store.staging() as staged:
-        with opened(open_source(source, request.format, request.delimiter)) as src:
+        with opened(source, request.format, request.delimiter) as src:
             results = _ingest_source(staged, src, request)
             results = reuse.publish(store, staged, results, replace, new_version)
             # content found stored whose rows were pruned: its rows come back from src
@@ -192,19 +191,40 @@ def _ingest_source(store: Backend, src: Source, request: IngestOptions) -> list[
             parse_options(src, "run", request.order, None),
             _run_metadata(src, request, sha256=None),
         )
-        outcome = ingest_direct(
-            store,
-            direct,
-            name=request.name,
-            replace=request.replace,
-            new_version=request.new_version,
-            bar=bar,
-        )
+        outcome = ingest_direct(store, direct, request, bar)
     if isinstance(outcome, IngestResult):
         return [outcome]
     # a line the direct reader stopped at may be another tag: the fixed columns read several;
     # other whitespace is read right by the SQL split alone
     return _ingest_staged(store, src, request, fixed=outcome is not Fallback.OTHER_WHITESPACE)
+
+
+def _reused_or_claimed(
+    conn: Connection,
+    src: Source,
+    tag: str,
+    wanted: str,
+    incoming: reuse.Incoming | None,
+    sha256: str,
+    request: IngestOptions,
+) -> IngestResult | str:
+    """The stored run under the name ``wanted`` when it holds the same rows as ``incoming``
+    under other bytes (reused: its result); else the name the new run is stored under
+    (:func:`~rankhouse.catalog.writes.claim_name`). ``incoming`` is None when the name is
+    free."""
+    if incoming is not None:
+        same = same_rows(conn, wanted, incoming)
+        if same is not None:
+            reuse.say_reused("run", src.label, reuse.path_of(src), sha256, same)
+            return already_stored("run", same, src, tag)
+    return writes.claim_name(
+        conn,
+        "run",
+        wanted,
+        replace=request.replace,
+        new_version=request.new_version,
+        differs=incoming and (lambda holder: how_they_differ(conn, holder, incoming)),
+    )
 
 
 def _run_metadata(src: Source, request: IngestOptions, sha256: str | None) -> dict[str, Any]:
@@ -262,19 +282,12 @@ def _catalogue_runs(
             incoming = reuse.staged(
                 "run", summary.num_rows, summary.num_queries, summary.tag, request.order
             )
-            same = same_rows(conn, wanted, incoming)
-            if same is not None:
-                reuse.say_reused("run", src.label, reuse.path_of(src), parsed.sha256, same)
-                results.append(already_stored("run", same, src, summary.tag))
-                continue
-        run_name = writes.claim_name(
-            conn,
-            "run",
-            wanted,
-            replace=request.replace,
-            new_version=request.new_version,
-            differs=incoming and (lambda holder, i=incoming: how_they_differ(conn, holder, i)),
+        run_name = _reused_or_claimed(
+            conn, src, summary.tag, wanted, incoming, parsed.sha256, request
         )
+        if isinstance(run_name, IngestResult):
+            results.append(run_name)
+            continue
         run_id = writes.insert_run(
             conn,
             {
@@ -346,20 +359,14 @@ def eligible(src: Source, mapping: dict[str, str]) -> tuple[str, str] | None:
 
 
 def ingest_direct(
-    store: Backend,
-    run: DirectRun,
-    *,
-    name: str | None,
-    replace: bool,
-    new_version: bool = False,
-    bar: IngestProgress,
+    store: Backend, run: DirectRun, request: IngestOptions, bar: IngestProgress
 ) -> IngestResult | Fallback:
-    """Store the run file ``run.src`` in one transaction; its result, or why the stage must
-    read it (then nothing is stored).
+    """Store the run file ``run.src`` in one transaction, named, replaced or versioned as
+    ``request`` says; its result, or why the stage must read it (then nothing is stored).
 
     Raises:
         InputError: a document appears twice for a query.
-        ConflictError: ``name`` holds other content and ``replace`` is false.
+        ConflictError: the name holds other content and ``request.replace`` is false.
     """
     src = run.src
     hasher = BackgroundHash(src.data_path, bar.bytes_done, src.label)
@@ -368,7 +375,7 @@ def ingest_direct(
         Background(_import_numpy, "rankhouse-numpy")
     try:
         with store.transaction() as conn:
-            outcome = _store(conn, run, hasher, name, replace, new_version, bar)
+            outcome = _store(conn, run, hasher, request, bar)
             if not (isinstance(outcome, IngestResult) and outcome.created):
                 raise _Rollback(outcome)
             bar.phase("committing")
@@ -385,15 +392,13 @@ def _store(
     conn: Connection,
     run: DirectRun,
     hasher: BackgroundHash,
-    name: str | None,
-    replace: bool,
-    new_version: bool,
+    request: IngestOptions,
     bar: IngestProgress,
 ) -> IngestResult | Fallback:
     """The rows and the catalogue row of the run, written in the transaction of ``conn``
     (which is rolled back unless a run was created)."""
     src, tag = run.src, run.tag
-    run_name = name or tag
+    run_name = request.name or tag
     taken = writes.name_taken(conn, "run", run_name)
     if taken:
         # same content under this name is no conflict: that needs the hash first
@@ -418,20 +423,11 @@ def _store(
         duplicate = first_duplicate(duck, run_id)
         if duplicate is not None:
             raise locate_duplicate(src, "run", (tag, *duplicate))
-    if taken:  # the same rows under other bytes are the stored run; else the name is claimed
+    if taken:
         incoming = reuse.run_rows(run_id, written, repeats.num_queries, tag, run.order)
-        same = same_rows(conn, run_name, incoming)
-        if same is not None:
-            reuse.say_reused("run", src.label, src.data_path, sha, same)
-            return already_stored("run", same, src, tag)
-        run_name = writes.claim_name(
-            conn,
-            "run",
-            run_name,
-            replace=replace,
-            new_version=new_version,
-            differs=lambda holder: how_they_differ(conn, holder, incoming),
-        )
+        run_name = _reused_or_claimed(conn, src, tag, run_name, incoming, sha, request)
+        if isinstance(run_name, IngestResult):
+            return run_name
     writes.insert_run(
         conn,
         {
@@ -501,7 +497,7 @@ def ingest_qrels(
     # read and stored where the store stages an ingest (the file itself), then published
     with (
         store.staging() as staged,
-        opened(open_source(source, options.format, options.delimiter)) as src,
+        opened(source, options.format, options.delimiter) as src,
     ):
         result = stored_trec_qrels(staged, src, name, mapping)
         if result is None:

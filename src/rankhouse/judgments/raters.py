@@ -50,7 +50,6 @@ from ..ingest import staging
 from ..ingest.parse import parse, progress_for
 from ..ingest.sources import (
     default_tag,
-    open_source,
     opened,
     parse_columns,
     resolve_columns,
@@ -160,7 +159,7 @@ def ingest_judgments(
     meta = how.meta or {}
     check_meta(meta)
     mapping, extras = _split_columns(how.columns)
-    with opened(open_source(source, how.format, how.delimiter)) as src:
+    with opened(source, how.format, how.delimiter) as src:
         if src.format != "trec" and "docid" not in mapping:  # a judgments file's 'doc' column
             names = {name.lower(): name for name in _records(src)[0]}
             if "doc" in names and not set(names) & {"docid", "docno", "doc_id"}:

@@ -96,6 +96,12 @@ def flag_option(*names: str, help: str) -> Any:
     return typer.Option(False, *names, help=help)
 
 
+def measures_option(default: Any, help: str) -> Any:
+    """``--measure``/``-m``: measures in the grammar, repeatable or comma-separated (``...``
+    as ``default`` makes it required)."""
+    return typer.Option(default, "--measure", "-m", metavar="MEASURE", help=help)
+
+
 META_OPTION = typer.Option(
     None,
     "--meta",

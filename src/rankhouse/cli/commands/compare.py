@@ -29,6 +29,7 @@ from .common import (
     MissingQueries,
     all_files,
     flag_option,
+    measures_option,
     open_warehouse,
     parse_round,
 )
@@ -74,11 +75,8 @@ def compare_command(
     ctx: typer.Context,
     qrels: str = QRELS_ARGUMENT,
     runs: list[str] = RUNS_ARGUMENT,
-    measures: list[str] = typer.Option(
+    measures: list[str] = measures_option(
         ...,
-        "--measure",
-        "-m",
-        metavar="MEASURE",
         help="Measure, repeatable, or several separated by commas: nDCG@10, AP, P_5 ...",
     ),
     names: list[str] = typer.Option(

@@ -32,6 +32,7 @@ from .common import (
     MissingQueries,
     all_files,
     flag_option,
+    measures_option,
     open_warehouse,
     parse_meta,
     parse_round,
@@ -79,11 +80,8 @@ def eval_command(
     ctx: typer.Context,
     qrels: str = _QRELS,
     runs: list[str] = _RUNS,
-    measures: list[str] = typer.Option(
+    measures: list[str] = measures_option(
         None,
-        "--measure",
-        "-m",
-        metavar="MEASURE",
         help="Measure, repeatable, or several separated by commas: nDCG@10, AP(rel=2), P_5, "
         f"ndcg_cut.10,20 ... (default: {' '.join(DEFAULT_MEASURES)})",
     ),

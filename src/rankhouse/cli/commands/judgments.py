@@ -10,7 +10,7 @@ from enum import StrEnum
 import typer
 
 from ...cells import json_text, json_value
-from .common import SEED_OPTION, open_warehouse
+from .common import SEED_OPTION, measures_option, open_warehouse
 from .output import FORMAT_OPTION, OutputFormat, print_rows
 
 
@@ -124,11 +124,8 @@ def _register_agreement(qrels: typer.Typer) -> None:
             help="Stored runs to evaluate under both sets and rank (two sets): R1,R2,R3 or "
             "repeated.",
         ),
-        measures: list[str] = typer.Option(
+        measures: list[str] = measures_option(
             None,
-            "--measure",
-            "-m",
-            metavar="MEASURE",
             help="Measures the runs are ranked by, repeatable or comma-separated (default "
             "nDCG@10 and AP).",
         ),
