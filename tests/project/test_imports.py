@@ -124,6 +124,9 @@ def test_reading_stored_values_loads_no_numpy_engine_or_readers(tmp_path, trec_f
     _imported(tmp_path, "--db", db, "eval", str(qrels), str(run), str(other), "-m", "P@1")
     probed = ("numpy", "rankhouse.engine", "rankhouse.ingest", "rankhouse.stats.paired")
     probed += ("rankhouse.measures", "rankhouse.labels")
+    # nor the statistics module (its normal quantile comes from its C half) nor the command
+    # modules of ingest and the catalogue
+    probed += ("statistics", "rankhouse.cli.commands.catalog")
     assert _imported(tmp_path, "--db", db, *command, probed=probed) == []
 
 

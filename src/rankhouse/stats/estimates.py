@@ -88,6 +88,14 @@ from ..errors import Message, Option, RankhouseError
 from ..lazy import numpy as np
 from ..lazy import statistics
 
+try:  # what statistics.NormalDist.inv_cdf computes, without the statistics module (which
+    # imports fractions, decimal and random: 2-3 ms of a command that prints an interval)
+    from _statistics import _normal_dist_inv_cdf
+except ImportError:  # an interpreter without CPython's accelerator
+
+    def _normal_dist_inv_cdf(p: float, mu: float, sigma: float) -> float:
+        return statistics.NormalDist(mu, sigma).inv_cdf(p)
+
 
 @dataclass(frozen=True)
 class Summary:
@@ -377,7 +385,7 @@ def t_quantile(df: float, probability: float) -> float:
     if probability <= 0.0:
         return -math.inf
     log_scale = math.lgamma((df + 1) / 2) - math.lgamma(df / 2) - 0.5 * math.log(df * math.pi)
-    t = statistics.NormalDist().inv_cdf(probability)
+    t = _normal_dist_inv_cdf(probability, 0.0, 1.0)  # the normal quantile: where Newton starts
     for _ in range(200):
         density = math.exp(log_scale - (df + 1) / 2 * math.log1p(t * t / df))
         step = (_lower_tail(t, df) - probability) / density

@@ -12,7 +12,7 @@ import typer
 
 from ...columns import Rows
 from ...errors import RankhouseError, count
-from .common import META_OPTION, open_warehouse, parse_meta
+from .common import META_OPTION, RunOrder, open_warehouse, parse_meta
 from .output import FORMAT_OPTION, OutputFormat, print_rows
 
 
@@ -42,11 +42,6 @@ class SourceFormat(StrEnum):
     parquet = "parquet"
     jsonl = "jsonl"
     msmarco = "msmarco"
-
-
-class RunOrder(StrEnum):
-    score = "score"
-    rank = "rank"
 
 
 _NAME = typer.Option(None, "--name", "-n", help="Name in the warehouse (default: from the file).")

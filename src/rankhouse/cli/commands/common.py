@@ -152,6 +152,13 @@ def parse_meta(pairs: list[str] | None) -> dict[str, str]:
     return meta
 
 
+class RunOrder(StrEnum):
+    """How a run file's lines are ranked (``ingest run`` and ``eval``)."""
+
+    score = "score"
+    rank = "rank"
+
+
 class MissingQueries(StrEnum):
     zero = "zero"
     skip = "skip"

@@ -21,7 +21,6 @@ import typer
 from ...cells import is_missing, table_value
 from ...defaults import DEFAULT_MAX_JUDGED_DROP, RECENT_RUNS
 from ...errors import count
-from .catalog import RunOrder
 from .common import (
     LEVEL_OPTION,
     META_OPTION,
@@ -30,6 +29,7 @@ from .common import (
     RELEVANCE_LEVEL_OPTION,
     RUNS_ARGUMENT,
     MissingQueries,
+    RunOrder,
     all_files,
     flag_option,
     measures_option,
