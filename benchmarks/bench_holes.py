@@ -15,8 +15,8 @@ non-relevant fillers per query; runs of depth 100.
   documents and ranks the judged ones worse, a real drop the judged documents alone show.
 
 Each pair goes through the real gate (``Warehouse.regress``, nDCG@10 with a margin of 0.02,
-non-inferiority); the rule's firing rate follows for each margin from the judged shares the
-gate reports, and the outcomes are counted at the default margin.
+non-inferiority) once for each max-judged-drop of MARGINS; the rule's firing rate follows from
+the judged shares the gate reports, and the outcomes are counted for each max-judged-drop.
 
     python benchmarks/bench_holes.py --trials 15
 """
@@ -87,7 +87,7 @@ def main() -> int:
     full = read_qrels(QRELS)
     started = time.perf_counter()
     drops: dict[str, list[float]] = {"unchanged": [], "finder": [], "worse finder": []}
-    outcomes: dict[str, dict[str, int]] = {kind: {} for kind in drops}
+    outcomes: dict[tuple[float, str], dict[str, int]] = {}
     with tempfile.TemporaryDirectory() as tmp:
         for trial in range(args.trials):
             rng = random.Random(args.seed * 1000 + trial)
@@ -102,12 +102,16 @@ def main() -> int:
                 finds, signal = kind != "unchanged", 0.5 if kind == "worse finder" else 1.0
                 cand.write_text(run_lines(full, removed, "cand", finds, rng, signal))
                 wh.ingest_run(str(base), name="base")
-                result = wh.regress(
-                    str(cand), baseline="base", qrels=str(qrels_file), measures=["nDCG@10:0.02"]
-                )
+                wh.ingest_run(str(cand), name="cand")
+                for margin in MARGINS:
+                    result = wh.regress(
+                        "cand", baseline="base", qrels=str(qrels_file),
+                        measures=["nDCG@10:0.02"], max_judged_drop=margin,
+                    )  # fmt: skip
+                    counts = outcomes.setdefault((margin, kind), {})
+                    counts[result.outcome] = counts.get(result.outcome, 0) + 1
                 row = result.holes[0]
                 drops[kind].append(row["baseline_judged"] - row["run_judged"])
-                outcomes[kind][result.outcome] = outcomes[kind].get(result.outcome, 0) + 1
                 wh.close()
     print(f"{args.trials} trials per kind, {args.share:.0%} of relevant judgments removed")
     print("| max-judged-drop | fires on unchanged | fires on finder | fires on worse finder |")
@@ -115,10 +119,17 @@ def main() -> int:
     for margin in MARGINS:
         rates = [sum(d > margin for d in drops[k]) / len(drops[k]) for k in drops]
         print(f"| {margin:.2f} | " + " | ".join(f"{rate:.0%}" for rate in rates) + " |")
+    print("| max-judged-drop | unchanged | finder | worse finder |")
+    print("|---|---|---|---|")
+    for margin in MARGINS:
+        cells = [
+            ", ".join(f"{n} {outcome}" for outcome, n in sorted(outcomes[margin, kind].items()))
+            for kind in drops
+        ]
+        print(f"| {margin:.2f} | " + " | ".join(cells) + " |")
     for kind, values in drops.items():
         mean = sum(values) / len(values)
         print(f"{kind}: mean judged drop {mean:.3f} (min {min(values):.3f}, max {max(values):.3f})")
-        print(f"{kind}: outcomes at 0.10: {dict(sorted(outcomes[kind].items()))}")
     print(f"{time.perf_counter() - started:.0f} s")
     return 0
 

@@ -901,7 +901,7 @@ class Warehouse:
             allow_input_change: gate against a baseline judged on other inputs.
             max_judged_drop: the holes rule (0..1): how far the run's mean Judged@k may lie
                 below the baseline's before the gate warns of holes in the judgments (and,
-                where the condensed value shows no drop, calls it unsettled, not regressed;
+                where the condensed drop is within the measure's margin, calls it unsettled;
                 docs/judgments.md).
 
         Returns:

@@ -6,12 +6,15 @@ The data: 8 queries; each has relevant documents a1..a5 and b1..b5 and non-relev
 the full qrels; the holed qrels lack the b documents. The baseline ranks n1, a1..a5, then n2..n10;
 the candidate ranks nb (3, 4 or 5) b documents first, then a1..a5, then n documents. Under the
 holed qrels the candidate drops (the b documents count as non-relevant); under the full qrels it
-is better: it found relevant documents nobody judged.
+is better: it found relevant documents nobody judged. A slipping candidate finds the b documents
+too but puts one more judged non-relevant document (n2) before a1..a5: its condensed nDCG@10
+drops a little, and the gate's margin decides whether that is unsettled or regressed.
 """
 
 from __future__ import annotations
 
 import json
+import math
 import re
 
 import pytest
@@ -42,6 +45,8 @@ def _ranking(query: str, kind: str) -> list[str]:
     if kind == "same":  # the baseline with its non-relevant tail reordered: nothing changed
         return n[:1] + a + n[1:][::-1]
     b = [f"b{i}" for i in range(1, _nb(query) + 1)]
+    if kind == "slip":  # b first, then the baseline's judged order with n2 moved up one place
+        return b + n[:2] + a + n[2:]
     if kind == "worse":  # b first, then every n before the a documents in odd queries
         return b + (n + a if int(query[1:]) % 2 else n[:1] + a + n[1:])
     return b + a + n
@@ -148,3 +153,53 @@ def test_the_markdown_report_says_unsettled(gated):
     )
     assert done.exit_code == 3, done.stderr
     assert "UNSETTLED (holes in the judgments: judge them before calling it)" in done.stdout
+
+
+def _dcg(ranks) -> float:
+    return sum(1 / math.log2(rank + 1) for rank in ranks)
+
+
+@pytest.fixture(scope="module")
+def slipped(gated):
+    """The slipping candidate gated with margins on either side of its condensed drop."""
+    root = gated[0]
+    (root / "slip.txt").write_text(_run("slip", "slip"))
+    gate = ["--db", root / "wh.duckdb", "regress", "slip.txt", "--baseline", "base"]
+    gate += ["--qrels", "holed.txt"]
+    margins = ("0.15", "0.05", "20%", "10%")
+    return {m: finish(start([*gate, "-m", f"nDCG@10:{m}"], cwd=root)) for m in margins}
+
+
+# By hand, on the holed qrels (a1..a5 of grade 1, every n of grade 0; trec_eval's linear gain):
+# the ideal DCG@10 is that of ranks 1-5. Condensed, the baseline holds a1..a5 at ranks 2-6, the
+# slipping candidate at ranks 3-7, in every query: a drop of (1/log2 3 - 1/log2 8) / IDCG.
+IDEAL = _dcg(range(1, 6))
+BASE_NDCG = _dcg(range(2, 7)) / IDEAL  # the baseline's nDCG@10, condensed or not
+SLIP_DROP = (_dcg([2]) - _dcg([7])) / IDEAL
+
+
+def test_the_slipping_candidates_condensed_drop_is_worked_out_by_hand(slipped):
+    assert 0.10 < SLIP_DROP < 0.11  # 0.1009: between the margins tried below
+    run, base = _condensed_shown(slipped["0.15"])
+    assert base == pytest.approx(BASE_NDCG, abs=6e-5)  # printed to 4 decimals
+    assert run == pytest.approx(BASE_NDCG - SLIP_DROP, abs=6e-5)
+
+
+@pytest.mark.parametrize(
+    ("margin", "held", "exit_code"),
+    [
+        ("0.15", 0.15, 3),  # the condensed drop 0.1009 is within the margin: unsettled
+        ("0.05", 0.05, 1),  # beyond it: the judged documents show a drop the gate fails
+        ("20%", 0.20 * BASE_NDCG, 3),  # a percent of the baseline's mean (0.1563): within
+        ("10%", 0.10 * BASE_NDCG, 1),  # 0.0782: beyond
+    ],
+)
+def test_a_condensed_drop_within_the_margin_is_unsettled_beyond_it_regressed(
+    slipped, margin, held, exit_code
+):
+    done = slipped[margin]
+    assert done.exit_code == exit_code, done.stderr
+    assert "holes in the judgments: nDCG@10" in done.stderr  # both fail under the warning
+    assert ("UNSETTLED" in done.stderr) == (held >= SLIP_DROP)
+    if exit_code == 1:
+        assert "FAIL: nDCG@10 regressed" in done.stderr

@@ -12,9 +12,10 @@ judged looks worse than it is. The rule, for each measure (k its cutoff, 10 with
 * then both runs' **condensed** value: the measure on the rankings without their unjudged
   documents, renumbered (trec_eval ``-J``; Sakai's condensed lists), computed in the engine and
   not stored;
-* **unsettled** (the gate, :mod:`rankhouse.regress.gate`) when there are holes and the
-  condensed value of the run is not below the baseline's: the drop may be the holes, not the
-  run.
+* **unsettled** (the gate, :mod:`rankhouse.regress.gate`; :func:`within_margin`) when there
+  are holes and the run's condensed value lies below the baseline's by no more than the
+  measure's margin (the one the gate held the measure to): the judged documents alone show no
+  drop the gate would fail, so the drop may be the holes, not the run.
 
 The gate reads :func:`holes_rows`; ``compare`` and the report (each run against the baseline)
 and ``eval`` of several runs (each against the first) read :func:`compared_holes` and warn
@@ -34,6 +35,7 @@ from typing import Any
 
 from ..engine import compute, judged_cutoff
 from ..measures import parse_measures
+from ..measures.model import direction
 
 
 def evaluated_qrels(store, result) -> int:
@@ -174,21 +176,39 @@ def evaluation_holes(store, result, scoring: dict[str, Any], max_drop: float) ->
 
 
 def holes_rows(
-    store, qrels_id: int, runs: tuple[int, int], gated: list[tuple[str, str, bool]],
+    store, qrels_id: int, runs: tuple[int, int], gated: list[tuple[str, str, bool, float]],
     scoring: dict[str, Any], max_drop: float,
 ) -> list[dict[str, Any]]:  # fmt: skip
     """The gate's rows (:func:`compared_holes` of its run against its baseline), one per
-    gated measure (``(label, text, fails)``), with ``fails`` and ``unsettled``: holes, and
-    the run's condensed value not below the baseline's (the gate writes: it is never
-    read-only)."""
+    gated measure (``(label, text, fails, margin)``, the margin in the measure's units, NaN
+    for none), with ``fails``, ``margin`` and ``unsettled`` (:func:`within_margin`; the gate
+    writes: it is never read-only)."""
     run_id, baseline_id = runs
-    measures = {text: label for label, text, _ in gated}
+    measures = {text: label for label, text, *_ in gated}
     rows = compared_holes(store, qrels_id, {run_id: None}, baseline_id, measures, scoring, max_drop)
-    fails = {label: failing for label, _, failing in gated}
+    held = {label: (failing, margin) for label, _, failing, margin in gated}
     for row in rows:
-        row.update(run=None, baseline=None, fails=fails[row["measure"]])
-        row["unsettled"] = row["holes"] and not row["run_condensed"] < row["baseline_condensed"]
+        row.update(run=None, baseline=None)
+        row["fails"], row["margin"] = held[row["measure"]]
+        row["unsettled"] = within_margin(row)
     return rows
+
+
+def within_margin(row: dict[str, Any]) -> bool:
+    """The gate's holes rule for one measure's row (:func:`compared_holes`, with its
+    ``margin``): **unsettled** when the row has holes and the condensed drop (the baseline's
+    condensed mean minus the run's, on the measure's better side: reversed for a measure where
+    lower is better) is at most the margin. The margin is the one the gate held the measure to,
+    in its units: given (``nDCG@10:0.02``; a percent of the reference's mean, as the gate
+    resolves it) or calibrated; a measure without one (NaN: the significance mode without
+    ``max_drop``) must show no condensed drop at all. A condensed value that cannot be
+    computed (NaN) settles nothing: not unsettled."""
+    if not row["holes"]:
+        return False
+    sign = -1 if direction(row["measure"]) < 0 else 1
+    drop = sign * (row["baseline_condensed"] - row["run_condensed"])
+    margin = 0.0 if math.isnan(row["margin"]) else row["margin"]
+    return drop <= margin
 
 
 def holes_warnings(

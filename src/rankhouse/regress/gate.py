@@ -89,8 +89,9 @@ OUTCOMES = ("passed", "regressed", "not_shown", "first", "unsettled")
 failed); ``not_shown`` (only measures not shown non-inferior failed it); ``first`` (the first
 run of its system, passed with nothing to compare); ``unsettled`` (every measure that failed
 did so where the run's top ranks are much less judged than the baseline's, while its
-condensed, judged-only value shows no drop: holes in the judgments; exit 3 as for an
-undecided check)."""
+condensed, judged-only value drops by no more than the measure's margin: holes in the
+judgments, :func:`~rankhouse.judgments.holes.within_margin`; exit 3 as for an undecided
+check)."""
 
 #: Each measure's verdict (a name the tests may replace with one that fails).
 _verdicts = measure_verdicts
@@ -138,7 +139,8 @@ class RegressResult:
             names = ", ".join(row["measure"] for row in self.holes if row["fails"])
             return (
                 f"UNSETTLED: holes in the judgments: {names} of {self.run} failed where its top "
-                f"ranks are much less judged than {self.baseline}'s; judge the unjudged "
+                f"ranks are much less judged than {self.baseline}'s, and on its judged "
+                "documents alone it drops no more than its margin; judge the unjudged "
                 "documents (--pool-out) before calling it regressed"
             )
         return outcome_line(self)
@@ -367,10 +369,11 @@ def regress(
             )
             drift = drift_checks(store, run_row["id"], baseline_row["id"], bounds)
             names = {row["label"]: row["measure"] for row in ours}
-            gated_rows = [
-                (str(row["measure"]), names.get(row["measure"], row["measure"]), row["fails"])
-                for row in verdicts
-            ]
+            gated_rows = []  # each measure with its verdict and the margin it was held to
+            for row in verdicts:
+                label = str(row["measure"])
+                held = (row["fails"], float(row["margin"]))
+                gated_rows.append((label, names.get(label, label), *held))
             runs = (int(run_row["id"]), int(baseline_row["id"]))
             drop = options.max_judged_drop
             holes = holes_rows(store, qrels_row["id"], runs, gated_rows, scoring, drop)
