@@ -162,7 +162,8 @@ def regress_command(
         "--max-judged-drop",
         help="Warn of holes in the judgments when the run's mean Judged@k (k the measure's "
         "cutoff, 10 without one) is below the baseline's by more than this; a measure that "
-        "fails there is 'unsettled' (exit 3), not regressed; 0 to 1.",
+        "fails there, but whose judged documents alone drop no more than its margin, is "
+        "'unsettled' (exit 3), not regressed; 0 to 1.",
     ),
     pool_out: str = typer.Option(
         None,
