@@ -784,6 +784,7 @@ class Warehouse:
         all_measures: bool = False,
         level: float = 0.95,
         drift: bool = False,
+        judged: bool = False,
     ) -> pd.DataFrame:
         """Stored evaluations over time, one row per run (``rankhouse history``): every run
         selected (the command's table without ``--system`` shows each system's newest run;
@@ -805,6 +806,8 @@ class Warehouse:
                 ``<measure> high``: Student's t over the per-query values).
             drift: also each run's newest stored order drift from its baseline (RBO,
                 Kendall's tau, tau_AP, overlap), as ``compare --drift`` stored it.
+            judged: also the judged share of each run's top k (columns ``judged_at_K``, k the
+                measures' cutoffs, 10 without one), as each evaluation stored it.
 
         See :func:`rankhouse.history.history` for the columns and the errors.
         """
@@ -823,6 +826,7 @@ class Warehouse:
                 all_measures=all_measures,
                 level=level,
                 drift=drift,
+                judged=judged,
             )
 
     def regress(

@@ -190,3 +190,43 @@ def test_trec_eval_stores_the_shares_where_it_publishes(backend_target, run_cli,
         assert [row[2:] for row in _stored(wh)] == [
             ("P@5", 5, q, BY_HAND["cand", 5][q]) for q in NX
         ]
+
+
+def test_history_shows_the_stored_shares(any_warehouse, tmp_path):
+    """``history(judged=True)``: one column per k the measures read, the mean over the queries
+    each run answered that the qrels judge (q1..q4), by hand and by ir_measures; empty for an
+    evaluation stored without shares (before release 0.19.0)."""
+    wh = _ingested(any_warehouse, tmp_path)
+    wh.evaluate("q", ["base", "cand"], ["P@5", "AP"])
+    frame = wh.history(measures=["P@5", "AP"], judged=True).set_index("run")
+    assert list(frame.columns[-2:]) == ["judged_at_5", "judged_at_10"]  # AP reads k 10
+    for k in (5, 10):
+        reference = _reference(k)
+        for run in ("base", "cand"):
+            by_hand = sum(BY_HAND[run, k].values()) / 4
+            assert frame.loc[run, f"judged_at_{k}"] == pytest.approx(by_hand, abs=1e-12)
+            mean = sum(reference[run, q] for q in NX) / 4
+            assert frame.loc[run, f"judged_at_{k}"] == pytest.approx(mean, abs=1e-12)
+    assert "judged_at_5" not in wh.history(measures=["P@5"]).columns  # only when asked
+    with store_of(wh).transaction() as conn:  # cand's evaluations as schema 19 stored them
+        conn.execute(
+            "DELETE FROM evaluation_judged WHERE evaluation_id IN "
+            "(SELECT id FROM evaluations WHERE run_id = 2)"
+        )
+    frame = wh.history(measures=["P@5"], judged=True).set_index("run")
+    assert frame.loc["base", "judged_at_5"] == 1.0
+    assert frame["judged_at_5"].isna()["cand"]
+
+
+def test_history_judged_on_the_command_line(run_cli, tmp_path):
+    _write(tmp_path)
+    for args in (
+        ("ingest", "qrels", "q.txt", "--name", "q"),
+        ("eval", "q", "cand.txt", "-m", "P@5"),
+    ):
+        assert run_cli(*args).exit_code == 0
+    done = run_cli("history", "--judged", "-f", "csv")
+    assert done.exit_code == 0, done.stderr
+    header, row = done.stdout.splitlines()[:2]
+    assert header.split(",")[-1] == "judged_at_5"
+    assert float(row.split(",")[-1]) == pytest.approx(sum(BY_HAND["cand", 5].values()) / 4)

@@ -345,6 +345,12 @@ def history_command(
         help="Also each run's newest stored order drift (compare --drift, regress "
         "--max-drift): its baseline, RBO, Kendall's tau, tau_AP and overlap.",
     ),
+    judged: bool = flag_option(
+        "--judged",
+        help="Also the judged share of each run's top k (judged_at_K, k the measures' "
+        "cutoffs, 10 without one), as each evaluation stored it: the share the gate's holes "
+        "rule reads.",
+    ),
     limit: int = typer.Option(
         None,
         "--limit",
@@ -394,6 +400,7 @@ def history_command(
         all_measures=all_measures,
         level=level,
         drift=drift,
+        judged=judged,
         newest=newest,
         batch_runs=None if fmt == OutputFormat.table else HISTORY_BATCH_RUNS,
     )
