@@ -70,11 +70,8 @@ def history(wh, **selection: Any) -> pd.DataFrame:
         drift: also each run's newest stored order drift (``compare --drift``, ``regress
             --max-drift``): ``drift_from`` (the baseline, k and p), ``rbo``,
             ``kendall_tau``, ``tau_ap``, ``overlap``; empty where none is stored.
-        judged: also the judged share of each run's top k, one column ``judged_at_K`` for
-            each k the measures read (a cutoff, 10 without one: the k of the gate's holes
-            rule): the mean over the queries the run answered that the qrels judge, as the
-            evaluation stored it (``evaluation_judged``); empty for evaluations stored
-            before release 0.19.0.
+        judged: also each run's stored judged share of its top k (``judged_at_K``, k the
+            measures' cutoffs: :func:`rankhouse.judgments.holes.with_judged_columns`).
 
     Returns:
         A DataFrame (a :class:`~rankhouse.present.frames.HistoryFrame`, which a notebook shows as
@@ -92,8 +89,8 @@ def history(wh, **selection: Any) -> pd.DataFrame:
     """
     found = history_rows(wh, **selection)
     numbers = [*found.measures, *interval_columns(found.measures)]
-    numbers += [c for c in DRIFT_HISTORY_COLUMNS[1:] if c in found.rows.columns]
-    numbers += [c for c in found.rows.columns if c.startswith("judged_at_")]
+    extra = [*DRIFT_HISTORY_COLUMNS[1:], *(c for c in found.rows.columns if "judged_at_" in c)]
+    numbers += [c for c in extra if c in found.rows.columns]
     from .present import frames  # the notebook's frame; the command line prints rows
 
     frame = frames.HistoryFrame(_counted(_frame(found.rows, numbers)))
@@ -165,14 +162,14 @@ def history_stream(
         conditions.append(_NEWEST.format(where=selected))
         params["newest"] = int(newest)
     where = " WHERE " + " AND ".join(conditions) if conditions else ""
+    finishing = {"level": level, "drift": drift, "judged": judged}
     if batch_runs is None:
         statement = (
             _SELECTED + where
             if newest is None
             else _NEWEST_ROWS.format(columns=_COLUMNS, where=selected)
         )
-        extra = {"level": level, "drift": drift, "judged": judged}
-        return _whole(store, statement, params, wanted, all_measures, extra)
+        return _whole(store, statement, params, wanted, all_measures, finishing)
     with store.connect() as conn:
         labels = set(conn.execute(_LABELS + where, params).scalars())
         unasked = set() if wanted or all_measures else _unasked_labels(conn)
@@ -184,7 +181,7 @@ def history_stream(
             if key not in FIXED_COLUMNS and key not in shown and key not in _TAIL
         ]
         empty = Rows([*FIXED_COLUMNS, *meta_keys, *shown, *_TAIL], [])
-        columns = _finished(conn, empty, [], shown, level=level, drift=drift, judged=judged).columns
+        columns = _finished(conn, empty, [], shown, **finishing).columns
 
     def batches() -> Iterator[list[tuple[Any, ...]]]:
         last: dict[tuple[str, int], str | None] = {}
@@ -198,10 +195,7 @@ def history_stream(
                 ids = {"chunk": [run_id for _, run_id in chunk]}
                 rows = _read(conn, where, "le.run_id = ANY(:chunk)", {**params, **ids})
                 found = _shape(rows, shown, meta_keys, _gates(conn, ids["chunk"]), last)
-                finished = _finished(
-                    conn, found, rows, shown, level=level, drift=drift, judged=judged
-                )
-                yield list(finished.rows)
+                yield list(_finished(conn, found, rows, shown, **finishing).rows)
 
     return HistoryStream(columns, shown, hidden, batches())
 
@@ -284,10 +278,9 @@ _NEWEST_ROWS = (
 )
 
 
-def _whole(store, statement, params, wanted, all_measures, extra) -> HistoryStream:
+def _whole(store, statement, params, wanted, all_measures, finishing) -> HistoryStream:
     """Every row ``statement`` selects in one batch, its columns found from the rows
-    themselves (with :data:`_NEWEST_ROWS`, the counts come with them); ``extra``: the
-    keywords of :func:`_finished` (level, drift, judged)."""
+    themselves (with :data:`_NEWEST_ROWS`, the counts come with them), ``finishing`` them."""
     with store.connect() as conn:
         rows = [dict(row) for row in conn.execute(statement, params).mappings().all()]
         counted = (0, 0) if "selected_systems" in statement else None
@@ -304,7 +297,7 @@ def _whole(store, statement, params, wanted, all_measures, extra) -> HistoryStre
             if key not in FIXED_COLUMNS and key not in shown and key not in _TAIL
         ]
         found = _shape(rows, shown, meta_keys, _gates(conn, ids), {})
-        found = _finished(conn, found, rows, shown, **extra)
+        found = _finished(conn, found, rows, shown, **finishing)
     return HistoryStream(found.columns, shown, hidden, iter([found.rows]), counted)
 
 
@@ -361,8 +354,7 @@ def _finished(
     drift: bool = False,
     judged: bool = False,
 ) -> Rows:
-    """``found`` with each mean's interval (and the drift and judged-share columns):
-    history's final rows."""
+    """``found`` with each mean's interval (and drift, judged shares): history's final rows."""
     evaluations = {
         (row["run_name"], row["qrels_name"], row["measure"]): (
             int(row["num_q"]),
@@ -374,8 +366,10 @@ def _finished(
     found = with_spread(conn, found, shown, level, evaluations)
     if drift:
         found = _with_drift(conn, found)
-    if judged:
-        found = _with_judged(conn, found, shown, evaluations)
+    if judged:  # only when asked: the holes module loads the engine's code
+        from .judgments.holes import with_judged_columns
+
+        found = with_judged_columns(conn, found, shown, evaluations)
     return found
 
 
@@ -397,56 +391,6 @@ def _with_drift(conn: Connection, found: Rows) -> Rows:
     run = found.columns.index("run")
     rows = [(*row, *newest.get(row[run], empty)) for row in found.rows]
     return Rows([*found.columns, *DRIFT_HISTORY_COLUMNS], rows)
-
-
-def judged_columns(measures: Iterable[str]) -> dict[str, int]:
-    """The columns ``judged=True`` adds, ``{judged_at_K: K}``: one for each k the measures
-    read (a measure's cutoff, 10 without one: the k of the gate's holes rule)."""
-    from .engine.computing import judged_cutoff  # only when asked: it loads the engine's code
-
-    ks = sorted({judged_cutoff(measure) for measure in measures})
-    return {f"judged_at_{k}": k for k in ks}
-
-
-def _with_judged(
-    conn: Connection, found: Rows, shown: list[str], evaluations: dict[tuple, tuple[int, int]]
-) -> Rows:
-    """``found`` with :func:`judged_columns`: the mean judged share of the run's top k over
-    the queries it answered that the qrels judge, as the evaluation of a shown measure with
-    that k stored it (``evaluation_judged``); empty for evaluations stored before 0.19.0."""
-    columns = judged_columns(shown)
-    from .engine.computing import judged_cutoff
-
-    wanted: dict[tuple[str, str, int], int] = {}  # (run, qrels, k) -> the newest evaluation
-    for (run, qrels, measure), (_, evaluation_id) in evaluations.items():
-        key = (run, qrels, judged_cutoff(measure))
-        wanted[key] = max(wanted.get(key, evaluation_id), evaluation_id)
-    shares: dict[tuple[int, int], list[tuple[str, float]]] = {}
-    if wanted:
-        for evaluation_id, k, query_id, share in conn.execute(
-            "SELECT evaluation_id, k, query_id, judged FROM evaluation_judged "
-            "WHERE evaluation_id = ANY(:ids)",
-            {"ids": sorted(set(wanted.values()))},
-        ):
-            shares.setdefault((evaluation_id, k), []).append((query_id, share))
-    run, qrels = found.columns.index("run"), found.columns.index("qrels")
-    rows = []
-    for row in found.rows:
-        means = []
-        for k in columns.values():
-            found_shares = shares.get((wanted.get((row[run], row[qrels], k)), k))
-            means.append(_mean_in_query_order(found_shares) if found_shares else None)
-        rows.append((*row, *means))
-    return Rows([*found.columns, *columns], rows)
-
-
-def _mean_in_query_order(shares: list[tuple[str, float]]) -> float:
-    """The mean added in query-id byte order, as the engine adds a mean (so a stored mean
-    is the computed Judged@k to the last bit)."""
-    total = 0.0
-    for _, share in sorted(shares, key=lambda pair: pair[0].encode()):
-        total += share
-    return total / len(shares)
 
 
 #: Labels whose every stored evaluation was computed for a report's own use (NULL: stored
@@ -486,7 +430,7 @@ def wanted_labels(wh, measures: Any, relevance_level: int, missing_queries: str)
     texts_only = isinstance(texts, list | tuple) and all(isinstance(t, str) for t in texts)
     if relevance_level == 1 and missing_queries == "zero" and texts and texts_only:
         with store_of(wh).connect() as conn:
-            stored = set(conn.execute("SELECT DISTINCT label FROM evaluations").scalars())
+            stored = set(conn.execute(_LABELS_STORED).scalars())
         if all(text in stored for text in texts):
             return list(dict.fromkeys(texts))
     from .labels import requested_labels  # any other name: the parser says what it stands for
@@ -502,17 +446,13 @@ def other_labels(wh, wanted: Iterable[str]) -> dict[str, list[str]]:
     """
     wanted = list(wanted)
     with store_of(wh).connect() as conn:
-        stored = conn.execute("SELECT DISTINCT label FROM evaluations").scalars()
-    found: dict[str, list[str]] = {}
-    for name in wanted:
-        others = sorted(
-            other
-            for other in stored
-            if other and other != name and other not in wanted and _base(other) == _base(name)
-        )
-        if others:
-            found[name] = others
-    return found
+        stored = [label for label in conn.execute(_LABELS_STORED).scalars() if label]
+    others = {name: sorted(s for s in stored if s not in wanted and _base(s) == _base(name))
+              for name in wanted}  # fmt: skip
+    return {name: found for name, found in others.items() if found}
+
+
+_LABELS_STORED = "SELECT DISTINCT label FROM evaluations"
 
 
 def _base(label: str) -> str:

@@ -31,8 +31,10 @@ the store keeps the rows: a DuckDB file's own, a server's workspace.
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable
 from typing import Any
 
+from ..columns import Rows
 from ..engine import compute, judged_cutoff
 from ..measures import parse_measures
 from ..measures.model import direction
@@ -76,13 +78,7 @@ def stored_judged_means(
     shares: dict[tuple[int, int], list[tuple[str, float]]] = {}
     for run_id, k, query_id, judged in rows:
         shares.setdefault((k, run_id), []).append((query_id, judged))
-    means = {}
-    for key, found in shares.items():
-        total = 0.0
-        for _, judged in sorted(found, key=lambda row: row[0].encode()):
-            total += judged
-        means[key] = total / len(found)
-    return means
+    return {key: _in_query_order(found) for key, found in shares.items()}
 
 
 #: The shares of the latest evaluation of each run (of :runs) and k (of :ks) on :qrels.
@@ -230,3 +226,53 @@ def holes_warnings(
             f"{row['run_condensed']:.4f}, {base} {row['baseline_condensed']:.4f}"
         )
     return found
+
+
+# --- history's columns (history --judged) ---------------------------------------------------
+
+
+def judged_columns(measures: Iterable[str]) -> dict[str, int]:
+    """The columns ``judged=True`` adds, ``{judged_at_K: K}``: one for each k the measures
+    read (a measure's cutoff, 10 without one: the k of the gate's holes rule)."""
+    ks = sorted({judged_cutoff(measure) for measure in measures})
+    return {f"judged_at_{k}": k for k in ks}
+
+
+def with_judged_columns(
+    conn, found: Rows, shown: list[str], evaluations: dict[tuple, tuple[int, int]]
+) -> Rows:
+    """``found`` with :func:`judged_columns`: the mean judged share of the run's top k over
+    the queries it answered that the qrels judge, as the evaluation of a shown measure with
+    that k stored it (``evaluation_judged``); empty for evaluations stored before 0.19.0."""
+    columns = judged_columns(shown)
+    wanted: dict[tuple[str, str, int], int] = {}  # (run, qrels, k) -> the newest evaluation
+    for (run, qrels, measure), (_, evaluation_id) in evaluations.items():
+        key = (run, qrels, judged_cutoff(measure))
+        wanted[key] = max(wanted.get(key, evaluation_id), evaluation_id)
+    shares: dict[tuple[int, int], list[tuple[str, float]]] = {}
+    if wanted:
+        for evaluation_id, k, query_id, share in conn.execute(
+            "SELECT evaluation_id, k, query_id, judged FROM evaluation_judged "
+            "WHERE evaluation_id = ANY(:ids)",
+            {"ids": sorted(set(wanted.values()))},
+        ):
+            shares.setdefault((evaluation_id, k), []).append((query_id, share))
+    run, qrels = found.columns.index("run"), found.columns.index("qrels")
+    rows = []
+    for row in found.rows:
+        means = []
+        for k in columns.values():
+            found_shares = shares.get((wanted.get((row[run], row[qrels], k)), k))
+            means.append(_in_query_order(found_shares) if found_shares else None)
+        rows.append((*row, *means))
+    return Rows([*found.columns, *columns], rows)
+
+
+def _in_query_order(shares: list[tuple[str, float]]) -> float:
+    """The mean of ``(query_id, share)`` pairs added in query-id byte order from 0.0, as the
+    engine adds a mean (:meth:`rankhouse.engine.Values.aggregates`), so a stored mean is the
+    computed Judged@k to the last bit."""
+    total = 0.0
+    for _, share in sorted(shares, key=lambda pair: pair[0].encode()):
+        total += share
+    return total / len(shares)
