@@ -20,7 +20,7 @@ _MODULES = {
     "..duck": ("BOUND_VARIABLE", "ENGINE_TABLES", "SCRATCH_MEMORY_LIMIT", "memory_limit"),
     ".computing": (
         "DEFAULT_JUDGED_K",
-        "JUDGED_SHARES",
+        "JUDGED_SHARES_SQL",
         "JUDGED_TABLE",
         "MISSING_QUERIES",
         "check_settings",

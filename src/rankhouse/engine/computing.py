@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from functools import partial
 from typing import Any
 
+from ..defaults import read_sql
 from ..duck import duckdb
 from ..errors import MeasureError, first_line
 from ..lazy import Background
@@ -182,30 +183,18 @@ def judged_cutoff(measure: str) -> int:
 
 
 def judged_shares(duck, cutoffs: Sequence[int]) -> None:
-    """Keep :data:`JUDGED_SHARES` of the ranking :func:`compute` just built on ``duck`` in
-    :data:`JUDGED_TABLE`, for each k of ``cutoffs`` (the next ``compute`` replaces the
-    ranking, not the table)."""
+    """Keep the judged shares (:data:`JUDGED_SHARES_SQL`) of the ranking :func:`compute`
+    just built on ``duck`` in :data:`JUDGED_TABLE`, for each k of ``cutoffs`` (the next
+    ``compute`` replaces the ranking, not the table)."""
     duck.execute(
-        f"CREATE OR REPLACE TEMP TABLE {JUDGED_TABLE} AS {JUDGED_SHARES}",
+        f"CREATE OR REPLACE TEMP TABLE {JUDGED_TABLE} AS {read_sql(JUDGED_SHARES_SQL)}",
         {"ks": sorted({int(k) for k in cutoffs})},
     )
 
 
-#: ``run_id, query_id, k, judged`` of the ranking :func:`compute` just built (without
-#: ``max_rank`` or ``judged_only``: the run's own ranks), for each k of the bind ``$ks``: per
-#: run and query it answered that the qrels judge, the share of its top min(k, n) documents
-#: with a qrels line. The measure ``Judged@k`` (``sql/measures/judged.sql``, the same division,
-#: so the same doubles), read off the judged documents the ranking already holds.
-JUDGED_SHARES = """
-SELECT q.run_id, q.query_id, c.k,
-       CAST(count(r.rank) AS DOUBLE) / CAST(least(c.k, q.num_ret) AS DOUBLE) AS judged
-FROM rh_queries AS q
-CROSS JOIN (SELECT CAST(unnest($ks) AS INTEGER) AS k) AS c
-LEFT JOIN rh_ranking AS r
-  ON r.run_id = q.run_id AND r.query_id = q.query_id AND r.rank <= c.k AND r.grade IS NOT NULL
-WHERE q.in_run AND c.k > 0
-GROUP BY q.run_id, q.query_id, c.k, q.num_ret
-"""
+#: ``run_id, query_id, k, judged`` of the ranking :func:`compute` just built, for each k of
+#: the bind ``$ks`` (the header of the file says the rule).
+JUDGED_SHARES_SQL = "judged_shares.sql"
 
 
 def load_files(measures: Sequence[Measure]) -> None:

@@ -22,9 +22,9 @@ from typing import TYPE_CHECKING, Any
 
 from ..backends.base import EVALUATION_ROWS
 from ..backends.duckdb_file.connection import DuckDBConnection
-from ..defaults import __version__
+from ..defaults import __version__, read_sql
 from ..engine import (
-    JUDGED_SHARES,
+    JUDGED_SHARES_SQL,
     JUDGED_TABLE,
     VALUES_TABLE,
     compute,
@@ -288,8 +288,9 @@ def _judged_select(inserted: list[tuple], kept: str | None) -> tuple[str, dict[s
     }
     if kept is None:
         params["ks"] = sorted(set(ks))
+    shares = kept or f"({read_sql(JUDGED_SHARES_SQL)})"
     select = (
-        f"SELECT e.evaluation_id, j.query_id, j.k, j.judged FROM {kept or f'({JUDGED_SHARES})'} "
+        f"SELECT e.evaluation_id, j.query_id, j.k, j.judged FROM {shares} "
         "AS j JOIN (SELECT unnest($runs) AS run_id, CAST(unnest($cutoffs) AS INTEGER) AS k, "
         "CAST(unnest($ids) AS INTEGER) AS evaluation_id) AS e "
         "ON e.run_id = j.run_id AND e.k = j.k"
