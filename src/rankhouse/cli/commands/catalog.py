@@ -6,13 +6,12 @@ from __future__ import annotations
 
 import json
 import sys
-from enum import StrEnum
 
 import typer
 
 from ...columns import Rows
 from ...errors import RankhouseError, count
-from .common import META_OPTION, RunOrder, open_warehouse, parse_meta
+from .common import META_OPTION, RunOrder, choices, open_warehouse, parse_meta
 from .output import FORMAT_OPTION, OutputFormat, print_rows
 
 
@@ -25,23 +24,11 @@ def register(app: typer.Typer) -> None:
 # --- ingest -----------------------------------------------------------------------------------
 
 
-class QrelsFormat(StrEnum):
-    trec = "trec"
-    csv = "csv"
-    tsv = "tsv"
-    parquet = "parquet"
-    jsonl = "jsonl"
+QrelsFormat = choices("QrelsFormat", "trec csv tsv parquet jsonl")
 
 
-class SourceFormat(StrEnum):
-    """A run's formats: the qrels' and MS MARCO's headerless ``qid pid rank``."""
-
-    trec = "trec"
-    csv = "csv"
-    tsv = "tsv"
-    parquet = "parquet"
-    jsonl = "jsonl"
-    msmarco = "msmarco"
+#: A run's formats: the qrels' and MS MARCO's headerless ``qid pid rank``.
+SourceFormat = choices("SourceFormat", "trec csv tsv parquet jsonl msmarco")
 
 
 _NAME = typer.Option(None, "--name", "-n", help="Name in the warehouse (default: from the file).")
@@ -139,9 +126,7 @@ def _register_ingest(app: typer.Typer) -> None:
     _register_ingest_judgments(ingest)
 
 
-class RaterKind(StrEnum):
-    human = "human"
-    llm = "llm"
+RaterKind = choices("RaterKind", "human llm")
 
 
 def _register_ingest_judgments(ingest: typer.Typer) -> None:

@@ -152,16 +152,18 @@ def parse_meta(pairs: list[str] | None) -> dict[str, str]:
     return meta
 
 
-class RunOrder(StrEnum):
-    """How a run file's lines are ranked (``ingest run`` and ``eval``)."""
+def choices(name: str, values: str) -> type[StrEnum]:
+    """An option's choices as Typer reads them: a ``StrEnum`` called ``name`` with a member per
+    word of ``values``, in the order ``--help`` lists them (a value's ``-`` is ``_`` in its
+    member's name: ``Mode.non_inferiority`` is ``"non-inferiority"``)."""
+    return StrEnum(name, {value.replace("-", "_"): value for value in values.split()})
 
-    score = "score"
-    rank = "rank"
+
+#: How a run file's lines are ranked (``ingest run`` and ``eval``).
+RunOrder = choices("RunOrder", "score rank")
 
 
-class MissingQueries(StrEnum):
-    zero = "zero"
-    skip = "skip"
+MissingQueries = choices("MissingQueries", "zero skip")
 
 
 MISSING_QUERIES_OPTION = typer.Option(
@@ -175,17 +177,10 @@ MISSING_QUERIES_OPTION = typer.Option(
 # --- the paired tests and how a table shows them: compare's, regress's and report's ---------
 
 
-class Test(StrEnum):
-    t = "t"
-    wilcoxon = "wilcoxon"
-    randomization = "randomization"
-    bootstrap = "bootstrap"
+Test = choices("Test", "t wilcoxon randomization bootstrap")
 
 
-class Highlight(StrEnum):
-    bold = "bold"
-    color = "color"
-    none = "none"
+Highlight = choices("Highlight", "bold color none")
 
 
 TEST_OPTION = typer.Option(

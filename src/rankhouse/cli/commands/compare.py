@@ -10,7 +10,6 @@ from __future__ import annotations
 import json
 import sys
 from collections.abc import Mapping
-from enum import StrEnum
 from pathlib import Path
 
 import typer
@@ -28,6 +27,7 @@ from .common import (
     Highlight,
     MissingQueries,
     all_files,
+    choices,
     flag_option,
     measures_option,
     open_warehouse,
@@ -35,18 +35,10 @@ from .common import (
 )
 from .output import INTERVALS_OPTION, RESULT_FORMAT_OPTION, ResultFormat, paper_format, print_rows
 
-
-class CompareTest(StrEnum):
-    tukey = "tukey"
-    t = "t"
-    wilcoxon = "wilcoxon"
-    randomization = "randomization"
-    bootstrap = "bootstrap"
+CompareTest = choices("CompareTest", "tukey t wilcoxon randomization bootstrap")
 
 
-class IntervalMethod(StrEnum):
-    t = "t"
-    bootstrap = "bootstrap"
+IntervalMethod = choices("IntervalMethod", "t bootstrap")
 
 
 COMPARE_TEST_OPTION = typer.Option(

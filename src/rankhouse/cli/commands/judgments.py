@@ -5,12 +5,11 @@ join the group that :mod:`.catalog` makes (which also holds ``ingest judgments``
 from __future__ import annotations
 
 import sys
-from enum import StrEnum
 
 import typer
 
 from ...cells import json_text, json_value
-from .common import SEED_OPTION, measures_option, open_warehouse
+from .common import SEED_OPTION, choices, measures_option, open_warehouse
 from .output import FORMAT_OPTION, OutputFormat, print_rows
 
 
@@ -72,12 +71,7 @@ def _register_versions(qrels: typer.Typer) -> None:
             print_rows(rows.columns, rows.rows, fmt, title=title)
 
 
-class _Section(StrEnum):
-    queries = "queries"
-    totals = "totals"
-    transitions = "transitions"
-    evaluations = "evaluations"
-    changes = "changes"
+_Section = choices("_Section", "queries totals transitions evaluations changes")
 
 
 #: Each section of ``qrels diff`` and its table's title.
@@ -93,14 +87,7 @@ _SECTION_TITLES = {
 # --- agreement ---------------------------------------------------------------------------------
 
 
-class AgreementPart(StrEnum):
-    summary = "summary"
-    coverage = "coverage"
-    confusion = "confusion"
-    queries = "queries"
-    rankings = "rankings"
-    swaps = "swaps"
-    shifts = "shifts"
+AgreementPart = choices("AgreementPart", "summary coverage confusion queries rankings swaps shifts")
 
 
 def _register_agreement(qrels: typer.Typer) -> None:
@@ -291,15 +278,10 @@ def _register_pool(app: typer.Typer) -> None:
     app.command("pool")(pool_command)
 
 
-class PoolOrder(StrEnum):
-    depth = "depth"
-    rrf = "rrf"
+PoolOrder = choices("PoolOrder", "depth rrf")
 
 
-class PoolFormat(StrEnum):
-    trec = "trec"
-    csv = "csv"
-    jsonl = "jsonl"
+PoolFormat = choices("PoolFormat", "trec csv jsonl")
 
 
 def pool_command(

@@ -14,22 +14,18 @@ import numbers
 import os
 import sys
 from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
-from enum import StrEnum
 from typing import TYPE_CHECKING, TextIO
 
 import typer
 
 from ...cells import _is_bool, is_missing, json_text, json_value, table_value, text_value
+from .common import choices
 
 if TYPE_CHECKING:
     import pandas as pd
 
 
-class OutputFormat(StrEnum):
-    table = "table"
-    tsv = "tsv"
-    csv = "csv"
-    json = "json"
+OutputFormat = choices("OutputFormat", "table tsv csv json")
 
 
 FORMAT_OPTION = typer.Option(
@@ -396,13 +392,7 @@ def _render(
 # --- eval's and compare's formats: also the tables of a paper -------------------------------
 
 
-class ResultFormat(StrEnum):
-    table = "table"
-    tsv = "tsv"
-    csv = "csv"
-    json = "json"
-    markdown = "markdown"
-    latex = "latex"
+ResultFormat = choices("ResultFormat", "table tsv csv json markdown latex")
 
 
 PAPER_FORMATS = frozenset({ResultFormat.markdown, ResultFormat.latex})

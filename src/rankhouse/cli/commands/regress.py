@@ -21,20 +21,16 @@ from .common import (
     MissingQueries,
     Test,
     all_files,
+    choices,
     flag_option,
     open_warehouse,
 )
 from .output import FORMAT_OPTION, OutputFormat, print_rows
 
-
-class Mode(StrEnum):
-    non_inferiority = "non-inferiority"
-    significance = "significance"
+Mode = choices("Mode", "non-inferiority significance")
 
 
-class NewSystem(StrEnum):
-    warn = "warn"
-    fail = "fail"
+NewSystem = choices("NewSystem", "warn fail")
 
 
 class NotShown(StrEnum):
