@@ -97,8 +97,8 @@ class Comparison:
             baseline, :data:`~rankhouse.columns.DRIFT_COLUMNS` as keys; else empty.
         aggregates: each measure's label -> how it aggregates (``mean``, ``sum``, ``gmean``).
         holes: with a baseline, the holes rule for each other run and measure
-            (:func:`rankhouse.judgments.holes.compared_holes`); each row with holes is also a
-            warning (:attr:`holes_warnings`). Empty for a subset of the queries.
+            (:func:`rankhouse.judgments.holes.compared_holes`), over the subset's queries
+            with ``queries``; each row with holes is also a warning (:attr:`holes_warnings`).
     """
 
     rows: list[dict[str, Any]]
@@ -192,7 +192,11 @@ def compare(
         columns are empty for the baseline itself and when no baseline is given. With
         ``drift``, the frame's ``drift`` holds each run's order drift
         (:data:`~rankhouse.columns.DRIFT_COLUMNS`). With ``perquery``, the per-query values
-        (:data:`~rankhouse.columns.PER_QUERY_COLUMNS`) or both.
+        (:data:`~rankhouse.columns.PER_QUERY_COLUMNS`) or both. With a baseline, a
+        :class:`~rankhouse.errors.RankhouseWarning` for each run and measure whose mean
+        Judged@k lies more than ``max_judged_drop`` below the baseline's, with both condensed
+        values (the holes rule, :mod:`rankhouse.judgments.holes`); with ``queries``, the
+        means Judged@k and the condensed values are the subset's, like the other means.
 
     Raises:
         RankhouseError: an unknown test or correction, alpha or the level outside (0, 1), an
@@ -325,15 +329,14 @@ def _compared(
         pairs = [(ids[run], ids[base_shown], run, base_shown) for run in ids if run != base_shown]
         drift = drift_rows(store, pairs, options.depth, options.persistence, wanted_queries)
     holes = []
-    if base_name is not None and wanted_queries is None:
+    if base_name is not None:
         ids = {int(row["run_id"]): shown[row["run"]] for row in aggregates}
         base_id = next(run_id for run_id, name in ids.items() if name == base_shown)
         scoring = {k: evaluation[k] for k in ("relevance_level", "missing_queries")}
         qrels_id = evaluated_qrels(store, result)
-        holes = compared_holes(
-            store, qrels_id, ids, base_id, labels, scoring, options.max_judged_drop
-        )
-        for line in holes_warnings(holes, options.max_judged_drop):
+        drop = options.max_judged_drop
+        holes = compared_holes(store, qrels_id, ids, base_id, labels, scoring, drop, wanted_queries)
+        for line in holes_warnings(holes, drop):
             warnings.warn(RankhouseWarning(line), stacklevel=3)
     return Comparison(
         [{name: row[name] for name in COMPARE_COLUMNS} for row in rows],

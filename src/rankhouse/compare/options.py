@@ -83,7 +83,8 @@ class CompareOptions:
             query ids, a DataFrame with a ``qid`` or ``query_id`` column (PyTerrier's
             topics), or a file with one query id per line. Queries without judgments are
             never evaluated (``filter_by_qrels``). The means are then those of the subset,
-            computed from the stored per-query values (and not stored themselves).
+            computed from the stored per-query values (and not stored themselves), and so
+            are the holes rule's means Judged@k and condensed values.
         perquery: False: the means (one row per run and measure); True: the per-query values
             instead; ``'both'``: the tuple (means, per-query values).
         round: decimals shown in a notebook, one number or a dict measure -> decimals

@@ -20,7 +20,7 @@ import math
 import os
 import threading
 import warnings
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from contextlib import contextmanager, suppress
 from dataclasses import dataclass
 from typing import Any
@@ -82,14 +82,20 @@ class Values:
         self.measures = measures
         self.run_ids = run_ids
 
-    def aggregates(self) -> list[Aggregate]:
-        """One value per run and measure, in run then measure request order.
+    def aggregates(self, queries: Collection[str] | None = None) -> list[Aggregate]:
+        """One value per run and measure, in run then measure request order; with
+        ``queries``, over those of the evaluated queries only (a subset's aggregate).
 
         Values are added left to right in query-id byte order starting from 0.0, then
         ``mean`` = sum / num_q, ``sum`` = the sum, ``gmean`` = exp(sum of ln(max(x, 1e-5))
         / num_q). NaN propagates. A run and measure without any evaluated query get no row.
         """
-        rows = self.duck.execute(_AGGREGATES).fetchall()
+        if queries is None:
+            rows = self.duck.execute(_AGGREGATES.format(kept="")).fetchall()
+        else:
+            kept = "WHERE query_id IN (SELECT unnest($queries))"
+            binds = {"queries": sorted(str(query) for query in queries)}
+            rows = self.duck.execute(_AGGREGATES.format(kept=kept), binds).fetchall()
         found = {(run_id, idx): (total, logs, num_q) for run_id, idx, num_q, total, logs in rows}
         result = []
         for run_id in self.run_ids:
@@ -193,7 +199,7 @@ SELECT run_id, measure_idx, count(*) AS num_q,
        list_reduce(list(value ORDER BY query_id), lambda acc, x: acc + x, CAST(0 AS DOUBLE)),
        list_reduce(list(ln(greatest(value, CAST({GMEAN_FLOOR!r} AS DOUBLE))) ORDER BY query_id),
                    lambda acc, x: acc + x, CAST(0 AS DOUBLE))
-FROM {VALUES_TABLE}
+FROM {VALUES_TABLE} {{kept}}
 GROUP BY run_id, measure_idx
 """
 

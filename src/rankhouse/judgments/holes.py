@@ -19,7 +19,9 @@ judged looks worse than it is. The rule, for each measure (k its cutoff, 10 with
 
 The gate reads :func:`holes_rows`; ``compare`` and the report (each run against the baseline)
 and ``eval`` of several runs (each against the first) read :func:`compared_holes` and warn
-(:func:`holes_warnings`) without changing a verdict.
+(:func:`holes_warnings`) without changing a verdict. ``compare`` over a subset of the queries
+(``--queries``) applies the rule to the subset: both means and both condensed values over its
+queries alone.
 
 Each evaluation computed at schema 20 or later stores the judged shares of its run's top k per
 query (``evaluation_judged``, written in the engine pass and the transaction that store the
@@ -31,7 +33,7 @@ the store keeps the rows: a DuckDB file's own, a server's workspace.
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable
+from collections.abc import Collection, Iterable
 from typing import Any
 
 from ..columns import Rows
@@ -50,26 +52,31 @@ def evaluated_qrels(store, result) -> int:
         ).scalar_one()
 
 
-def judged_means(store, qrels_id: int, run_ids: list[int], cutoffs) -> dict[tuple[int, int], float]:
+def judged_means(
+    store, qrels_id: int, run_ids: list[int], cutoffs, queries: Collection[str] | None = None
+) -> dict[tuple[int, int], float]:
     """Each run's mean Judged@k for each k of ``cutoffs``: ``{(k, run_id): mean}`` (0.0 for
     a run that answers none of the judged queries): read from the shares stored with an
     evaluation of the run on the qrels set (``evaluation_judged``, migration 0020), computed
-    in the engine for the runs and cutoffs that have none (evaluations stored before it)."""
-    found = stored_judged_means(store, qrels_id, run_ids, cutoffs)
+    in the engine for the runs and cutoffs that have none (evaluations stored before it).
+    With ``queries`` (query ids), the mean over those of the queries only."""
+    found = stored_judged_means(store, qrels_id, run_ids, cutoffs, queries)
     missing = [(k, run_id) for k in set(cutoffs) for run_id in run_ids if (k, run_id) not in found]
     if missing:
         ks, ids = sorted({k for k, _ in missing}), sorted({run_id for _, run_id in missing})
-        found = computed_judged_means(store, qrels_id, ids, ks) | found
+        found = computed_judged_means(store, qrels_id, ids, ks, queries) | found
     return {(k, run_id): found[k, run_id] for k in sorted(set(cutoffs)) for run_id in run_ids}
 
 
 def stored_judged_means(
-    store, qrels_id: int, run_ids: list[int], cutoffs
+    store, qrels_id: int, run_ids: list[int], cutoffs, queries: Collection[str] | None = None
 ) -> dict[tuple[int, int], float]:
     """The mean Judged@k of each run and k that an evaluation on the qrels set stored shares
     for (the latest such evaluation): ``{(k, run_id): mean}``, added in query-id byte order
     from 0.0 as the engine's mean is (:meth:`rankhouse.engine.Values.aggregates`), so a
-    stored mean is the computed one to the last bit."""
+    stored mean is the computed one to the last bit. With ``queries``, the shares of those
+    queries only (0.0 where the run answered none of them: its shares are stored all the
+    same)."""
     with store.connect() as conn:
         rows = conn.execute(_STORED_SHARES, {
             "qrels": int(qrels_id), "runs": [int(r) for r in run_ids],
@@ -77,8 +84,10 @@ def stored_judged_means(
         }).all()  # fmt: skip
     shares: dict[tuple[int, int], list[tuple[str, float]]] = {}
     for run_id, k, query_id, judged in rows:
-        shares.setdefault((k, run_id), []).append((query_id, judged))
-    return {key: _in_query_order(found) for key, found in shares.items()}
+        kept = shares.setdefault((k, run_id), [])
+        if queries is None or query_id in queries:
+            kept.append((query_id, judged))
+    return {key: _in_query_order(found) if found else 0.0 for key, found in shares.items()}
 
 
 #: The shares of the latest evaluation of each run (of :runs) and k (of :ks) on :qrels.
@@ -94,15 +103,15 @@ JOIN (SELECT e.run_id, s.k, max(s.evaluation_id) AS id
 
 
 def computed_judged_means(
-    store, qrels_id: int, run_ids: list[int], cutoffs
+    store, qrels_id: int, run_ids: list[int], cutoffs, queries: Collection[str] | None = None
 ) -> dict[tuple[int, int], float]:
     """:func:`judged_means` computed in the engine: the measure ``Judged@k`` over the
-    queries each run answers that the qrels judge."""
+    queries each run answers that the qrels judge (of ``queries``, with them)."""
     ks = sorted(set(cutoffs))
     measures = parse_measures([f"Judged@{k}" for k in ks])
     with store.engine_connection(run_ids, qrels_id) as duck:
         values = compute(duck, run_ids, qrels_id, measures, missing_queries="skip")
-        found = {(a.measure.name, a.run_id): a.value for a in values.aggregates()}
+        found = {(a.measure.name, a.run_id): a.value for a in values.aggregates(queries)}
     return {
         (k, run_id): found.get((measure.name, run_id), 0.0)
         for k, measure in zip(ks, measures, strict=True)
@@ -111,14 +120,16 @@ def computed_judged_means(
 
 
 def condensed_means(
-    store, qrels_id: int, run_ids: list[int], texts: list[str], scoring: dict[str, Any]
-) -> dict[tuple[str, int], float]:
+    store, qrels_id: int, run_ids: list[int], texts: list[str], scoring: dict[str, Any],
+    queries: Collection[str] | None = None,
+) -> dict[tuple[str, int], float]:  # fmt: skip
     """Each run's condensed (judged-only, trec_eval ``-J``) mean of each measure text under
-    ``scoring`` (relevance level, missing queries): ``{(text, run_id): mean}``."""
+    ``scoring`` (relevance level, missing queries): ``{(text, run_id): mean}``; with
+    ``queries``, over those of the evaluated queries only."""
     measures = parse_measures(texts)
     with store.engine_connection(run_ids, qrels_id) as duck:
         values = compute(duck, run_ids, qrels_id, measures, judged_only=True, **scoring)
-        found = {(a.measure.name, a.run_id): a.value for a in values.aggregates()}
+        found = {(a.measure.name, a.run_id): a.value for a in values.aggregates(queries)}
     return {
         (text, run_id): found.get((measure.name, run_id), math.nan)
         for text, measure in zip(texts, measures, strict=True)
@@ -128,20 +139,22 @@ def condensed_means(
 
 def compared_holes(
     store, qrels_id: int, runs: dict[int, str], baseline_id: int, measures: dict[str, str],
-    scoring: dict[str, Any], max_drop: float,
+    scoring: dict[str, Any], max_drop: float, queries: Collection[str] | None = None,
 ) -> list[dict[str, Any]]:  # fmt: skip
     """The holes rule for each run of ``runs`` (id -> name shown) against the baseline, for
     each measure of ``measures`` (text -> label): one row per run other than the baseline and
     measure, ``run, baseline, measure, k, run_judged, baseline_judged, holes, run_condensed,
     baseline_condensed``; the condensed values only for the measures where some run has holes
-    (NaN elsewhere: a comparison without holes computes nothing more). None on a read-only
+    (NaN elsewhere: a comparison without holes computes nothing more). With ``queries`` (a
+    subset of the query ids: ``compare --queries``), the means Judged@k and the condensed
+    values are those of the subset's queries, the threshold the same. None on a read-only
     warehouse, which serves stored values and computes nothing (the shares are not stored)."""
     if store.read_only:
         return []
     ids = list(dict.fromkeys([*runs, baseline_id]))
     others = [run_id for run_id in runs if run_id != baseline_id] or [baseline_id]
     cutoff = {text: judged_cutoff(label) for text, label in measures.items()}
-    shares = judged_means(store, qrels_id, ids, cutoff.values())
+    shares = judged_means(store, qrels_id, ids, cutoff.values(), queries)
     rows = []
     for run_id in others:
         for text, label in measures.items():
@@ -150,7 +163,7 @@ def compared_holes(
             rows[-1].update(measure=label, k=cutoff[text], run_judged=ours, baseline_judged=theirs)
             rows[-1].update(holes=theirs - ours > max_drop, run_id=run_id)
     holed = list(dict.fromkeys(row["text"] for row in rows if row["holes"]))
-    condensed = condensed_means(store, qrels_id, ids, holed, scoring) if holed else {}
+    condensed = condensed_means(store, qrels_id, ids, holed, scoring, queries) if holed else {}
     for row in rows:
         row["run_condensed"] = condensed.get((row["text"], row["run_id"]), math.nan)
         row["baseline_condensed"] = condensed.get((row["text"], baseline_id), math.nan)
