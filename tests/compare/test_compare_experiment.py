@@ -21,7 +21,7 @@ from scipy import stats as scipy_stats
 from statsmodels.stats.multitest import multipletests
 
 import rankhouse
-from rankhouse import InputError, RankhouseError, Warehouse
+from rankhouse import InputError, RankhouseError, RankhouseWarning, Warehouse
 from rankhouse.compare import COLUMNS, PER_QUERY_COLUMNS, experiment_table
 
 RUN_FILES = {
@@ -225,7 +225,11 @@ def test_cli_names_queries_and_missing_queries(cli_db, run_cli, tmp_path):
     assert done.exit_code == 0, done.stderr
     rows = json.loads(done.stdout)
     assert [r["run"] for r in rows] == ["BM25", "Dense"]
-    with Warehouse(cli_db) as wh:
+    # the subset's holes are checked too (docs/judgments.md), over the queries each run answers:
+    # ir_measures' Judged@10 is 0.1 and 0.3 for dense on q1, q2 (it misses q8), 0.6, 0.4 and 0
+    # for bm25 on q1, q2, q8
+    assert "AP: Judged@10 of Dense 0.200, of the baseline BM25 0.333" in done.stderr
+    with Warehouse(cli_db) as wh, pytest.warns(RankhouseWarning, match="Judged@10 of dense 0.200"):
         expected = wh.compare(
             "qrels", ["bm25", "dense"], ["AP"], baseline=0, queries=["q1", "q2", "q8"]
         )
