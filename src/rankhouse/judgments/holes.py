@@ -147,10 +147,9 @@ def compared_holes(
     baseline_condensed``; the condensed values only for the measures where some run has holes
     (NaN elsewhere: a comparison without holes computes nothing more). With ``queries`` (a
     subset of the query ids: ``compare --queries``), the means Judged@k and the condensed
-    values are those of the subset's queries, the threshold the same. None on a read-only
-    warehouse, which serves stored values and computes nothing (the shares are not stored)."""
-    if store.read_only:
-        return []
+    values are those of the subset's queries, the threshold the same. A read-only warehouse
+    checks too: the shares are read, and what is computed (the condensed values, the shares of
+    evaluations stored before schema 20) stays in the engine's own tables."""
     ids = list(dict.fromkeys([*runs, baseline_id]))
     others = [run_id for run_id in runs if run_id != baseline_id] or [baseline_id]
     cutoff = {text: judged_cutoff(label) for text, label in measures.items()}
