@@ -170,7 +170,9 @@ def eval_command(
         result = wh.evaluate_ranked_labels(ranked_labels, measures or DEFAULT_MEASURES, **common)
     else:
         _require(ctx, qrels, runs)
-        from ...evaluation.inputs import check_argument_order
+        # from the evaluation's own module, not its inputs': what evaluating stored values
+        # imports then loads while the warehouse opens ahead (cli/process.py), not after
+        from ...evaluation.flow import check_argument_order
 
         # before a missing warehouse is reported
         check_argument_order(qrels, runs, qrels_columns=qrels_columns, columns=columns)
