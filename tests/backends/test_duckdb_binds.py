@@ -28,6 +28,15 @@ def test_any_condition_becomes_list_contains() -> None:
     assert names == ("ids", "names")
 
 
+def test_any_condition_in_parentheses_becomes_list_contains() -> None:
+    # history's newest runs: WHERE ({conditions}) AND ranked.recency <= :newest
+    text, names = to_duckdb("SELECT 1 FROM t WHERE (le.measure = ANY(:m)) AND ( k = ANY(:k) OR j)")
+    assert text == (
+        "SELECT 1 FROM t WHERE (list_contains($m, le.measure)) AND ( list_contains($k, k) OR j)"
+    )
+    assert names == ("m", "k")
+
+
 def test_any_left_alone_where_rewriting_could_change_meaning() -> None:
     # an expression, not a plain column, before '=': rewriting only the last term would bind
     # tighter than '=' does
@@ -45,11 +54,14 @@ def test_list_contains_selects_the_rows_any_selects(column: str, values: list) -
     con.execute("INSERT INTO t VALUES (1, '1'), (2, '2'), (NULL, '3'), (3, NULL)")
     if column == "name":
         values = [None if v is None else str(v) for v in values]
-    sql = f"SELECT id, name FROM t WHERE {column} = ANY(:values) ORDER BY ALL"
-    text, _ = to_duckdb(sql)
-    assert "list_contains" in text
-    plain = sql.replace(":values", "$values")
-    assert (
-        con.execute(text, {"values": values}).fetchall()
-        == con.execute(plain, {"values": values}).fetchall()
-    )
+    for sql in (
+        f"SELECT id, name FROM t WHERE {column} = ANY(:values) ORDER BY ALL",
+        f"SELECT id, name FROM t WHERE ({column} = ANY(:values)) AND TRUE ORDER BY ALL",
+    ):
+        text, _ = to_duckdb(sql)
+        assert "list_contains" in text
+        plain = sql.replace(":values", "$values")
+        assert (
+            con.execute(text, {"values": values}).fetchall()
+            == con.execute(plain, {"values": values}).fetchall()
+        )
