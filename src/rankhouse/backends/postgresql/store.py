@@ -30,7 +30,6 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from importlib.util import find_spec
 from typing import Any
-from urllib.parse import quote, urlencode
 
 from ...defaults import release_of_schema
 from ...duck import load_package
@@ -80,7 +79,7 @@ from .publish import (
     vacuum_run_rows,
     with_run_id,
 )
-from .workspace import Workspace
+from .workspace import Workspace, libpq_url
 
 #: The extra that installs the PostgreSQL drivers.
 POSTGRES_EXTRA = 'pip install "rankhouse[postgres]"'
@@ -261,7 +260,7 @@ class PostgreSQL:
         """The local DuckDB where this warehouse's evaluations compute (made when first
         needed)."""
         if self._workspace is None:
-            self._workspace = Workspace(_libpq_url(self.engine.url), self)
+            self._workspace = Workspace(libpq_url(self.engine.url), self)
         return self._workspace
 
     @contextmanager
@@ -416,17 +415,6 @@ def _waited(reason: BaseException) -> RankhouseError | None:
 def _errors() -> tuple[type[BaseException], ...]:
     """The drivers' errors a statement raises (psycopg's own: execute_raw, COPY)."""
     return (sa.exc.DBAPIError, psycopg.Error)
-
-
-def _libpq_url(url) -> str:
-    """``url`` (SQLAlchemy's) as libpq reads a URI, for the workspace's ADBC connection.
-
-    SQLAlchemy writes a space in the query as ``+``, which libpq keeps as a plus sign: a
-    read-only warehouse's ``options`` (``-csearch_path=s -c default_transaction_read_only=on``)
-    would set the search path to ``s+-c+...`` and find no table. libpq decodes ``%20``."""
-    bare = url.set(drivername="postgresql", query={}).render_as_string(hide_password=False)
-    query = urlencode(url.query, doseq=True, quote_via=quote)
-    return f"{bare}?{query}" if query else bare
 
 
 def _tune_postgresql(dbapi_connection, _record) -> None:

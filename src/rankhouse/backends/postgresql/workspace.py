@@ -28,6 +28,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
+from urllib.parse import quote, urlencode
 
 from ...duck import duckdb, register
 from ...errors import RankhouseError
@@ -74,6 +75,17 @@ INTENTS = _StoredRows(
     "qrels_sets",
     ("content_sha256", "parse_options", "ingested_at", "num_judgments"),
 )
+
+
+def libpq_url(url) -> str:
+    """``url`` (SQLAlchemy's) as libpq reads a URI, for the workspace's ADBC connection.
+
+    SQLAlchemy writes a space in the query as ``+``, which libpq keeps as a plus sign: a
+    read-only warehouse's ``options`` (``-csearch_path=s -c default_transaction_read_only=on``)
+    would set the search path to ``s+-c+...`` and find no table. libpq decodes ``%20``."""
+    bare = url.set(drivername="postgresql", query={}).render_as_string(hide_password=False)
+    query = urlencode(url.query, doseq=True, quote_via=quote)
+    return f"{bare}?{query}" if query else bare
 
 
 class Workspace:
