@@ -15,8 +15,11 @@ from concurrent.futures import ProcessPoolExecutor
 import psycopg
 import pytest
 from conftest import EXAMPLES
+from psycopg.conninfo import conninfo_to_dict
+from sqlalchemy import make_url
 
 from rankhouse import Warehouse
+from rankhouse.backends.postgresql.workspace import libpq_url
 from rankhouse.backends.schema import known_migrations
 from rankhouse.errors import ConflictError
 from rankhouse.ingest.reuse import publish_all
@@ -33,6 +36,28 @@ def test_migration_folders_move_in_step():
     duck = [(m.version, m.name) for m in known_migrations("duckdb")]
     server = [(m.version, m.name) for m in known_migrations("postgresql")]
     assert server == duck
+
+
+def test_the_workspace_url_reads_in_libpq_as_the_warehouse_url_says():
+    # libpq's own parser (psycopg's conninfo_to_dict): a read-only warehouse's two options,
+    # separated by a space, and a password with a plus sign
+    url = make_url(
+        "postgresql+psycopg://u:p%2Bw@h:5432/db?options=-csearch_path%3Ds"
+        "%20-c%20default_transaction_read_only%3Don"
+    )
+    assert conninfo_to_dict(libpq_url(url)) == {
+        "user": "u",
+        "password": "p+w",
+        "host": "h",
+        "port": "5432",
+        "dbname": "db",
+        "options": "-csearch_path=s -c default_transaction_read_only=on",
+    }
+    assert conninfo_to_dict(libpq_url(make_url("postgresql://u@h/db"))) == {
+        "user": "u",
+        "host": "h",
+        "dbname": "db",
+    }
 
 
 def test_migrations_applied_in_order_and_recorded(postgres_url):

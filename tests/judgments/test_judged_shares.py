@@ -168,18 +168,21 @@ def test_the_check_reads_the_stored_shares_and_computes_only_missing_ones(any_wa
 def test_a_read_only_warehouse_checks_from_what_is_stored(backend_target, tmp_path):
     measures = {"P@5": "P@5", "nDCG@10": "nDCG@10"}
     scoring = {"relevance_level": 1, "missing_queries": "zero"}
-    runs, base, cand = {1: "base", 2: "cand"}, 1, 2
+
+    def check(wh: Warehouse) -> list[dict]:
+        return compared_holes(store_of(wh), 1, {1: "base", 2: "cand"}, 1, measures, scoring, 0.1)
+
     with Warehouse(backend_target) as wh:
-        _ingested(wh, tmp_path).evaluate("q", ["base", "cand"], ["P@5", "nDCG@10"])
-        written = compared_holes(store_of(wh), 1, runs, base, measures, scoring, 0.1)
+        _ingested(wh, tmp_path).evaluate("q", ["base", "cand"], list(measures))
+        written = check(wh)
     assert [row["holes"] for row in written] == [True, True]
     with Warehouse(backend_target, read_only=True) as wh:
-        assert compared_holes(store_of(wh), 1, runs, base, measures, scoring, 0.1) == written
+        assert check(wh) == written
     with Warehouse(backend_target) as wh, store_of(wh).transaction() as conn:
         conn.execute("DELETE FROM evaluation_judged WHERE evaluation_id IN "
-                     "(SELECT id FROM evaluations WHERE run_id = :run)", {"run": cand})  # fmt: skip
+                     "(SELECT id FROM evaluations WHERE run_id = 2)")  # fmt: skip
     with Warehouse(backend_target, read_only=True) as wh:  # cand's shares computed, not stored
-        assert compared_holes(store_of(wh), 1, runs, base, measures, scoring, 0.1) == written
+        assert check(wh) == written
     with Warehouse(backend_target) as wh:  # base's rows only: nothing was written
         assert [row[1] for row in _stored(wh)] == ["base"] * 8
 

@@ -82,10 +82,11 @@ def stored_judged_means(
             "qrels": int(qrels_id), "runs": [int(r) for r in run_ids],
             "ks": sorted({int(k) for k in cutoffs}),
         }).all()  # fmt: skip
+    wanted = None if queries is None else {str(query) for query in queries}
     shares: dict[tuple[int, int], list[tuple[str, float]]] = {}
     for run_id, k, query_id, judged in rows:
         kept = shares.setdefault((k, run_id), [])
-        if queries is None or query_id in queries:
+        if wanted is None or query_id in wanted:
             kept.append((query_id, judged))
     return {key: _in_query_order(found) if found else 0.0 for key, found in shares.items()}
 
